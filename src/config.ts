@@ -1,0 +1,133 @@
+// Every setting, read once from the environment and validated. README's configuration table
+// mirrors SETTINGS below; keep them in step.
+import path from "node:path";
+import fs from "node:fs";
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  platformApiKey: string | null;
+  smtpUrl: string | null;
+  mailFrom: string;
+  embeddingProfile: string;
+  embeddingProfilesFile: string | null;
+  modelsDir: string;
+  allowModelDownload: boolean;
+  embedWorkers: number;
+  crawlRenderJs: boolean;
+  crawlAllowPrivateNetworks: boolean;
+  chromiumPath: string;
+  requireEmailVerification: boolean;
+  defaultPlan: string;
+  sessionTtlDays: number;
+  ingestWorkers: number;
+  logLevel: string;
+  maxUploadBytes: number;
+}
+
+export class ConfigError extends Error {}
+
+interface Setting {
+  env: string;
+  default: string;
+  doc: string;
+}
+
+/** The documented settings, in README order. */
+export const SETTINGS: Setting[] = [
+  { env: "PORT", default: "8000", doc: "HTTP port" },
+  { env: "HOST", default: "127.0.0.1", doc: "Interface to listen on (0.0.0.0 to expose)" },
+  { env: "PUBLIC_URL", default: "http://127.0.0.1:8000", doc: "Base URL used in emailed links; https makes the session cookie Secure" },
+  { env: "DATA_DIR", default: "./data", doc: "Where the SQLite database, uploaded files and the mail outbox live" },
+  { env: "DATABASE_URL", default: "(unset)", doc: "Unset: SQLite at DATA_DIR/quarry.db. postgres://... selects PostgreSQL (scale-out; not implemented yet)" },
+  { env: "REDIS_URL", default: "(unset)", doc: "Unset: embedded durable queue in the database. redis://... for the scale-out queue (not implemented yet)" },
+  { env: "PLATFORM_API_KEY", default: "(unset)", doc: "Operator key with the platform scope (manages tenants; X-Tenant-Id acts inside one). Unset: no platform access" },
+  { env: "SMTP_URL", default: "(unset)", doc: "smtp(s)://user:pass@host:port for outgoing mail. Unset: messages are written to DATA_DIR/outbox/ and logged" },
+  { env: "MAIL_FROM", default: "Quarry <no-reply@localhost>", doc: "Sender of account emails" },
+  { env: "EMBEDDING_PROFILE", default: "default", doc: "Active embedding profile (GET /embedding-profiles lists them)" },
+  { env: "EMBEDDING_PROFILES_FILE", default: "(unset)", doc: "JSON file with extra embedding profiles" },
+  { env: "MODELS_DIR", default: "DATA_DIR/models", doc: "Where local ONNX models are looked up before any download" },
+  { env: "ALLOW_MODEL_DOWNLOAD", default: "false", doc: "Allow downloading ONNX models from the Hugging Face hub on first use" },
+  { env: "EMBED_WORKERS", default: "2", doc: "Worker threads that run the local embedding model" },
+  { env: "CRAWL_RENDER_JS", default: "true when Chromium is found", doc: "Allow render_js crawls in headless Chromium" },
+  { env: "CRAWL_ALLOW_PRIVATE_NETWORKS", default: "false", doc: "Allow crawling private, loopback and link-local addresses (tests, intranets)" },
+  { env: "CHROMIUM_PATH", default: "/usr/bin/chromium", doc: "Chromium binary for render_js" },
+  { env: "REQUIRE_EMAIL_VERIFICATION", default: "true", doc: "Refuse ingest calls of signed-up workspaces until the owner's email is verified" },
+  { env: "DEFAULT_PLAN", default: "free", doc: "Plan of new workspaces: free, pro or enterprise" },
+  { env: "SESSION_TTL_DAYS", default: "14", doc: "Console session lifetime" },
+  { env: "INGEST_WORKERS", default: "2", doc: "Concurrent ingest jobs in this process" },
+  { env: "LOG_LEVEL", default: "info", doc: "pino log level (fatal, error, warn, info, debug, trace, silent)" },
+];
+
+function str(env: NodeJS.ProcessEnv, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v.trim() === "" ? null : v.trim();
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, max: number): number {
+  const v = str(env, name);
+  if (v === null) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}; got "${v}".`);
+  }
+  return n;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
+  const v = str(env, name);
+  if (v === null) return dflt;
+  if (/^(1|true|yes|on)$/i.test(v)) return true;
+  if (/^(0|false|no|off)$/i.test(v)) return false;
+  throw new ConfigError(`${name} must be true or false; got "${v}".`);
+}
+
+export const PLANS = ["free", "pro", "enterprise"] as const;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = int(env, "PORT", 8000, 0, 65535);
+  const host = str(env, "HOST") ?? "127.0.0.1";
+  const dataDir = path.resolve(str(env, "DATA_DIR") ?? "./data");
+  const databaseUrl = str(env, "DATABASE_URL");
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL must start with postgres:// (or be unset for SQLite); got "${databaseUrl}".`);
+  }
+  const defaultPlan = str(env, "DEFAULT_PLAN") ?? "free";
+  if (!(PLANS as readonly string[]).includes(defaultPlan)) {
+    throw new ConfigError(`DEFAULT_PLAN must be one of ${PLANS.join(", ")}; got "${defaultPlan}".`);
+  }
+  const platformApiKey = str(env, "PLATFORM_API_KEY");
+  if (platformApiKey !== null && platformApiKey.length < 16) {
+    throw new ConfigError("PLATFORM_API_KEY must be at least 16 characters long.");
+  }
+  const chromiumPath = str(env, "CHROMIUM_PATH") ?? "/usr/bin/chromium";
+  return {
+    port,
+    host,
+    publicUrl: (str(env, "PUBLIC_URL") ?? `http://${host}:${port}`).replace(/\/+$/, ""),
+    dataDir,
+    databaseUrl,
+    redisUrl: str(env, "REDIS_URL"),
+    platformApiKey,
+    smtpUrl: str(env, "SMTP_URL"),
+    mailFrom: str(env, "MAIL_FROM") ?? "Quarry <no-reply@localhost>",
+    embeddingProfile: str(env, "EMBEDDING_PROFILE") ?? "default",
+    embeddingProfilesFile: str(env, "EMBEDDING_PROFILES_FILE"),
+    modelsDir: path.resolve(str(env, "MODELS_DIR") ?? path.join(dataDir, "models")),
+    allowModelDownload: bool(env, "ALLOW_MODEL_DOWNLOAD", false),
+    embedWorkers: int(env, "EMBED_WORKERS", 2, 1, 16),
+    crawlRenderJs: bool(env, "CRAWL_RENDER_JS", fs.existsSync(chromiumPath)),
+    crawlAllowPrivateNetworks: bool(env, "CRAWL_ALLOW_PRIVATE_NETWORKS", false),
+    chromiumPath,
+    requireEmailVerification: bool(env, "REQUIRE_EMAIL_VERIFICATION", true),
+    defaultPlan,
+    sessionTtlDays: int(env, "SESSION_TTL_DAYS", 14, 1, 365),
+    ingestWorkers: int(env, "INGEST_WORKERS", 2, 1, 32),
+    logLevel: str(env, "LOG_LEVEL") ?? "info",
+    maxUploadBytes: 50 * 1024 * 1024,
+  };
+}

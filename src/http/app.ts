@@ -1,0 +1,91 @@
+// Builds the Fastify app: plugins in a fixed order (external -> app -> routes), shared schemas,
+// the auth hook over every route, error mapping and the OpenAPI document.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import cookie from "@fastify/cookie";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { TSchema } from "@sinclair/typebox";
+import type { Runtime } from "../runtime.js";
+import { VERSION } from "../runtime.js";
+import "./route-config.js";
+import { registerErrorHandling } from "./errors.js";
+import { createValidators } from "./validation.js";
+import { SHARED_SCHEMAS } from "./schemas/index.js";
+import { SESSION_COOKIE } from "./session-cookie.js";
+import { systemRoutes } from "./routes/system.js";
+import { tenantRoutes } from "./routes/tenants.js";
+import { apiKeyRoutes } from "./routes/api-keys.js";
+import { pendingRoutes } from "./routes/pending.js";
+
+export type App = FastifyInstance;
+
+
+export async function buildApp(rt: Runtime): Promise<App> {
+  const app = Fastify({
+    loggerInstance: rt.log as unknown as FastifyBaseLogger,
+    bodyLimit: 4 * 1024 * 1024,
+    routerOptions: { maxParamLength: 300 },
+    ajv: { customOptions: { strict: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const validators = createValidators(SHARED_SCHEMAS);
+  app.setValidatorCompiler(({ schema, httpPart }) => validators.compile(schema as TSchema, httpPart));
+  for (const s of SHARED_SCHEMAS) app.addSchema(s);
+
+  await app.register(cookie);
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Quarry search service API",
+        version: VERSION,
+        description: "Multi-tenant hybrid search (BM25 + embeddings): POST /search for people, POST /retrieve for language models.",
+      },
+      components: {
+        securitySchemes: {
+          bearer: { type: "http", scheme: "bearer", description: "API key: Authorization: Bearer <key>" },
+          session: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "Console session" },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
+    transform: ({ schema, url, route }) => {
+      const scope = route.config?.scope;
+      if (!schema || scope === undefined) return { schema, url };
+      const s = { ...(schema as Record<string, unknown>) };
+      if (scope === null) {
+        s.security = [];
+      } else {
+        s.security = [{ bearer: [] }, { session: [] }];
+        s["x-required-scope"] = scope;
+        s.description = `${s.description ? `${String(s.description)}\n\n` : ""}Required scope: \`${scope}\`.`;
+      }
+      return { schema: s as typeof schema, url };
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { docExpansion: "list", deepLinking: true } });
+
+  registerErrorHandling(app);
+
+  app.decorateRequest("principal", null);
+  app.addHook("onRequest", async (req) => {
+    const scope = req.routeOptions.config?.scope;
+    if (scope === undefined || scope === null) return;
+    const principal = await rt.auth.authenticate({
+      authorization: req.headers.authorization,
+      sessionToken: req.cookies?.[SESSION_COOKIE],
+      tenantHeader: typeof req.headers["x-tenant-id"] === "string" ? req.headers["x-tenant-id"] : undefined,
+    });
+    rt.auth.requireScope(principal, scope);
+    req.principal = principal;
+  });
+
+  app.get("/openapi.json", { config: { scope: null }, schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(systemRoutes(rt));
+  await app.register(tenantRoutes(rt));
+  await app.register(apiKeyRoutes(rt));
+  await app.register(pendingRoutes());
+  return app;
+}

@@ -1,0 +1,86 @@
+// The one place where errors become HTTP answers. 422 uses FastAPI's shape; every other error is
+// {"detail": "<what to change>"}. Unexpected errors are logged and answered with a generic 500.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ErrorObject } from "ajv";
+import { ServiceError, ValidationError, type ErrorKind, type FieldIssue } from "../services/errors.js";
+import { toFieldIssues } from "./validation.js";
+
+const STATUS: Record<ErrorKind, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  quota_exceeded: 429,
+  unavailable: 503,
+  not_implemented: 501,
+};
+
+function partData(req: FastifyRequest, part: string): unknown {
+  if (part === "body") return req.body;
+  if (part === "querystring") return req.query;
+  if (part === "params") return req.params;
+  if (part === "headers") return req.headers;
+  return undefined;
+}
+
+function sendIssues(reply: FastifyReply, issues: FieldIssue[]) {
+  return reply.status(422).send({ detail: issues });
+}
+
+// Fastify's own client errors (body parsing, content types, sizes) with details a user can act on.
+function frameworkError(err: FastifyError): { status: number; body: unknown } | null {
+  switch (err.code) {
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+      return {
+        status: 422,
+        body: { detail: [{ type: "json_invalid", loc: ["body"], msg: `JSON decode error: ${err.message}`, input: null }] },
+      };
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return { status: 422, body: { detail: [{ type: "missing", loc: ["body"], msg: "Field required", input: null }] } };
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return { status: 413, body: { detail: "The request body is too large. JSON bodies may be at most 4 MB; upload files with POST /documents/upload." } };
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return { status: 415, body: { detail: "Unsupported Content-Type. Send the body as application/json (uploads: multipart/form-data)." } };
+    case "FST_ERR_CTP_INVALID_TYPE":
+      return { status: 415, body: { detail: "The Content-Type header is malformed. Send application/json." } };
+    default:
+      break;
+  }
+  if (err.code?.startsWith("FST_INVALID_MULTIPART") || err.code === "FST_PARTS_LIMIT" || err.code === "FST_FILES_LIMIT") {
+    return { status: 400, body: { detail: `The multipart body could not be read: ${err.message}` } };
+  }
+  if (err.code === "FST_REQ_FILE_TOO_LARGE") {
+    return { status: 413, body: { detail: "A file is larger than 50 MB, the upload limit. Split it or upload a smaller file." } };
+  }
+  return null;
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    if (err.validation) {
+      const part = err.validationContext ?? "body";
+      return sendIssues(reply, toFieldIssues(err.validation as ErrorObject[], part, partData(req, part)));
+    }
+    if (err instanceof ValidationError) return sendIssues(reply, err.issues);
+    if (err instanceof ServiceError) {
+      if (err.kind === "unauthorized") reply.header("www-authenticate", 'Bearer realm="quarry"');
+      return reply.status(STATUS[err.kind]).send({ detail: err.message });
+    }
+    const mapped = frameworkError(err);
+    if (mapped) return reply.status(mapped.status).send(mapped.body);
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.status(status).send({ detail: err.message });
+    }
+    req.log.error({ err }, "unhandled error");
+    return reply.status(500).send({ detail: "Internal error. It has been logged; try again, and report it if it persists." });
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    reply.status(404).send({ detail: `No endpoint ${req.method} ${req.url.split("?")[0]}. The API is described at /docs and /openapi.json.` });
+  });
+}

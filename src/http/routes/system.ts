@@ -1,0 +1,94 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import type { Runtime } from "../../runtime.js";
+import { errors, ref } from "../schemas/common.js";
+import { CapabilitiesOut, EmbeddingProfileOut, HealthOut, MeOut } from "../schemas/identity.js";
+import { needs, publicRoute } from "../route-config.js";
+import { tenantOf } from "../../services/auth.js";
+import { tenantOut } from "../../services/tenants.js";
+import { keyOut } from "../../services/api-keys.js";
+import { usageOf } from "../../services/plans.js";
+import { profileOut, healthReport, capabilities } from "../../services/system.js";
+import { openAiTools } from "../openai-tools.js";
+
+export const systemRoutes =
+  (rt: Runtime): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    app.get(
+      "/health",
+      {
+        config: publicRoute,
+        schema: { tags: ["system"], summary: "Dependency health", response: { 200: ref(HealthOut), 503: ref(HealthOut) } },
+      },
+      async (_req, reply) => {
+        const report = await healthReport(rt);
+        return reply.status(report.status === "ok" ? 200 : 503).send(report);
+      },
+    );
+
+    app.get(
+      "/me",
+      {
+        config: needs("search"),
+        schema: { tags: ["system"], summary: "Who am I: tenant, scopes, plan and usage", response: { 200: ref(MeOut), ...errors(401, 403) } },
+      },
+      async (req) => {
+        const p = req.principal!;
+        const tenant = tenantOf(p);
+        return {
+          tenant: tenantOut(tenant),
+          scopes: p.scopes,
+          key: p.key ? keyOut(p.key) : null,
+          user: p.userId ? await rt.userOut(p.userId) : null,
+          role: p.role,
+          plan: tenant.plan,
+          auth_method: p.authMethod,
+          usage: await usageOf(rt.store, tenant.id, tenant.plan),
+        };
+      },
+    );
+
+    app.get(
+      "/capabilities",
+      {
+        config: needs("search"),
+        schema: { tags: ["system"], summary: "What this deployment allows", response: { 200: ref(CapabilitiesOut), ...errors(401, 403) } },
+      },
+      async () => capabilities(rt),
+    );
+
+    app.get(
+      "/embedding-profile",
+      {
+        config: needs("search"),
+        schema: { tags: ["system"], summary: "The active embedding profile", response: { 200: ref(EmbeddingProfileOut), ...errors(401, 403) } },
+      },
+      async () => profileOut(rt, rt.activeProfile),
+    );
+
+    app.get(
+      "/embedding-profiles",
+      {
+        config: needs("search"),
+        schema: {
+          tags: ["system"],
+          summary: "Every embedding profile the deployment defines",
+          response: { 200: Type.Array(ref(EmbeddingProfileOut)), ...errors(401, 403) },
+        },
+      },
+      async () => rt.profiles.map((p) => profileOut(rt, p)),
+    );
+
+    app.get(
+      "/openai-tools.json",
+      {
+        config: needs("search"),
+        schema: {
+          tags: ["search"],
+          summary: "Function-calling tool definitions for search and retrieve",
+          response: { 200: Type.Array(Type.Record(Type.String(), Type.Unknown())), ...errors(401, 403) },
+        },
+      },
+      async () => openAiTools(),
+    );
+  };

@@ -1,0 +1,134 @@
+import { Type } from "@sinclair/typebox";
+import { DateTime, FreeObject, Nullable, strictObject } from "./common.js";
+
+export const CollectionOut = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    description: Type.String(),
+    created_at: DateTime,
+    document_count: Type.Integer({ default: 0 }),
+    indexed_count: Type.Integer({ default: 0 }),
+    data_source_count: Type.Integer({ default: 0 }),
+    data_source_ids: Type.Optional(Type.Array(Type.String())),
+    settings: Type.Optional(FreeObject),
+  },
+  { $id: "CollectionOut" },
+);
+
+/** Per-collection search tuning (fusion weights); see docs/decisions.md. */
+export const CollectionSettings = strictObject(
+  {
+    fusion: Type.Optional(Type.String({ enum: ["rrf", "weighted"] })),
+    lexical_weight: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    vector_weight: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  },
+  { $id: "CollectionSettings" },
+);
+
+export const CollectionCreate = strictObject(
+  {
+    name: Type.String({ minLength: 1, maxLength: 160 }),
+    description: Type.Optional(Type.String({ maxLength: 2000, default: "" })),
+    data_source_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000 })),
+    settings: Type.Optional(Type.Ref("CollectionSettings")),
+  },
+  { $id: "CollectionCreate" },
+);
+
+export const CollectionUpdate = strictObject(
+  {
+    name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 160 }))),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+    data_source_ids: Type.Optional(Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000 }))),
+    settings: Type.Optional(Nullable(Type.Ref("CollectionSettings"))),
+  },
+  { $id: "CollectionUpdate" },
+);
+
+export const DataSourceOut = Type.Object(
+  {
+    id: Type.String(),
+    collection_ids: Type.Array(Type.String()),
+    name: Type.String(),
+    source_type: Type.String(),
+    status: Type.String({ description: "ready, syncing or error" }),
+    configuration: FreeObject,
+    last_synced_at: Nullable(DateTime),
+    created_at: DateTime,
+    document_count: Type.Integer({ default: 0 }),
+    indexed_count: Type.Integer({ default: 0 }),
+    failed_count: Type.Optional(Type.Integer()),
+    error: Type.Optional(Nullable(Type.String())),
+  },
+  { $id: "DataSourceOut" },
+);
+
+export const DataSourceCreate = strictObject(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    source_type: Type.String({ pattern: "^(upload|website)$" }),
+    configuration: Type.Optional(FreeObject),
+    collection_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000 })),
+  },
+  { $id: "DataSourceCreate" },
+);
+
+export const DocumentOut = Type.Object(
+  {
+    id: Type.String(),
+    data_source_id: Type.String(),
+    title: Type.String(),
+    source_type: Type.String(),
+    source: Type.String(),
+    status: Type.String({ description: "queued, processing, indexed or failed" }),
+    error: Nullable(Type.String()),
+    created_at: DateTime,
+    updated_at: Type.Optional(DateTime),
+    content_type: Type.Optional(Nullable(Type.String())),
+    size_bytes: Type.Optional(Nullable(Type.Integer())),
+    chunk_count: Type.Optional(Type.Integer()),
+    metadata: Type.Optional(FreeObject),
+  },
+  { $id: "DocumentOut" },
+);
+
+export const ChunkOut = Type.Object(
+  {
+    id: Type.String(),
+    document_id: Type.String(),
+    position: Type.Integer(),
+    heading_path: Type.Array(Type.String()),
+    text: Type.String(),
+    token_count: Type.Integer(),
+    metadata: FreeObject,
+    embedded: Type.Boolean(),
+  },
+  { $id: "ChunkOut" },
+);
+
+export const ChunkList = Type.Object(
+  {
+    document_id: Type.String(),
+    total: Type.Integer(),
+    chunks: Type.Array(Type.Ref("ChunkOut")),
+  },
+  { $id: "ChunkList" },
+);
+
+export const ReindexOut = Type.Object(
+  {
+    status: Type.String(),
+    documents: Type.Integer({ description: "documents queued for re-indexing" }),
+    embedding_profile: Type.String(),
+  },
+  { $id: "ReindexOut" },
+);
+
+export const UploadBody = Type.Object(
+  {
+    data_source_id: Type.String(),
+    files: Type.Array(Type.String({ format: "binary" }), { minItems: 1 }),
+  },
+  { $id: "UploadBody" },
+);

@@ -1,0 +1,76 @@
+import { Type } from "@sinclair/typebox";
+import { DateTime, Nullable, strictObject } from "./common.js";
+
+export const CrawlOut = Type.Object(
+  {
+    id: Type.String(),
+    data_source_id: Type.String(),
+    url: Type.String(),
+    status: Type.String({ description: "queued, running, completed, failed or cancelled" }),
+    pages_crawled: Type.Integer(),
+    page_limit: Type.Integer(),
+    max_depth: Type.Integer(),
+    error: Nullable(Type.String()),
+    created_at: DateTime,
+    started_at: Type.Optional(Nullable(DateTime)),
+    finished_at: Type.Optional(Nullable(DateTime)),
+    pages_failed: Type.Optional(Type.Integer()),
+    render_js: Type.Optional(Type.Boolean()),
+    include_paths: Type.Optional(Type.Array(Type.String())),
+  },
+  { $id: "CrawlOut" },
+);
+
+export const CrawlCreate = strictObject(
+  {
+    url: Type.String({ format: "uri", minLength: 1, maxLength: 2083 }),
+    collection_id: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    data_source_id: Type.Optional(Nullable(Type.String({ maxLength: 200 }))),
+    max_depth: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, default: 2 })),
+    page_limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20000, default: 25 })),
+    render_js: Type.Optional(Type.Boolean({ default: false })),
+    include_paths: Type.Optional(Type.Array(Type.String({ maxLength: 2083 }), { maxItems: 50 })),
+  },
+  { $id: "CrawlCreate" },
+);
+
+export const SiteCheckRequest = strictObject(
+  { url: Type.String({ format: "uri", minLength: 1, maxLength: 2083 }) },
+  { $id: "SiteCheckRequest" },
+);
+
+export const SiteCheckItem = Type.Object(
+  { name: Type.String(), status: Type.String(), detail: Type.String() },
+  { $id: "SiteCheckItem" },
+);
+
+export const SiteCheckOut = Type.Object(
+  {
+    url: Type.String(),
+    final_url: Nullable(Type.String()),
+    reachable: Type.Boolean(),
+    status_code: Nullable(Type.Integer()),
+    content_type: Nullable(Type.String()),
+    can_crawl: Type.Boolean(),
+    blocked_reason: Nullable(Type.String()),
+    robots_found: Type.Boolean(),
+    robots_allowed: Type.Boolean(),
+    crawl_delay: Nullable(Type.Number()),
+    sitemap_found: Type.Boolean(),
+    sitemap_page_count: Type.Integer(),
+    sitemap_index_count: Type.Integer(),
+    sitemap_sampled: Type.Boolean(),
+    sitemap_sample: Type.Array(Type.String()),
+    llms_txt_found: Type.Boolean(),
+    llms_txt_page_count: Type.Integer(),
+    markdown_twin: Type.Boolean(),
+    needs_js: Type.Boolean(),
+    scope: Nullable(Type.String()),
+    estimated_pages: Nullable(Type.Integer()),
+    suggested_page_limit: Type.Integer(),
+    suggested_depth: Type.Integer(),
+    checks: Type.Array(Type.Ref("SiteCheckItem")),
+    elapsed_ms: Type.Integer(),
+  },
+  { $id: "SiteCheckOut" },
+);

@@ -1,0 +1,142 @@
+// Request validation with two Ajv instances: bodies are strict (no type coercion, unknown fields
+// refused), while path and query strings are coerced because they arrive as text. Errors are
+// reported in FastAPI's 422 shape, which the contract adopts.
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import addFormatsModule from "ajv-formats";
+import type { TSchema } from "@sinclair/typebox";
+import type { FieldIssue } from "../services/errors.js";
+
+// ajv-formats ships CommonJS; under NodeNext its default export arrives wrapped once more.
+type AddFormats = (ajv: Ajv) => Ajv;
+const addFormats: AddFormats =
+  (addFormatsModule as unknown as { default?: AddFormats }).default ?? (addFormatsModule as unknown as AddFormats);
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    allErrors: true,
+    coerceTypes: coerce ? "array" : false,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+  });
+  addFormats(ajv);
+  return ajv;
+}
+
+export function createValidators(sharedSchemas: TSchema[]) {
+  const bodyAjv = makeAjv(false);
+  const textAjv = makeAjv(true);
+  for (const s of sharedSchemas) {
+    bodyAjv.addSchema(s);
+    textAjv.addSchema(s);
+  }
+  return {
+    compile(schema: TSchema, httpPart: string | undefined): ValidateFunction {
+      return (httpPart === "body" ? bodyAjv : textAjv).compile(schema);
+    },
+  };
+}
+
+const PART: Record<string, string> = { body: "body", querystring: "query", params: "path", headers: "header" };
+
+function pointerToLoc(pointer: string): (string | number)[] {
+  if (!pointer) return [];
+  return pointer
+    .split("/")
+    .slice(1)
+    .map((p) => p.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((p) => (/^\d+$/.test(p) ? Number(p) : p));
+}
+
+function valueAt(root: unknown, loc: (string | number)[]): unknown {
+  let v: unknown = root;
+  for (const k of loc) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<string | number, unknown>)[k];
+  }
+  return v;
+}
+
+const TYPE_NAMES: Record<string, [string, string]> = {
+  string: ["string_type", "Input should be a valid string"],
+  integer: ["int_type", "Input should be a valid integer"],
+  number: ["float_type", "Input should be a valid number"],
+  boolean: ["bool_type", "Input should be a valid boolean"],
+  array: ["list_type", "Input should be a valid list"],
+  object: ["model_type", "Input should be a valid dictionary or object"],
+  null: ["none_required", "Input should be None"],
+};
+
+/** One Ajv error -> one FastAPI-style item, with the offending value as `input`. */
+export function toFieldIssue(e: ErrorObject, part: string, data: unknown): FieldIssue {
+  const base = pointerToLoc(e.instancePath);
+  const loc: (string | number)[] = [PART[part] ?? part, ...base];
+  const input = valueAt(data, base);
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case "required":
+      return { type: "missing", loc: [...loc, String(p.missingProperty)], msg: "Field required", input: input ?? null };
+    case "additionalProperties": {
+      const name = String(p.additionalProperty);
+      return {
+        type: "extra_forbidden",
+        loc: [...loc, name],
+        msg: "Extra inputs are not permitted",
+        input: valueAt(input, [name]) ?? null,
+      };
+    }
+    case "type": {
+      const t = Array.isArray(p.type) ? String(p.type[0]) : String(p.type);
+      const [type, msg] = TYPE_NAMES[t] ?? ["type_error", `Input should be of type ${t}`];
+      if (base.length === 0 && part === "body" && (input === undefined || input === null)) {
+        return { type: "missing", loc, msg: "Field required", input: null };
+      }
+      return { type, loc, msg, input };
+    }
+    case "minLength":
+      return { type: "string_too_short", loc, msg: `String should have at least ${p.limit} character${p.limit === 1 ? "" : "s"}`, input };
+    case "maxLength":
+      return { type: "string_too_long", loc, msg: `String should have at most ${p.limit} characters`, input };
+    case "minimum":
+      return { type: "greater_than_equal", loc, msg: `Input should be greater than or equal to ${p.limit}`, input };
+    case "maximum":
+      return { type: "less_than_equal", loc, msg: `Input should be less than or equal to ${p.limit}`, input };
+    case "exclusiveMinimum":
+      return { type: "greater_than", loc, msg: `Input should be greater than ${p.limit}`, input };
+    case "exclusiveMaximum":
+      return { type: "less_than", loc, msg: `Input should be less than ${p.limit}`, input };
+    case "pattern":
+      return { type: "string_pattern_mismatch", loc, msg: `String should match pattern '${p.pattern}'`, input };
+    case "minItems":
+      return { type: "too_short", loc, msg: `List should have at least ${p.limit} item${p.limit === 1 ? "" : "s"}`, input };
+    case "maxItems":
+      return { type: "too_long", loc, msg: `List should have at most ${p.limit} items`, input };
+    case "enum": {
+      const allowed = (p.allowedValues as unknown[]).map((v) => `'${String(v)}'`).join(", ");
+      return { type: "enum", loc, msg: `Input should be one of ${allowed}`, input };
+    }
+    case "const":
+      return { type: "literal_error", loc, msg: `Input should be '${String(p.allowedValue)}'`, input };
+    case "format":
+      return p.format === "uri"
+        ? { type: "url_parsing", loc, msg: "Input should be a valid URL (absolute, with scheme)", input }
+        : { type: `${String(p.format)}_parsing`, loc, msg: `Input should be a valid ${String(p.format)}`, input };
+    default:
+      return { type: e.keyword, loc, msg: e.message ?? "Invalid value", input };
+  }
+}
+
+/** Ajv reports a failing anyOf both per branch and as a whole; keep the useful items only. */
+export function toFieldIssues(errors: ErrorObject[], part: string, data: unknown): FieldIssue[] {
+  const seen = new Set<string>();
+  const out: FieldIssue[] = [];
+  for (const e of errors) {
+    if (e.keyword === "anyOf" || e.keyword === "oneOf" || e.keyword === "if") continue;
+    const issue = toFieldIssue(e, part, data);
+    const key = `${issue.loc.join("\u0000")}|${issue.type}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(issue);
+  }
+  return out;
+}

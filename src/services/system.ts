@@ -1,0 +1,66 @@
+// Deployment-level facts: health of each dependency, capabilities, embedding profiles.
+import type { Runtime } from "../runtime.js";
+import { VERSION } from "../runtime.js";
+import type { EmbeddingProfile } from "../embed/types.js";
+
+export interface CheckResult {
+  status: "up" | "down" | "degraded";
+  detail: string | null;
+}
+
+async function check(fn: () => Promise<string | null>): Promise<CheckResult> {
+  try {
+    return { status: "up", detail: await fn() };
+  } catch (err) {
+    return { status: "down", detail: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/** 200 only when API, database, queue and index are up; the model is reported but does not fail
+ * health, because search keeps answering lexically without it. */
+export async function healthReport(rt: Runtime) {
+  const checks: Record<string, CheckResult> = {
+    api: { status: "up", detail: null },
+    database: await check(async () => {
+      await rt.store.ping();
+      return rt.store.kind;
+    }),
+    ...(await rt.extraHealthChecks()),
+  };
+  const required = ["api", "database", "queue", "index"];
+  const ok = required.every((k) => checks[k]?.status === "up");
+  return { status: ok ? "ok" : "down", version: VERSION, checks };
+}
+
+export function profileOut(rt: Runtime, p: EmbeddingProfile) {
+  const active = p.name === rt.activeProfile.name;
+  const status = active ? rt.embedderStatus() : null;
+  return {
+    name: p.name,
+    provider: p.provider,
+    model: p.model,
+    dimension: p.dimension,
+    max_input_tokens: p.max_input_tokens,
+    chunk_size_tokens: p.chunk_size_tokens,
+    chunk_overlap_tokens: p.chunk_overlap_tokens,
+    query_prefix: p.query_prefix,
+    passage_prefix: p.passage_prefix,
+    modalities: p.modalities,
+    description: p.description,
+    active,
+    index_name: p.index_name,
+    ...(status ? { status: status.state, status_detail: status.detail } : {}),
+  };
+}
+
+export function capabilities(rt: Runtime) {
+  return {
+    connectors: ["upload", "website"],
+    render_js: rt.config.crawlRenderJs,
+    max_upload_bytes: rt.config.maxUploadBytes,
+    page_size_limit_bytes: rt.limits.pageSizeLimitBytes,
+    max_page_limit: rt.limits.maxPageLimit,
+    file_types: rt.limits.fileTypes,
+    embedding_profile: rt.activeProfile.name,
+  };
+}
