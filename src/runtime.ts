@@ -1,5 +1,6 @@
 // The composition root: builds the store, the services and the background machinery from the
 // configuration, and tears them down in reverse order. http/ and cli.ts only talk to a Runtime.
+import path from "node:path";
 import pino, { type Logger } from "pino";
 import type { Config } from "./config.js";
 import type { Store } from "./store/types.js";
@@ -7,9 +8,24 @@ import { openSqliteStore } from "./store/sqlite/index.js";
 import { createAuthService } from "./services/auth.js";
 import { createApiKeyService } from "./services/api-keys.js";
 import { createTenantService } from "./services/tenants.js";
+import { createAccountService, type UserOut } from "./services/accounts.js";
+import { createMailer, type Mailer } from "./services/mailer.js";
+import { createQuotaService } from "./services/quotas.js";
 import { loadProfiles, resolveActiveProfile } from "./embed/profiles.js";
 import type { EmbeddingProfile, EmbedderStatus } from "./embed/types.js";
 import type { CheckResult } from "./services/system.js";
+import { localFileStore, type FileStore } from "./store/files.js";
+import { createCollectionService, type CollectionService } from "./services/collections.js";
+import { createSourceService, type SourceService } from "./services/sources.js";
+import { createDocumentService, type DocumentService } from "./services/documents.js";
+import { createIngestService, type IngestService } from "./services/ingest.js";
+import { createSearchService, type SearchService } from "./services/search.js";
+import { createEmbeddedQueue, type JobQueue } from "./jobs/embedded-queue.js";
+import { createEngine, type Engine } from "./search/engine.js";
+import { createEmbedder } from "./embed/index.js";
+import type { Embedder } from "./embed/types.js";
+import { SUPPORTED_FILE_TYPES } from "./ingest/sniff.js";
+import { MAX_PAGE_LIMIT, PAGE_SIZE_LIMIT_BYTES } from "./crawl/limits.js";
 
 export const VERSION = "0.2.0";
 
@@ -22,13 +38,32 @@ export interface Runtime {
   auth: ReturnType<typeof createAuthService>;
   apiKeys: ReturnType<typeof createApiKeyService>;
   tenants: ReturnType<typeof createTenantService>;
+  accounts: ReturnType<typeof createAccountService>;
+  /** plan limits: consumeQueries() before running queries; see services/quotas.ts */
+  quotas: ReturnType<typeof createQuotaService>;
+  mailer: Mailer;
+  files: FileStore;
+  collections: CollectionService;
+  sources: SourceService;
+  documents: DocumentService;
+  ingest: IngestService;
+  search: SearchService;
+  engine: Engine;
+  queue: JobQueue;
+  /** null when the active profile cannot be served at all (see createEmbedder) */
+  embedder: Embedder | null;
+  /**
+   * Removes what ON DELETE CASCADE cannot reach (full-text and vector index entries, stored
+   * files) of a tenant; workspace deletion calls it before deleting the tenant row.
+   */
+  purgeTenantContent(tenantId: string): Promise<void>;
   /** limits reported by GET /capabilities */
   limits: { pageSizeLimitBytes: number; maxPageLimit: number; fileTypes: string[] };
   embedderStatus(): EmbedderStatus;
   /** queue, index and model checks of GET /health (database is checked by the caller) */
   extraHealthChecks(): Promise<Record<string, CheckResult>>;
-  /** the User record of MeOut; accounts fill this in */
-  userOut(userId: string): Promise<Record<string, unknown> | null>;
+  /** the User record of MeOut */
+  userOut(userId: string): Promise<UserOut | null>;
   close(): Promise<void>;
 }
 
@@ -40,8 +75,67 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
   const store = openSqliteStore(config.dataDir);
   const profiles = loadProfiles({ profilesFile: config.embeddingProfilesFile });
   const activeProfile = resolveActiveProfile(profiles, config.embeddingProfile);
-  const auth = createAuthService({ store, platformApiKey: config.platformApiKey });
-  return {
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: path.join(config.dataDir, "outbox"), log });
+  const files = localFileStore(path.join(config.dataDir, "files"));
+  const purgeTenantContent = async (tenantId: string): Promise<void> => {
+    await store.content.purgeTenantIndex(tenantId);
+    await files.removeTenant(tenantId);
+  };
+  let embedder: Embedder | null = null;
+  try {
+    embedder = createEmbedder(activeProfile, {
+      modelsDir: config.modelsDir,
+      allowDownload: config.allowModelDownload,
+      logger: log,
+      poolSize: config.embedWorkers,
+    });
+  } catch (err) {
+    log.error({ err }, "the embedding profile cannot be served; search answers lexically");
+  }
+  await store.content.ensureVectorIndex(activeProfile.index_name!, activeProfile.dimension);
+  const quotas = createQuotaService({ store });
+  const ingest = createIngestService({ store, files, profile: activeProfile, embedder, log });
+  const queue = createEmbeddedQueue({
+    store: store.content,
+    handlers: { ingest: (job) => ingest.handle(job) },
+    concurrency: config.ingestWorkers,
+    log,
+    onGiveUp: (job, error) => ingest.giveUp(job, error),
+  });
+  const engine = createEngine({ content: store.content, profile: activeProfile, embedder });
+  const backfill = new AbortController();
+  // Chunks indexed while the model was loading or unavailable get their vectors once it is ready.
+  void embedder?.whenReady().then(async (ok) => {
+    if (!ok) {
+      log.warn({ detail: embedder?.status().detail }, "embedding model unavailable: searching lexically");
+      return;
+    }
+    const n = await ingest.backfill(backfill.signal).catch((err: unknown) => {
+      log.error({ err }, "embedding backfill failed");
+      return 0;
+    });
+    if (n) log.info({ chunks: n }, "embedded chunks that were indexed without vectors");
+  });
+  const accounts = createAccountService({
+    store,
+    mailer,
+    log,
+    config: {
+      publicUrl: config.publicUrl,
+      requireEmailVerification: config.requireEmailVerification,
+      defaultPlan: config.defaultPlan,
+      sessionTtlDays: config.sessionTtlDays,
+    },
+    // through rt, so whatever rt.purgeTenantContent is when a workspace is deleted gets called
+    purgeTenantContent: (tenantId) => rt.purgeTenantContent(tenantId),
+  });
+  const auth = createAuthService({
+    store,
+    platformApiKey: config.platformApiKey,
+    sessions: accounts.resolveSession,
+    requireEmailVerification: config.requireEmailVerification,
+  });
+  const rt: Runtime = {
     config,
     log,
     store,
@@ -50,19 +144,44 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
     auth,
     apiKeys: createApiKeyService({ store }),
     tenants: createTenantService({ store, defaultPlan: config.defaultPlan }),
-    limits: { pageSizeLimitBytes: 5 * 1024 * 1024, maxPageLimit: 20000, fileTypes: [] },
-    embedderStatus: () => ({ state: "unavailable", detail: "The embedder is not started in this build." }),
+    accounts,
+    quotas,
+    mailer,
+    files,
+    collections: createCollectionService({ store }),
+    sources: createSourceService({ store, files }),
+    documents: createDocumentService({ store, files, profileName: activeProfile.name, onQueued: () => queue.notify() }),
+    ingest,
+    search: createSearchService({ store, engine, quotas }),
+    engine,
+    queue,
+    embedder,
+    purgeTenantContent,
+    limits: { pageSizeLimitBytes: PAGE_SIZE_LIMIT_BYTES, maxPageLimit: MAX_PAGE_LIMIT, fileTypes: [...SUPPORTED_FILE_TYPES] },
+    embedderStatus: () => embedder?.status() ?? { state: "unavailable", detail: "The active embedding profile cannot be served." },
     async extraHealthChecks() {
+      const model = embedder?.status() ?? { state: "unavailable", detail: null };
+      const pending = await store.content.pendingJobCount().catch(() => null);
       return {
-        queue: { status: "down", detail: "no queue yet" },
-        index: { status: "down", detail: "no index yet" },
+        queue: queue.running()
+          ? { status: "up", detail: `embedded queue, ${pending ?? "?"} jobs pending` }
+          : { status: "down", detail: "the job workers are not running" },
+        index: await store.content
+          .countUnembedded(activeProfile.index_name!)
+          .then((n) => ({ status: "up" as const, detail: `lexical (FTS5) and vector (sqlite-vec) indexes; ${n} chunks awaiting vectors` }))
+          .catch((err: unknown) => ({ status: "down" as const, detail: err instanceof Error ? err.message : String(err) })),
+        model: { status: model.state === "ready" ? "up" : "degraded", detail: model.detail ?? `${activeProfile.name}: ${model.state}` },
       };
     },
-    async userOut() {
-      return null;
-    },
+    userOut: (userId) => accounts.userOut(userId),
     async close() {
+      backfill.abort();
+      await queue.stop();
+      await embedder?.close();
+      await mailer.close();
       await store.close();
     },
   };
+  await queue.start();
+  return rt;
 }

@@ -2,6 +2,7 @@
 // the auth hook over every route, error mapping and the OpenAPI document.
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import cookie from "@fastify/cookie";
+import multipart from "@fastify/multipart";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
@@ -9,14 +10,19 @@ import type { TSchema } from "@sinclair/typebox";
 import type { Runtime } from "../runtime.js";
 import { VERSION } from "../runtime.js";
 import "./route-config.js";
-import { registerErrorHandling } from "./errors.js";
+import { clientErrorHandler, registerErrorHandling } from "./errors.js";
 import { createValidators } from "./validation.js";
 import { SHARED_SCHEMAS } from "./schemas/index.js";
 import { SESSION_COOKIE } from "./session-cookie.js";
 import { systemRoutes } from "./routes/system.js";
 import { tenantRoutes } from "./routes/tenants.js";
 import { apiKeyRoutes } from "./routes/api-keys.js";
+import { authRoutes } from "./routes/auth.js";
 import { pendingRoutes } from "./routes/pending.js";
+import { collectionRoutes } from "./routes/collections.js";
+import { dataSourceRoutes } from "./routes/data-sources.js";
+import { documentRoutes } from "./routes/documents.js";
+import { searchRoutes } from "./routes/search.js";
 
 export type App = FastifyInstance;
 
@@ -25,6 +31,7 @@ export async function buildApp(rt: Runtime): Promise<App> {
   const app = Fastify({
     loggerInstance: rt.log as unknown as FastifyBaseLogger,
     bodyLimit: 4 * 1024 * 1024,
+    clientErrorHandler,
     routerOptions: { maxParamLength: 300 },
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -34,6 +41,7 @@ export async function buildApp(rt: Runtime): Promise<App> {
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
 
   await app.register(cookie);
+  await app.register(multipart, { throwFileSizeLimit: true });
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
@@ -77,7 +85,7 @@ export async function buildApp(rt: Runtime): Promise<App> {
       sessionToken: req.cookies?.[SESSION_COOKIE],
       tenantHeader: typeof req.headers["x-tenant-id"] === "string" ? req.headers["x-tenant-id"] : undefined,
     });
-    rt.auth.requireScope(principal, scope);
+    rt.auth.requireScope(principal, scope, { unverifiedOk: req.routeOptions.config?.unverifiedOk === true });
     req.principal = principal;
   });
 
@@ -86,6 +94,11 @@ export async function buildApp(rt: Runtime): Promise<App> {
   await app.register(systemRoutes(rt));
   await app.register(tenantRoutes(rt));
   await app.register(apiKeyRoutes(rt));
+  await app.register(authRoutes(rt));
+  await app.register(collectionRoutes(rt));
+  await app.register(dataSourceRoutes(rt));
+  await app.register(documentRoutes(rt));
+  await app.register(searchRoutes(rt));
   await app.register(pendingRoutes());
   return app;
 }

@@ -2,6 +2,7 @@
 // {"detail": "<what to change>"}. Unexpected errors are logged and answered with a generic 500.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ErrorObject } from "ajv";
+import type { Socket } from "node:net";
 import { ServiceError, ValidationError, type ErrorKind, type FieldIssue } from "../services/errors.js";
 import { toFieldIssues } from "./validation.js";
 
@@ -57,6 +58,25 @@ function frameworkError(err: FastifyError): { status: number; body: unknown } | 
     return { status: 413, body: { detail: "A file is larger than 50 MB, the upload limit. Split it or upload a smaller file." } };
   }
   return null;
+}
+
+/** Errors Node's HTTP parser raises before Fastify sees a request (headers over 16 KB, a
+ * malformed request line, a timeout), answered in the same {"detail"} shape as the rest. */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
+  if (err.code === "ECONNRESET" || socket.destroyed) return;
+  const [status, reason, detail] =
+    err.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "Request Header Fields Too Large", "The request headers are too large (16 KB in all at most). Send fewer or shorter headers."]
+      : err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "Request Timeout", "The request did not arrive in time. Send it again."]
+        : [400, "Bad Request", "The HTTP request is malformed. Check the request line and headers."];
+  const body = JSON.stringify({ detail });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {

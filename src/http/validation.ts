@@ -32,9 +32,64 @@ export function createValidators(sharedSchemas: TSchema[]) {
   }
   return {
     compile(schema: TSchema, httpPart: string | undefined): ValidateFunction {
-      return (httpPart === "body" ? bodyAjv : textAjv).compile(schema);
+      const validate = (httpPart === "body" ? bodyAjv : textAjv).compile(schema);
+      return httpPart === "headers" ? validate : guarded(validate);
     },
   };
+}
+
+/** Deepest nesting accepted in request data. Deeper structures are refused before the schema
+ * runs, so nothing downstream (validation, echoing `input`, JSON.stringify into storage) can
+ * run out of stack on a hostile body. */
+export const MAX_DEPTH = 64;
+
+/** NUL characters (which PostgreSQL text cannot hold) and nesting beyond MAX_DEPTH, found
+ * without recursion; reported as Ajv-style errors with the keywords `nul` and `depth`. */
+function findBadValues(data: unknown): ErrorObject[] {
+  const out: ErrorObject[] = [];
+  const fail = (keyword: string, instancePath: string, params: Record<string, unknown> = {}): ErrorObject => ({
+    keyword,
+    instancePath,
+    schemaPath: "",
+    params,
+  });
+  const stack: [unknown, string, number][] = [[data, "", 0]];
+  while (stack.length > 0 && out.length < 20) {
+    const [v, at, depth] = stack.pop()!;
+    if (typeof v === "string") {
+      if (v.includes("\u0000")) out.push(fail("nul", at, { value: v }));
+      continue;
+    }
+    if (v === null || typeof v !== "object") continue;
+    if (depth >= MAX_DEPTH) {
+      out.push(fail("depth", at));
+      continue;
+    }
+    const entries = Object.entries(v);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, child] = entries[i];
+      const childAt = `${at}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+      if (k.includes("\u0000")) out.push(fail("nul", childAt, { value: k }));
+      stack.push([child, childAt, depth + 1]);
+    }
+  }
+  return out;
+}
+
+function guarded(validate: ValidateFunction): ValidateFunction {
+  const check = ((data: unknown, ctx?: Parameters<ValidateFunction>[1]) => {
+    const bad = findBadValues(data);
+    if (bad.length > 0) {
+      check.errors = bad;
+      return false;
+    }
+    const ok = validate(data, ctx);
+    check.errors = validate.errors;
+    return ok;
+  }) as ValidateFunction;
+  // Fastify passes the parent object only to functions that look like Ajv's, which lets Ajv
+  // apply defaults and coercion to the root value.
+  return Object.assign(check, { schema: validate.schema, schemaEnv: validate.schemaEnv });
 }
 
 const PART: Record<string, string> = { body: "body", querystring: "query", params: "path", headers: "header" };
@@ -121,6 +176,10 @@ export function toFieldIssue(e: ErrorObject, part: string, data: unknown): Field
       return p.format === "uri"
         ? { type: "url_parsing", loc, msg: "Input should be a valid URL (absolute, with scheme)", input }
         : { type: `${String(p.format)}_parsing`, loc, msg: `Input should be a valid ${String(p.format)}`, input };
+    case "nul":
+      return { type: "string_nul_character", loc, msg: "Text must not contain NUL characters (\\u0000)", input: p.value };
+    case "depth":
+      return { type: "json_too_deep", loc, msg: `Value is nested more than ${MAX_DEPTH} levels deep`, input: null };
     default:
       return { type: e.keyword, loc, msg: e.message ?? "Invalid value", input };
   }

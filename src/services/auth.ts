@@ -3,7 +3,7 @@
 // through the `sessions` resolver (accounts service).
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { ApiKeyRow, Scope, Store, TenantRow } from "../store/types.js";
-import { allows } from "./scopes.js";
+import { allows, level } from "./scopes.js";
 import { forbidden, notFound, unauthorized, badRequest } from "./errors.js";
 
 export interface Principal {
@@ -37,6 +37,8 @@ export function createAuthService(deps: {
   store: Store;
   platformApiKey: string | null;
   sessions?: SessionResolver;
+  /** refuse ingest-and-above calls of tenants whose owner has not verified the email yet */
+  requireEmailVerification?: boolean;
   now?: () => Date;
 }) {
   const now = deps.now ?? (() => new Date());
@@ -92,10 +94,27 @@ export function createAuthService(deps: {
       throw unauthorized("Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in.");
     },
 
-    /** Throws 403 naming the scope when the principal lacks it. */
-    requireScope(p: Principal, scope: Scope): void {
+    /**
+     * Throws 403 naming the scope when the principal lacks it, and 403 for ingest-and-above calls
+     * of a signed-up workspace whose email is not verified yet (search keeps working, so a new
+     * user can look around). The operator is never held back; `unverifiedOk` exempts routes a
+     * person must reach before verifying (deleting the workspace).
+     */
+    requireScope(p: Principal, scope: Scope, opts: { unverifiedOk?: boolean } = {}): void {
       if (!allows(p.scopes, scope)) {
         throw forbidden(`This endpoint needs the '${scope}' scope; your credentials have: ${p.scopes.join(", ")}.`);
+      }
+      if (
+        (deps.requireEmailVerification ?? true) &&
+        !opts.unverifiedOk &&
+        level(scope) >= level("ingest") &&
+        p.tenant &&
+        !p.tenant.verified &&
+        !p.scopes.includes("platform")
+      ) {
+        throw forbidden(
+          "Verify your email address before changing this workspace: open the link in the email we sent at signup, or request a new one with POST /auth/resend-verification.",
+        );
       }
     },
   };

@@ -2,6 +2,8 @@
 // and a PostgreSQL implementation can satisfy the same contract for scale-out. Every method that
 // touches tenant data takes the tenant id and filters by it in the query itself. Methods are
 // coarse (one use case, one atomic unit) so both backends can make each one a transaction.
+import type { ContentStore } from "./content-types.js";
+import type { AccountStore, QuotaStore } from "./account-types.js";
 
 export type Scope = "search" | "ingest" | "admin" | "platform";
 
@@ -65,9 +67,12 @@ export interface UsageStore {
 
 export interface Store {
   readonly kind: "sqlite" | "postgres";
+  content: ContentStore;
   tenants: TenantStore;
   apiKeys: ApiKeyStore;
   usage: UsageStore;
+  accounts: AccountStore;
+  quotas: QuotaStore;
   /** throws when the database cannot answer */
   ping(): Promise<void>;
   close(): Promise<void>;

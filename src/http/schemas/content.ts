@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { DateTime, FreeObject, Nullable, strictObject } from "./common.js";
+import { DateTime, FreeObject, Nullable, ref, strictObject } from "./common.js";
 
 export const CollectionOut = Type.Object(
   {
@@ -31,7 +31,7 @@ export const CollectionCreate = strictObject(
     name: Type.String({ minLength: 1, maxLength: 160 }),
     description: Type.Optional(Type.String({ maxLength: 2000, default: "" })),
     data_source_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000 })),
-    settings: Type.Optional(Type.Ref("CollectionSettings")),
+    settings: Type.Optional(ref(CollectionSettings)),
   },
   { $id: "CollectionCreate" },
 );
@@ -41,7 +41,7 @@ export const CollectionUpdate = strictObject(
     name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 160 }))),
     description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
     data_source_ids: Type.Optional(Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000 }))),
-    settings: Type.Optional(Nullable(Type.Ref("CollectionSettings"))),
+    settings: Type.Optional(Nullable(ref(CollectionSettings))),
   },
   { $id: "CollectionUpdate" },
 );

@@ -4,6 +4,9 @@ import type { Store } from "../types.js";
 import { sqliteTenants } from "./tenants.js";
 import { sqliteApiKeys } from "./api-keys.js";
 import { sqliteUsage } from "./usage.js";
+import { sqliteAccounts } from "./accounts.js";
+import { sqliteQuotas } from "./quotas.js";
+import { sqliteContent } from "./content/index.js";
 
 export interface SqliteStore extends Store {
   readonly db: DB;
@@ -17,6 +20,9 @@ export function openSqliteStore(dataDir: string): SqliteStore {
     tenants: sqliteTenants(db),
     apiKeys: sqliteApiKeys(db),
     usage: sqliteUsage(db),
+    accounts: sqliteAccounts(db),
+    quotas: sqliteQuotas(db),
+    content: sqliteContent(db),
     async ping() {
       db.prepare("SELECT 1").get();
     },

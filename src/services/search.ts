@@ -1,0 +1,156 @@
+// POST /search and POST /retrieve: resolve the collection inside the tenant, count the query
+// against the plan, rank with the hybrid engine, then shape hits (snippets) or contexts
+// (citations, token budget).
+import type { Store } from "../store/types.js";
+import type { CollectionView, Json } from "../store/content-types.js";
+import type { Engine, EngineSettings, RankedChunk, RetrievalMode } from "../search/engine.js";
+import { DEFAULT_ENGINE_SETTINGS } from "../search/engine.js";
+import { queryTerms } from "../search/fts-query.js";
+import { makeSnippet } from "../search/snippet.js";
+import { assembleRetrieve, neighbourRanges, selectMatches, type ChunkRecord, type ScoredChunk } from "../search/retrieve-assembly.js";
+import type { FusionOptions } from "../search/fusion.js";
+import { tenantOf, type Principal } from "./auth.js";
+import { notFound } from "./errors.js";
+import { chunkId } from "./documents.js";
+import type { QuotaService } from "./quotas.js";
+
+export interface SearchRequest {
+  collection_id: string;
+  query: string;
+  top_k?: number;
+  collapse_documents?: boolean;
+}
+
+export interface RetrieveRequest {
+  collection_id: string;
+  query: string;
+  top_k?: number;
+  max_chunks_per_document?: number;
+  context_window?: number;
+  max_tokens?: number | null;
+  format?: string;
+}
+
+/** Deployment defaults overridden by the collection's `settings` (fusion, lexical_weight, vector_weight). */
+export function settingsFor(base: EngineSettings, collectionSettings: Json): EngineSettings {
+  const fusion: FusionOptions = { ...base.fusion };
+  const s = collectionSettings;
+  if (s.fusion === "rrf" || s.fusion === "weighted") fusion.method = s.fusion;
+  if (typeof s.lexical_weight === "number") fusion.lexicalWeight = s.lexical_weight;
+  if (typeof s.vector_weight === "number") fusion.vectorWeight = s.vector_weight;
+  return { ...base, fusion };
+}
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
+
+export function createSearchService(deps: {
+  store: Store;
+  engine: Engine;
+  quotas: QuotaService;
+  settings?: EngineSettings;
+}) {
+  const base = deps.settings ?? DEFAULT_ENGINE_SETTINGS;
+
+  async function collection(p: Principal, id: string): Promise<CollectionView> {
+    const c = await deps.store.content.getCollection(tenantOf(p).id, id);
+    if (!c) throw notFound("Collection", id);
+    return c;
+  }
+
+  async function rank(p: Principal, c: CollectionView, query: string, mode: RetrievalMode = "hybrid") {
+    const tenant = tenantOf(p);
+    return deps.engine.rank(tenant.id, c.data_source_ids, query, settingsFor(base, c.settings), mode);
+  }
+
+  function hit(r: RankedChunk, terms: string[]) {
+    const { snippet, highlights } = makeSnippet(r.chunk.text, terms);
+    return {
+      document_id: r.chunk.document_id,
+      chunk_id: chunkId(r.chunk.id),
+      title: r.chunk.title,
+      snippet,
+      score: round(r.score),
+      source: r.chunk.source,
+      heading_path: r.chunk.heading_path,
+      position: r.chunk.position,
+      metadata: { ...r.chunk.document_metadata, ...r.chunk.metadata },
+      highlights,
+    };
+  }
+
+  return {
+    /** ranking without quota or shaping: for benchmark runs and the bench command */
+    rank,
+    collection,
+
+    async search(p: Principal, req: SearchRequest, opts: { mode?: RetrievalMode; countQuery?: boolean } = {}) {
+      const started = performance.now();
+      const c = await collection(p, req.collection_id);
+      if (opts.countQuery !== false) await deps.quotas.consumeQueries(tenantOf(p), 1);
+      const topK = req.top_k ?? 10;
+      const result = await rank(p, c, req.query, opts.mode);
+      let ranked = result.ranked;
+      if (req.collapse_documents ?? true) {
+        const seen = new Set<string>();
+        ranked = ranked.filter((r) => (seen.has(r.chunk.document_id) ? false : (seen.add(r.chunk.document_id), true)));
+      }
+      const terms = queryTerms(req.query);
+      return {
+        query: req.query,
+        took_ms: Math.round(performance.now() - started),
+        total: ranked.length,
+        results: ranked.slice(0, topK).map((r) => hit(r, terms)),
+        mode: result.mode,
+      };
+    },
+
+    async retrieve(p: Principal, req: RetrieveRequest) {
+      const started = performance.now();
+      const tenant = tenantOf(p);
+      const c = await collection(p, req.collection_id);
+      await deps.quotas.consumeQueries(tenant, 1);
+      const result = await rank(p, c, req.query);
+      const matches: ScoredChunk[] = result.ranked.map((r) => ({
+        id: chunkId(r.chunk.id),
+        documentId: r.chunk.document_id,
+        position: r.chunk.position,
+        text: r.chunk.text,
+        headingPath: r.chunk.heading_path,
+        title: r.chunk.title,
+        source: r.chunk.source,
+        score: round(r.score),
+      }));
+      const options = {
+        topK: req.top_k ?? 8,
+        maxChunksPerDocument: req.max_chunks_per_document ?? 3,
+        contextWindow: req.context_window ?? 0,
+        maxTokens: req.max_tokens ?? null,
+        format: (req.format === "text" ? "text" : "json") as "json" | "text",
+      };
+      // Neighbours are fetched up front so assembly stays synchronous and storage-free.
+      const neighbours = new Map<string, ChunkRecord[]>();
+      for (const range of neighbourRanges(selectMatches(matches, options), options.contextWindow)) {
+        const positions: number[] = [];
+        for (let i = range.fromPosition; i <= range.toPosition; i++) positions.push(i);
+        const rows = await deps.store.content.chunksAt(tenant.id, range.documentId, positions);
+        const list = neighbours.get(range.documentId) ?? [];
+        for (const r of rows) {
+          list.push({
+            id: chunkId(r.id),
+            documentId: r.document_id,
+            position: r.position,
+            text: r.text,
+            headingPath: r.heading_path,
+            title: r.title,
+            source: r.source,
+          });
+        }
+        neighbours.set(range.documentId, list);
+      }
+      const assembled = assembleRetrieve(matches, neighbours, options);
+      return { query: req.query, took_ms: Math.round(performance.now() - started), ...assembled };
+    },
+  };
+}
+
+export type SearchService = ReturnType<typeof createSearchService>;

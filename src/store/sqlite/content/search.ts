@@ -1,0 +1,113 @@
+import type { Statement } from "better-sqlite3";
+import type { DB } from "../db.js";
+import type { ChunkHit, ContentStore } from "../../content-types.js";
+import { parseJson, vectorTable } from "./json.js";
+import { createVectorTable, removeChunkEntries, vectorBytes } from "./index-entries.js";
+import { toChunk } from "./documents.js";
+
+type RawHit = Parameters<typeof toChunk>[0] & { title: string; source: string; document_metadata: string };
+const toHit = (r: RawHit): ChunkHit => ({
+  ...toChunk(r),
+  title: r.title,
+  source: r.source,
+  document_metadata: parseJson(r.document_metadata, {}),
+});
+
+const HIT = `SELECT c.*, d.title AS title, d.source AS source, d.metadata AS document_metadata
+  FROM chunks c JOIN documents d ON d.id = c.document_id`;
+
+type SearchMethods = Pick<
+  ContentStore,
+  | "ensureVectorIndex"
+  | "unembeddedChunks"
+  | "storeEmbeddings"
+  | "countUnembedded"
+  | "lexicalSearch"
+  | "vectorSearch"
+  | "hydrateChunks"
+  | "chunksAt"
+  | "purgeTenantIndex"
+>;
+
+export function searchMethods(db: DB): SearchMethods {
+  const store = db.transaction((indexName: string, items: { chunkId: number; vector: Float32Array }[]) => {
+    const t = vectorTable(indexName);
+    const info = db.prepare("SELECT tenant_id, data_source_id FROM chunks WHERE id = ?");
+    const del = db.prepare(`DELETE FROM ${t} WHERE chunk_id = ?`);
+    const ins = db.prepare(`INSERT INTO ${t} (chunk_id, embedding, tenant_id, data_source_id) VALUES (?, ?, ?, ?)`);
+    const mark = db.prepare("UPDATE chunks SET embedded_in = ? WHERE id = ?");
+    for (const it of items) {
+      const c = info.get(it.chunkId) as { tenant_id: string; data_source_id: string } | undefined;
+      if (!c) continue; // chunk replaced or deleted meanwhile
+      del.run(BigInt(it.chunkId));
+      ins.run(BigInt(it.chunkId), vectorBytes(it.vector), c.tenant_id, c.data_source_id);
+      mark.run(indexName, it.chunkId);
+    }
+  });
+  const lexicalStmts = new Map<string, Statement<unknown[]>>();
+  return {
+    async ensureVectorIndex(indexName, dimension) {
+      createVectorTable(db, indexName, dimension);
+    },
+    async unembeddedChunks(indexName, limit, tenantId) {
+      const sql = `SELECT * FROM chunks WHERE (embedded_in IS NULL OR embedded_in != ?) ${tenantId ? "AND tenant_id = ?" : ""} ORDER BY id LIMIT ?`;
+      const rows = tenantId ? db.prepare(sql).all(indexName, tenantId, limit) : db.prepare(sql).all(indexName, limit);
+      return (rows as Parameters<typeof toChunk>[0][]).map(toChunk);
+    },
+    async storeEmbeddings(indexName, items) {
+      store(indexName, items);
+    },
+    async countUnembedded(indexName, tenantId) {
+      const sql = `SELECT count(*) AS n FROM chunks WHERE (embedded_in IS NULL OR embedded_in != ?) ${tenantId ? "AND tenant_id = ?" : ""}`;
+      const r = (tenantId ? db.prepare(sql).get(indexName, tenantId) : db.prepare(sql).get(indexName)) as { n: number };
+      return r.n;
+    },
+    async lexicalSearch(tenantId, sourceIds, match, limit, w) {
+      if (sourceIds.length === 0) return [];
+      // bm25() is "lower is better"; negate so every score in the engine is higher-is-better.
+      const sql = `SELECT c.id AS chunkId, -bm25(chunks_fts, ${w.title}, ${w.headings}, ${w.body}) AS score
+        FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+        WHERE chunks_fts MATCH ? AND c.tenant_id = ? AND c.data_source_id IN (SELECT value FROM json_each(?))
+        ORDER BY score DESC LIMIT ?`;
+      let stmt = lexicalStmts.get(sql);
+      if (!stmt) {
+        stmt = db.prepare<unknown[]>(sql);
+        lexicalStmts.set(sql, stmt);
+      }
+      return stmt.all(match, tenantId, JSON.stringify(sourceIds), limit) as { chunkId: number; score: number }[];
+    },
+    async vectorSearch(indexName, tenantId, sourceIds, vector, k) {
+      if (sourceIds.length === 0) return [];
+      const t = vectorTable(indexName);
+      // tenant is the partition key and the source a metadata column, so the filter runs inside
+      // the index scan: the k nearest are the k nearest of these sources, not a filtered global top-k.
+      const rows = db
+        .prepare(
+          `SELECT chunk_id AS chunkId, distance FROM ${t}
+           WHERE embedding MATCH ? AND k = ? AND tenant_id = ? AND data_source_id IN (SELECT value FROM json_each(?))`,
+        )
+        .all(vectorBytes(vector), Math.min(k, 4096), tenantId, JSON.stringify(sourceIds)) as { chunkId: number; distance: number }[];
+      return rows.map((r) => ({ chunkId: Number(r.chunkId), score: 1 - r.distance }));
+    },
+    async hydrateChunks(tenantId, ids) {
+      const out = new Map<number, ChunkHit>();
+      if (ids.length === 0) return out;
+      const rows = db
+        .prepare(`${HIT} WHERE c.tenant_id = ? AND c.id IN (SELECT value FROM json_each(?))`)
+        .all(tenantId, JSON.stringify(ids)) as RawHit[];
+      for (const r of rows) out.set(r.id, toHit(r));
+      return out;
+    },
+    async chunksAt(tenantId, documentId, positions) {
+      if (positions.length === 0) return [];
+      return (
+        db
+          .prepare(`${HIT} WHERE c.tenant_id = ? AND c.document_id = ? AND c.position IN (SELECT value FROM json_each(?)) ORDER BY c.position`)
+          .all(tenantId, documentId, JSON.stringify(positions)) as RawHit[]
+      ).map(toHit);
+    },
+    async purgeTenantIndex(tenantId) {
+      db.transaction(() => removeChunkEntries(db, "c.tenant_id = ?", [tenantId]))();
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildFtsQuery, parseQuery, queryTerms, MAX_QUERY_TERMS } from "../../src/search/fts-query.js";
+
+// The tokenizer settings of the real chunk index; a second column so column-filter syntax
+// (`title:foo`) in user input would have something to bite on if it leaked through.
+let db: Database.Database;
+let search: (match: string) => number[];
+
+beforeAll(() => {
+  db = new Database(":memory:");
+  db.exec("CREATE VIRTUAL TABLE t USING fts5(title, body, tokenize='porter unicode61 remove_diacritics 2')");
+  const insert = db.prepare("INSERT INTO t(rowid, title, body) VALUES (?, ?, ?)");
+  const rows: [number, string, string][] = [
+    [1, "Errors", "The client failed with ERR_CONN_RESET after the proxy restarted."],
+    [2, "Network", "Reset the connection: conn err handling is described here."],
+    [3, "Running", "She runs every morning; running is healthy."],
+    [4, "Café", "A café serves crème brûlée and coffee."],
+    [5, "Machine learning", "Machine learning models learn from data."],
+    [6, "Learning machines", "A learning machine is not the same as machine learning? data"],
+    [7, "Release notes", "Version v2.3.1 fixes foo.bar() returning null."],
+    [8, "Shakespeare", "To be, or not to be, that is the question."],
+    [9, "Pets", "Cats and dogs living together."],
+  ];
+  for (const r of rows) insert.run(...r);
+  const stmt = db.prepare("SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(t), rowid");
+  search = (match) => (stmt.all(match) as { rowid: number }[]).map((r) => r.rowid);
+});
+
+afterAll(() => db.close());
+
+describe("buildFtsQuery", () => {
+  it("quotes and ORs the terms of natural language, dropping stop words", () => {
+    expect(buildFtsQuery("hello world")).toBe('"hello" OR "world"');
+    expect(buildFtsQuery("What is the role of p53 in cancer?")).toBe('"role" OR "p53" OR "cancer"');
+  });
+
+  it("keeps stop words when the query has nothing else", () => {
+    expect(buildFtsQuery("to be or not to be")).toBe('"to" OR "be" OR "or" OR "not"');
+    expect(search(buildFtsQuery("to be or not to be") ?? "")).toContain(8);
+  });
+
+  it("adds user-quoted phrases as boost terms beside their words", () => {
+    expect(buildFtsQuery('"machine learning" models')).toBe('"machine" OR "learning" OR "models" OR "machine learning"');
+    expect(buildFtsQuery("“smart quoted phrase” here")).toBe('"smart" OR "quoted" OR "phrase" OR "here" OR "smart quoted phrase"');
+  });
+
+  it("ranks an exact phrase above the same words scattered", () => {
+    const ranked = search(buildFtsQuery('"machine learning"') ?? "");
+    expect(ranked[0]).toBe(5);
+    expect(ranked).toContain(6);
+  });
+
+  it("splits code identifiers like FTS5 and boosts the identifier as a phrase", () => {
+    expect(buildFtsQuery("ERR_CONN_RESET")).toBe('"err" OR "conn" OR "reset" OR "err conn reset"');
+    expect(buildFtsQuery("foo.bar()")).toBe('"foo" OR "bar" OR "foo bar"');
+    expect(buildFtsQuery("v2.3.1")).toBe('"v2" OR "3" OR "1" OR "v2 3 1"');
+    expect(search(buildFtsQuery("ERR_CONN_RESET") ?? "")[0]).toBe(1);
+    expect(search(buildFtsQuery("v2.3.1") ?? "")).toEqual([7]);
+  });
+
+  it("treats an unbalanced quote as plain text", () => {
+    expect(buildFtsQuery('"unclosed phrase')).toBe('"unclosed" OR "phrase"');
+    expect(buildFtsQuery('a "b c" "d')).toBe('"b" OR "c" OR "d" OR "b c"');
+  });
+
+  it("neutralises FTS5 operators and syntax characters", () => {
+    expect(buildFtsQuery("cats NOT dogs")).toBe('"cats" OR "dogs"');
+    expect(buildFtsQuery("title:cats AND -dogs*")).toBe('"title" OR "cats" OR "dogs" OR "title cats"');
+    expect(buildFtsQuery("NEAR(cats dogs, 2)")).toBe('"near" OR "cats" OR "dogs" OR "2" OR "near cats"');
+    expect(search(buildFtsQuery("cats NOT dogs") ?? "")).toEqual([9]);
+  });
+
+  it("folds case and diacritics; porter stemming still applies inside quotes", () => {
+    expect(buildFtsQuery("CAFÉ Crème")).toBe('"cafe" OR "creme"');
+    expect(search(buildFtsQuery("cafe") ?? "")).toEqual([4]);
+    expect(search(buildFtsQuery("run") ?? "")).toEqual([3]);
+  });
+
+  it("returns null when nothing is searchable", () => {
+    for (const q of ["", "   ", "!!! *** ???", "😀🔥👍", '""', "()", "-", "\u0301"]) expect(buildFtsQuery(q)).toBeNull();
+  });
+
+  it("caps very long queries", () => {
+    const words = Array.from({ length: 500 }, (_, i) => `w${i}`).join(" ");
+    expect(parseQuery(words).terms).toHaveLength(MAX_QUERY_TERMS);
+    expect(() => search(buildFtsQuery(words) ?? "")).not.toThrow();
+  });
+
+  it("never produces an expression FTS5 rejects (fuzz)", () => {
+    const pieces = [
+      '"', "'", "“", "”", "«", "»", "*", "-", "+", ":", "^", "(", ")", "{", "}", "[", "]", "\\", "/", ",", ".", ";",
+      "AND", "OR", "NOT", "NEAR", "NEAR/3", "and", "or", "not", "near", "title:", "body:", "{title body}:", "^start",
+      "ERR_CONN_RESET", "foo.bar()", "v2.3.1", "x=y&&z||w", "#hash", "@user", "$var", "%", "~", "`code`",
+      "😀", "👨‍👩‍👧", "🇫🇷", "\u200d", "\u200b", "\u0301", "e\u0301", "\uD800", "\uDFFF", "\u0000", "\n", "\t", "\r\n",
+      "日本語", "한국어", "नमस्ते", "مرحبا", "שלום", "Straße", "İ", "ǅ", "ﬁ", "x²", "½", "0", "123", "-1", "1e10",
+      "the", "of", "a", "running", "café", "   ",
+    ];
+    // Deterministic PRNG (mulberry32) so a failure reproduces.
+    let seed = 0x5eed;
+    const rand = (): number => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const inputs: string[] = [...pieces];
+    for (let n = 0; n < 600; n++) {
+      const len = 1 + Math.floor(rand() * 12);
+      let s = "";
+      for (let i = 0; i < len; i++) {
+        s += pieces[Math.floor(rand() * pieces.length)];
+        if (rand() < 0.5) s += " ";
+      }
+      inputs.push(s);
+    }
+    // Random code units, including lone surrogates and control characters.
+    for (let n = 0; n < 200; n++) {
+      inputs.push(String.fromCharCode(...Array.from({ length: 1 + Math.floor(rand() * 20) }, () => Math.floor(rand() * 0x10000))));
+    }
+    let searched = 0;
+    for (const input of inputs) {
+      const match = buildFtsQuery(input);
+      if (match === null) continue;
+      searched++;
+      expect(() => search(match), `input ${JSON.stringify(input)} -> ${match}`).not.toThrow();
+    }
+    expect(searched).toBeGreaterThan(500);
+  });
+});
+
+describe("queryTerms", () => {
+  it("returns the normalised words, then phrases, without duplicates", () => {
+    expect(queryTerms('Running "Machine Learning" machine')).toEqual(["running", "machine", "learning", "machine learning"]);
+    expect(queryTerms("ERR_CONN_RESET")).toEqual(["err", "conn", "reset", "err conn reset"]);
+    expect(queryTerms("the of")).toEqual(["the", "of"]);
+    expect(queryTerms("?!")).toEqual([]);
+  });
+});
