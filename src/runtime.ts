@@ -19,6 +19,7 @@ import { createCollectionService, type CollectionService } from "./services/coll
 import { createSourceService, type SourceService } from "./services/sources.js";
 import { createDocumentService, type DocumentService } from "./services/documents.js";
 import { createIngestService, type IngestService } from "./services/ingest.js";
+import { createBackfillScheduler, type BackfillScheduler } from "./services/backfill.js";
 import { createSearchService, type SearchService } from "./services/search.js";
 import { createEmbeddedQueue, type JobQueue } from "./jobs/embedded-queue.js";
 import { createEngine, type Engine } from "./search/engine.js";
@@ -47,6 +48,7 @@ export interface Runtime {
   sources: SourceService;
   documents: DocumentService;
   ingest: IngestService;
+  backfill: BackfillScheduler;
   search: SearchService;
   engine: Engine;
   queue: JobQueue;
@@ -97,24 +99,21 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
   const ingest = createIngestService({ store, files, profile: activeProfile, embedder, log });
   const queue = createEmbeddedQueue({
     store: store.content,
-    handlers: { ingest: (job) => ingest.handle(job) },
+    handlers: {
+      ingest: async (job) => {
+        await ingest.handle(job);
+        backfill.request(); // no-op unless chunks were committed without vectors
+      },
+    },
     concurrency: config.ingestWorkers,
     log,
     onGiveUp: (job, error) => ingest.giveUp(job, error),
   });
   const engine = createEngine({ content: store.content, profile: activeProfile, embedder });
-  const backfill = new AbortController();
-  // Chunks indexed while the model was loading or unavailable get their vectors once it is ready.
-  void embedder?.whenReady().then(async (ok) => {
-    if (!ok) {
-      log.warn({ detail: embedder?.status().detail }, "embedding model unavailable: searching lexically");
-      return;
-    }
-    const n = await ingest.backfill(backfill.signal).catch((err: unknown) => {
-      log.error({ err }, "embedding backfill failed");
-      return 0;
-    });
-    if (n) log.info({ chunks: n }, "embedded chunks that were indexed without vectors");
+  const backfill = createBackfillScheduler({ ingest, embedder, log });
+  void embedder?.whenReady().then((ok) => {
+    if (ok) backfill.request();
+    else log.warn({ detail: embedder?.status().detail }, "embedding model unavailable: searching lexically");
   });
   const accounts = createAccountService({
     store,
@@ -152,6 +151,7 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
     sources: createSourceService({ store, files }),
     documents: createDocumentService({ store, files, profileName: activeProfile.name, onQueued: () => queue.notify() }),
     ingest,
+    backfill,
     search: createSearchService({ store, engine, quotas }),
     engine,
     queue,
@@ -175,7 +175,7 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
     },
     userOut: (userId) => accounts.userOut(userId),
     async close() {
-      backfill.abort();
+      await backfill.stop();
       await queue.stop();
       await embedder?.close();
       await mailer.close();

@@ -511,6 +511,24 @@ export async function runCrawl(options: CrawlOptions, sink: CrawlSink, signal?: 
   };
 
   // --- main loop ---------------------------------------------------------------------------------
+  const runItem = async (item: QueueItem, reserves: boolean): Promise<void> => {
+    if (reserves) reserved++;
+    active++;
+    try {
+      await processItem(item);
+    } catch (err) {
+      if (!(crawlSignal.aborted && err instanceof FetchError)) {
+        sinkFailure = sinkFailure ?? err;
+        stop.abort();
+      }
+    } finally {
+      active--;
+      if (reserves) reserved--;
+      progress();
+      notify();
+    }
+  };
+
   const worker = async (): Promise<void> => {
     for (;;) {
       if (crawlSignal.aborted || sinkFailure || pagesThisRun >= budget) return;
@@ -527,22 +545,14 @@ export async function runCrawl(options: CrawlOptions, sink: CrawlSink, signal?: 
         continue;
       }
       head++;
-      if (reserves) reserved++;
-      active++;
-      try {
-        await processItem(item);
-      } catch (err) {
-        if (!(crawlSignal.aborted && err instanceof FetchError)) {
-          sinkFailure = sinkFailure ?? err;
-          stop.abort();
-        }
-      } finally {
-        active--;
-        if (reserves) reserved--;
-        progress();
-        notify();
-      }
+      await runItem(item, reserves);
     }
+  };
+
+  const applyCrawlDelay = (robots: RobotsInfo) => {
+    if (robots.crawlDelay === null) return;
+    crawlDelay = Math.min(robots.crawlDelay, MAX_CRAWL_DELAY_SECONDS);
+    gate = new PolitenessGate(crawlDelay * 1000);
   };
 
   try {
@@ -557,19 +567,18 @@ export async function runCrawl(options: CrawlOptions, sink: CrawlSink, signal?: 
       }
     }
 
+    applyCrawlDelay(await robotsFor(start));
+
     // The start page goes alone: it fixes the site (after redirects) and the twin mode.
     seen.add(startNorm);
-    queue.push({ url: startNorm, depth: 0, source: "start" });
-    await worker();
+    const startItem: QueueItem = { url: startNorm, depth: 0, source: "start" };
+    await runItem(startItem, !already.has(startNorm));
     if (twinMode === "unknown") {
       // On resume the start page is not fetched again, but its twin probe is one cheap request.
       const candidate = already.has(startNorm) && !crawlSignal.aborted ? markdownTwinCandidate(startNorm) : null;
       twinMode = candidate && (await fetchTwin(candidate, null)) ? "probe" : "none";
     }
-
-    const siteRobots = await robotsFor(site);
-    if (siteRobots.crawlDelay !== null) crawlDelay = Math.min(siteRobots.crawlDelay, MAX_CRAWL_DELAY_SECONDS);
-    gate = new PolitenessGate((crawlDelay ?? 0) * 1000);
+    if (site.origin !== start.origin) applyCrawlDelay(await robotsFor(site));
     const concurrency = crawlDelay ? 1 : clamp(options.concurrency ?? DEFAULT_HOST_CONCURRENCY, 1, 16);
 
     if (!crawlSignal.aborted && !sinkFailure && pagesThisRun < budget) await seed();

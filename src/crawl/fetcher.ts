@@ -308,9 +308,9 @@ function requestOnce(url: URL, addresses: ResolvedAddress[], o: HopOptions): Pro
             if (o.onTooLarge === "truncate") {
               chunks.push(chunk.subarray(0, o.maxBytes - size));
               size = o.maxBytes;
+              finish(null, { ...base, body: Buffer.concat(chunks), truncated: true });
               res.destroy();
               decoded.destroy();
-              finish(null, { ...base, body: Buffer.concat(chunks), truncated: true });
             } else {
               finish(new FetchError("too_large", tooLargeMessage(url.href, o.maxBytes), url.href));
             }

@@ -224,7 +224,7 @@ export async function checkSite(url: string, options: SiteCheckOptions = {}): Pr
     out.estimated_pages = sitemapEstimate === null && llmsCount === null ? null : Math.max(1, sitemapEstimate ?? 0, llmsCount ?? 0);
     if (out.estimated_pages !== null) {
       // 10% headroom for pages linked but missing from the sitemap
-      out.suggested_page_limit = clampInt(Math.ceil(out.estimated_pages * 1.1), 1, MAX_PAGE_LIMIT);
+      out.suggested_page_limit = clampInt(out.estimated_pages + Math.ceil(out.estimated_pages / 10), 1, MAX_PAGE_LIMIT);
       out.suggested_depth = 2; // listed pages are seeded at depth 1, plus one level of links
     } else {
       out.suggested_page_limit = clampInt(Math.max(DEFAULT_PAGE_LIMIT, sameSiteLinks.length * 3), 1, 500);

@@ -16,6 +16,8 @@ export interface OpenAiOptions {
   env?: Record<string, string | undefined>;
   /** send a probe request at creation; default true */
   probe?: boolean;
+  /** after a failed call, probe again this often until the server answers; default 30 s, 0 = never */
+  reprobeMs?: number;
 }
 
 interface Settings {
@@ -50,6 +52,8 @@ export class OpenAiEmbedder implements Embedder {
   private fatal: string | null = null;
   private readonly inflight = new Set<AbortController>();
   private closed = false;
+  private readonly reprobeMs: number;
+  private reprobeTimer: NodeJS.Timeout | null = null;
 
   constructor(profile: EmbeddingProfile, options: OpenAiOptions = {}) {
     this.profile = profile;
@@ -65,6 +69,7 @@ export class OpenAiEmbedder implements Embedder {
       retryBaseMs: positive(o.retry_base_ms, 500),
       sendDimensions: o.send_dimensions === true,
     };
+    this.reprobeMs = options.reprobeMs ?? 30_000;
     const env = options.env ?? process.env;
     const key = this.settings.apiKeyEnv ? env[this.settings.apiKeyEnv] : undefined;
     this.apiKey = key && key.trim() !== "" ? key.trim() : null;
@@ -111,7 +116,17 @@ export class OpenAiEmbedder implements Embedder {
 
   async close(): Promise<void> {
     this.closed = true;
+    if (this.reprobeTimer) clearTimeout(this.reprobeTimer);
     for (const c of this.inflight) c.abort(new EmbedderUnavailableError("The embedder was closed."));
+  }
+
+  private scheduleReprobe(): void {
+    if (this.reprobeTimer || this.closed || this.reprobeMs <= 0) return;
+    this.reprobeTimer = setTimeout(() => {
+      this.reprobeTimer = null;
+      if (this.state.state === "unavailable" && !this.fatal && !this.closed) void this.probe();
+    }, this.reprobeMs);
+    this.reprobeTimer.unref(); // never keeps a finished process alive
   }
 
   private async probe(): Promise<boolean> {
@@ -142,8 +157,10 @@ export class OpenAiEmbedder implements Embedder {
       }
       if (err instanceof EmbeddingError && err.retryable) {
         // The server is unreachable or failing; say so in /health until a call succeeds again.
+        // Callers may stop calling while it says so, hence the periodic re-probe.
         this.state = { state: "unavailable", detail: err.message };
         this.log.warn({ profile: this.profile.name, err: err.message }, "embedding server call failed");
+        this.scheduleReprobe();
       }
       throw err;
     }

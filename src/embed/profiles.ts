@@ -21,10 +21,10 @@ const BUILT_INS: readonly EmbeddingProfile[] = [
     max_input_tokens: USE_LITE_MAX_TOKENS,
     // USE lite was trained on sentences and short paragraphs and sees at most 128 SentencePiece
     // tokens; its 8k vocabulary yields ~1.2x (prose) to ~1.4x (scientific text) as many tokens as
-    // cl100k, which the chunker counts with. Chunks are embedded whole: longer ones are split into
-    // 128-token windows whose vectors are averaged (see use-lite.ts), so a chunk of ~200 cl100k
-    // tokens (2-3 windows) keeps a paragraph or two together for BM25, snippets and LLM context
-    // without the vector ignoring its tail. 32 tokens of overlap carries a sentence across the cut.
+    // cl100k, which the chunker counts with. use-lite.ts embeds a longer chunk as 64-token windows
+    // and averages them (better than truncation on SciFact: nDCG@10 0.374 vs 0.323), so the chunk
+    // size is free to serve BM25, snippets and LLM context: ~200 cl100k tokens keeps a paragraph
+    // or two together. 32 tokens of overlap carries a sentence across the cut.
     chunk_size_tokens: 200,
     chunk_overlap_tokens: 32,
     query_prefix: "",

@@ -10,7 +10,7 @@ import type { TSchema } from "@sinclair/typebox";
 import type { Runtime } from "../runtime.js";
 import { VERSION } from "../runtime.js";
 import "./route-config.js";
-import { clientErrorHandler, registerErrorHandling } from "./errors.js";
+import { clientErrorHandler, frameworkErrors, registerErrorHandling } from "./errors.js";
 import { createValidators } from "./validation.js";
 import { SHARED_SCHEMAS } from "./schemas/index.js";
 import { SESSION_COOKIE } from "./session-cookie.js";
@@ -32,6 +32,7 @@ export async function buildApp(rt: Runtime): Promise<App> {
     loggerInstance: rt.log as unknown as FastifyBaseLogger,
     bodyLimit: 4 * 1024 * 1024,
     clientErrorHandler,
+    frameworkErrors,
     routerOptions: { maxParamLength: 300 },
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();

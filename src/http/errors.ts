@@ -79,6 +79,19 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   socket.destroy(err);
 }
 
+/** Errors the router raises before any route runs (a percent-escape that does not decode, a path
+ * parameter longer than any id can be), in the same {"detail"} shape. */
+export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  if (err.code === "FST_ERR_MAX_PARAM_LENGTH") {
+    void reply.status(404).send({ detail: "Nothing here has an id that long. Check the id in the URL." });
+  } else if (err.code === "FST_ERR_BAD_URL") {
+    void reply.status(400).send({ detail: "The URL has a percent-escape (%XX) that does not decode. Encode path segments with encodeURIComponent." });
+  } else {
+    reply.log.error({ err }, "router error");
+    void reply.status(500).send({ detail: "Internal error. It has been logged; try again, and report it if it persists." });
+  }
+}
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err.validation) {

@@ -54,6 +54,7 @@ function findBadValues(data: unknown): ErrorObject[] {
     params,
   });
   const stack: [unknown, string, number][] = [[data, "", 0]];
+  const seen = new WeakSet<object>();
   while (stack.length > 0 && out.length < 20) {
     const [v, at, depth] = stack.pop()!;
     if (typeof v === "string") {
@@ -61,6 +62,9 @@ function findBadValues(data: unknown): ErrorObject[] {
       continue;
     }
     if (v === null || typeof v !== "object") continue;
+    // parsed JSON and query strings only; never walk bytes, streams or a structure twice
+    if (ArrayBuffer.isView(v) || typeof (v as { pipe?: unknown }).pipe === "function" || seen.has(v)) continue;
+    seen.add(v);
     if (depth >= MAX_DEPTH) {
       out.push(fail("depth", at));
       continue;

@@ -63,6 +63,15 @@ function separatorBefore(units: Unit[], next: Unit): string {
   return units[units.length - 1].block === next.block ? next.sep : BLOCK_SEP;
 }
 
+/**
+ * Tokens of a segment as it will appear after its separator: BPE merges a leading space into the
+ * next word (" Electroencephalography" and "Electroencephalography" can differ), so counting the
+ * bare text would undercount joined chunks.
+ */
+function countInContext(seg: Segment): number {
+  return seg.sep === " " ? countTokens(` ${seg.text}`) : countTokens(seg.text);
+}
+
 /** Cuts a whitespace-free run into pieces of at most maxTokens (the only place we cut inside a word). */
 function hardSplit(word: string, maxTokens: number, sep: string): Segment[] {
   const chars = Array.from(word);
@@ -107,7 +116,7 @@ class Chunker {
     }
     const units: Unit[] = [];
     for (const sentence of splitSentences(text)) {
-      const tokens = countTokens(sentence.text);
+      const tokens = countInContext(sentence);
       if (tokens <= this.maxUnit) {
         units.push({ ...base, text: sentence.text, tokens, sep: sentence.sep });
         continue;
@@ -118,7 +127,7 @@ class Chunker {
       const flush = () => {
         if (piece.length === 0) return;
         const t = piece.map((w, i) => (i === 0 ? w.text : w.sep + w.text)).join("");
-        units.push({ ...base, text: t, tokens: countTokens(t), sep: piece[0].sep });
+        units.push({ ...base, text: t, tokens: countInContext({ text: t, sep: piece[0].sep }), sep: piece[0].sep });
         piece = [];
         pieceTokens = 0;
       };
@@ -215,7 +224,7 @@ class Chunker {
 
   /**
    * Emits a chunk of `units` whose last `fresh` are new. Sums of per-unit counts can differ from
-   * the count of the joined text; if the exact count is over the limit, the overlap is dropped
+   * the count of the joined text; if the exact count is over the limit, overlap units are dropped
    * and then trailing units are handed back for the next chunk.
    */
   private emit(units: Unit[], fresh: number, headingPath: string[]): Unit[] {
@@ -223,8 +232,9 @@ class Chunker {
     let text = joinUnits(body);
     let count = countTokens(text);
     const leftover: Unit[] = [];
-    if (count > this.size && body.length > fresh) {
-      body = body.slice(body.length - fresh);
+    // Overlap goes first (oldest units first), so as much of it as fits is kept.
+    while (count > this.size && body.length > fresh) {
+      body = body.slice(1);
       text = joinUnits(body);
       count = countTokens(text);
     }

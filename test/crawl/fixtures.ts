@@ -175,7 +175,8 @@ export function docsSite(opts: DocsSiteOptions = {}): Handler {
         });
       case "/start":
         res.writeHead(301, { location: "/" });
-        return res.end();
+        res.end();
+        return;
       case "/":
         return page(
           "Home",

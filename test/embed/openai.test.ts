@@ -150,6 +150,16 @@ describe("openai-compatible embedder", () => {
     expect(e.status().state).toBe("ready");
   });
 
+  it("re-probes an unreachable server on its own and turns ready when it answers", async () => {
+    reset();
+    server.failures = [502, 502];
+    const e = new OpenAiEmbedder(profile({ max_retries: 1 }), { env, reprobeMs: 100 });
+    expect(await e.whenReady()).toBe(false);
+    expect(e.status()).toMatchObject({ state: "unavailable", detail: expect.stringMatching(/answered 502/) });
+    await expect.poll(() => e.status().state, { timeout: 3000 }).toBe("ready");
+    await e.close();
+  });
+
   it("times out a slow server", async () => {
     reset();
     server.delayMs = 1500;

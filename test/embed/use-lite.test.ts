@@ -62,7 +62,7 @@ describe("use-lite embedder", () => {
     expect(dot(q, near)).toBeGreaterThan(dot(q, far) + 0.2);
   });
 
-  it("sees the whole of a passage longer than the model's 128 tokens", async () => {
+  it("sees the whole of a passage longer than one window (and the model's 128 tokens)", async () => {
     const cooking = "Preheat the oven, knead the dough for ten minutes, let it rise, then bake the bread until golden. ".repeat(4);
     const football = "The striker scored twice in the second half and the home team won the league title. ".repeat(4);
     const [a, ab, b] = await embedder.embedPassages([cooking, cooking + football, football]);

@@ -10,9 +10,12 @@ import { decodeUtf8Text } from "./decode.js";
 import { ParseError } from "./errors.js";
 import { firstH1, markdownToBlocks } from "./markdown.js";
 
-const BOILERPLATE =
-  "script, style, noscript, template, iframe, svg, canvas, nav, header, footer, aside, form, button, select, " +
+const CHROME =
+  "script, style, noscript, template, iframe, svg, canvas, nav, aside, button, select, " +
   "[role=navigation], [role=banner], [role=contentinfo], [role=search], [aria-hidden=true], [hidden]";
+// <header>/<footer> inside an article hold its title and byline; only page-level ones are chrome.
+// (<form> is not chrome: some frameworks wrap the whole page in one.)
+const PAGE_SECTIONS = "header, footer";
 
 // Readability sometimes keeps only one section of a long, evenly structured page (API docs);
 // if its article has less than this share of the page's non-chrome text, the page is used instead.
@@ -23,7 +26,7 @@ let turndownService: TurndownService | undefined;
 function turndown(): TurndownService {
   if (turndownService) return turndownService;
   const td = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-", hr: "---" });
-  td.remove(["script", "style", "noscript", "template", "iframe", "canvas", "form", "button", "select", "input", "textarea"]);
+  td.remove(["script", "style", "noscript", "template", "iframe", "canvas", "button", "select", "input", "textarea"]);
   td.remove((node) => node.nodeName === "SVG" || node.nodeName === "svg");
   // Core turndown has no table support; a pipe table keeps rows and cells readable as text.
   td.addRule("table", {
@@ -106,15 +109,16 @@ export function htmlToBlocks(html: string, opts: { fragment?: boolean } = {}): H
   // Readability mutates the DOM it reads, so it gets its own copy.
   const article = new Readability(parseHTML(html).document as unknown as Document).parse();
 
-  for (const el of Array.from(document.querySelectorAll(BOILERPLATE))) el.remove();
+  for (const el of Array.from(document.querySelectorAll(CHROME))) el.remove();
+  for (const el of Array.from(document.querySelectorAll(PAGE_SECTIONS))) if (!el.parentElement?.closest("article, main")) el.remove();
   const body = document.body ?? document.documentElement;
   const pageText = textLength(body);
 
-  let contentHtml: string;
-  if (article?.content && (article.textContent ?? "").replace(/\s+/g, "").length >= pageText * MIN_ARTICLE_SHARE) {
-    contentHtml = article.content;
-  } else {
-    contentHtml = body?.innerHTML ?? "";
+  // Without any text outside page chrome there is nothing to index, whatever Readability kept.
+  let contentHtml = "";
+  if (pageText > 0) {
+    const articleText = (article?.textContent ?? "").replace(/\s+/g, "").length;
+    contentHtml = article?.content && articleText >= pageText * MIN_ARTICLE_SHARE ? article.content : (body?.innerHTML ?? "");
   }
 
   const metadata: Record<string, unknown> = {};

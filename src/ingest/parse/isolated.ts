@@ -120,6 +120,11 @@ function discard(pw: ParseWorker): void {
   void pw.worker.terminate();
 }
 
+/** Warm workers waiting for the next parse (for /health and tests). */
+export function idleParseWorkerCount(): number {
+  return idle.length;
+}
+
 /** Terminates idle parse workers (graceful shutdown, tests). */
 export async function closeParseWorkers(): Promise<void> {
   const all = idle.splice(0, idle.length);

@@ -93,6 +93,83 @@ export function jsonToBlocks(value: Json): ParsedBlock[] {
   return blocks;
 }
 
+/**
+ * Offset of the first syntax error. V8's JSON.parse messages only sometimes carry a position,
+ * and "near line N" is what lets a user find the problem in a big file.
+ */
+export function jsonErrorOffset(s: string): number {
+  let i = 0;
+  const fail = (): never => {
+    throw i;
+  };
+  const ws = () => {
+    while (i < s.length && (s[i] === " " || s[i] === "\t" || s[i] === "\n" || s[i] === "\r")) i++;
+  };
+  const literal = (word: string) => (s.startsWith(word, i) ? (i += word.length) : fail());
+  const string = () => {
+    i++;
+    while (i < s.length && s[i] !== '"') {
+      if (s.charCodeAt(i) < 0x20) fail();
+      i += s[i] === "\\" ? 2 : 1;
+    }
+    if (i >= s.length) fail();
+    i++;
+  };
+  const number = () => {
+    const m = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(s.slice(i, i + 400));
+    if (!m) return fail();
+    i += m[0].length;
+  };
+  const value = (depth: number): void => {
+    if (depth > 5000) fail();
+    ws();
+    const c = s[i];
+    if (c === "{" || c === "[") {
+      const close = c === "{" ? "}" : "]";
+      i++;
+      ws();
+      if (s[i] === close) {
+        i++;
+        return;
+      }
+      for (;;) {
+        if (c === "{") {
+          ws();
+          if (s[i] !== '"') fail();
+          string();
+          ws();
+          if (s[i] !== ":") fail();
+          i++;
+        }
+        value(depth + 1);
+        ws();
+        if (s[i] === ",") {
+          i++;
+          continue;
+        }
+        if (s[i] === close) {
+          i++;
+          return;
+        }
+        fail();
+      }
+    }
+    if (c === '"') return string();
+    if (c === "-" || (c >= "0" && c <= "9")) return number();
+    if (c === "t") return void literal("true");
+    if (c === "f") return void literal("false");
+    if (c === "n") return void literal("null");
+    fail();
+  };
+  try {
+    value(0);
+    ws();
+    return i < s.length ? i : -1;
+  } catch (at) {
+    return typeof at === "number" ? at : -1;
+  }
+}
+
 function lineOf(text: string, position: number): number {
   let line = 1;
   for (let i = 0; i < position && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
@@ -119,7 +196,8 @@ function parseJsonText(text: string, jsonLines: boolean): Json {
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     const pos = /position (\d+)/.exec(message)?.[1];
-    const where = pos ? ` near line ${lineOf(text, Number(pos))}` : "";
+    const offset = pos !== undefined ? Number(pos) : jsonErrorOffset(text);
+    const where = offset >= 0 ? ` near line ${lineOf(text, offset)}` : "";
     throw new ParseError(`The file is not valid JSON (syntax error${where}). Fix the syntax and upload again.`, { cause: err });
   }
 }

@@ -48,18 +48,24 @@ export function searchMethods(db: DB): SearchMethods {
   return {
     async ensureVectorIndex(indexName, dimension) {
       createVectorTable(db, indexName, dimension);
+      // Chunks embedded for another profile count as unembedded for this one, so the backfill
+      // (which looks for embedded_in IS NULL through a partial index) gives them vectors here.
+      db.prepare("UPDATE chunks SET embedded_in = NULL WHERE embedded_in IS NOT NULL AND embedded_in != ?").run(indexName);
     },
     async unembeddedChunks(indexName, limit, tenantId) {
-      const sql = `SELECT * FROM chunks WHERE (embedded_in IS NULL OR embedded_in != ?) ${tenantId ? "AND tenant_id = ?" : ""} ORDER BY id LIMIT ?`;
-      const rows = tenantId ? db.prepare(sql).all(indexName, tenantId, limit) : db.prepare(sql).all(indexName, limit);
+      // embedded_in is NULL for every chunk without a vector in the active index (see resetEmbedded)
+      void indexName;
+      const sql = `SELECT * FROM chunks WHERE embedded_in IS NULL ${tenantId ? "AND tenant_id = ?" : ""} ORDER BY id LIMIT ?`;
+      const rows = tenantId ? db.prepare(sql).all(tenantId, limit) : db.prepare(sql).all(limit);
       return (rows as Parameters<typeof toChunk>[0][]).map(toChunk);
     },
     async storeEmbeddings(indexName, items) {
       store(indexName, items);
     },
     async countUnembedded(indexName, tenantId) {
-      const sql = `SELECT count(*) AS n FROM chunks WHERE (embedded_in IS NULL OR embedded_in != ?) ${tenantId ? "AND tenant_id = ?" : ""}`;
-      const r = (tenantId ? db.prepare(sql).get(indexName, tenantId) : db.prepare(sql).get(indexName)) as { n: number };
+      void indexName;
+      const sql = `SELECT count(*) AS n FROM chunks WHERE embedded_in IS NULL ${tenantId ? "AND tenant_id = ?" : ""}`;
+      const r = (tenantId ? db.prepare(sql).get(tenantId) : db.prepare(sql).get()) as { n: number };
       return r.n;
     },
     async lexicalSearch(tenantId, sourceIds, match, limit, w) {

@@ -1,0 +1,216 @@
+// Shared bits of the content suites: a real server with one tenant, multipart uploads built by
+// hand (so file names reach the server exactly as written), polling, and a direct handle on the
+// server's SQLite file to check what the API cannot show (chunks, FTS and vector rows).
+import fs from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { expect } from "vitest";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+export type Res = Awaited<ReturnType<TestServer["call"]>>;
+
+export interface UploadFile {
+  name: string;
+  data: Buffer | string;
+  type?: string;
+}
+
+export interface Ctx {
+  s: TestServer;
+  tenantId: string;
+  key: string;
+  call(method: string, p: string, json?: unknown): Promise<Res>;
+}
+
+export async function startWithTenant(env: Record<string, string> = {}): Promise<Ctx> {
+  const s = await startServer(env);
+  const t = await s.tenant();
+  return { s, tenantId: t.id, key: t.adminKey, call: (method, p, json) => s.call(method, p, { key: t.adminKey, json }) };
+}
+
+/** A multipart/form-data body; `fields` come first, then every file under the field `files`. */
+export function multipart(fields: Record<string, string>, files: UploadFile[], fileField = "files"): { body: Buffer; contentType: string } {
+  const boundary = `----quarrytest${Math.random().toString(16).slice(2)}`;
+  const parts: Buffer[] = [];
+  for (const [k, v] of Object.entries(fields)) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  }
+  for (const f of files) {
+    const name = f.name.replace(/"/g, "%22");
+    parts.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${fileField}"; filename="${name}"\r\nContent-Type: ${f.type ?? "application/octet-stream"}\r\n\r\n`,
+      ),
+    );
+    parts.push(typeof f.data === "string" ? Buffer.from(f.data) : f.data);
+    parts.push(Buffer.from("\r\n"));
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(parts), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+export async function upload(c: Ctx, sourceId: string | null, files: UploadFile[], key: string | null = c.key): Promise<Res> {
+  const mp = multipart(sourceId === null ? {} : { data_source_id: sourceId }, files);
+  return c.s.call("POST", "/documents/upload", { key, body: new Uint8Array(mp.body), headers: { "content-type": mp.contentType } });
+}
+
+export async function createSource(c: Ctx, name = "files", extra: Record<string, unknown> = {}): Promise<any> {
+  const r = await c.call("POST", "/data-sources", { name, source_type: "upload", ...extra });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body;
+}
+
+export async function createCollection(c: Ctx, name = "col", data_source_ids: string[] = []): Promise<any> {
+  const r = await c.call("POST", "/collections", { name, data_source_ids });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  return r.body;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it returns a truthy value (returned) or the time is up (throws with the last value). */
+export async function waitFor<T>(fn: () => Promise<T | false | null | undefined>, what: string, timeoutMs = 30_000, everyMs = 50): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    last = v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(last)})`);
+    await sleep(everyMs);
+  }
+}
+
+const DONE = new Set(["indexed", "failed"]);
+
+/** Waits until every listed document is indexed or failed; returns them by id. */
+export async function settle(c: Ctx, ids: string[], timeoutMs = 60_000): Promise<Map<string, any>> {
+  return waitFor(
+    async () => {
+      const out = new Map<string, any>();
+      for (const id of ids) {
+        const r = await c.call("GET", `/documents/${id}`);
+        if (r.status !== 200 || !DONE.has(r.body.status)) return null;
+        out.set(id, r.body);
+      }
+      return out;
+    },
+    `documents ${ids.join(", ")} to settle`,
+    timeoutMs,
+    100,
+  );
+}
+
+/** Uploads, expects 202, waits for the batch, and returns the settled documents in upload order. */
+export async function uploadAndSettle(c: Ctx, sourceId: string, files: UploadFile[]): Promise<any[]> {
+  const r = await upload(c, sourceId, files);
+  expect(r.status, JSON.stringify(r.body)).toBe(202);
+  const done = await settle(
+    c,
+    r.body.map((d: any) => d.id),
+  );
+  return r.body.map((d: any) => done.get(d.id));
+}
+
+export async function chunksOf(c: Ctx, docId: string, limit = 1000): Promise<any> {
+  const r = await c.call("GET", `/documents/${docId}/chunks?limit=${limit}`);
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return r.body;
+}
+
+/** The server's database file, opened beside the server's own connection (WAL allows it). */
+export function openDb(dataDir: string): Database.Database {
+  const db = new Database(path.join(dataDir, "quarry.db"), { readonly: true });
+  db.pragma("busy_timeout = 5000");
+  return db;
+}
+
+export function vecTables(db: Database.Database): string[] {
+  return (
+    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'vec\\_%' ESCAPE '\\' AND sql LIKE '%vec0%'").all() as {
+      name: string;
+    }[]
+  ).map((r) => r.name);
+}
+
+/** Index rows the database holds for these chunk ids: chunks, FTS rows (by rowid) and vector rows. */
+export function indexRows(dataDir: string, chunkIds: number[]): { chunks: number; fts: number; vec: number } {
+  const db = openDb(dataDir);
+  try {
+    const ids = JSON.stringify(chunkIds);
+    const chunks = (db.prepare("SELECT count(*) AS n FROM chunks WHERE id IN (SELECT value FROM json_each(?))").get(ids) as any).n;
+    let fts = 0;
+    const ftsOne = db.prepare("SELECT count(*) AS n FROM chunks_fts WHERE rowid = ?");
+    for (const id of chunkIds) fts += (ftsOne.get(id) as any).n;
+    let vec = 0;
+    for (const t of vecTables(db)) {
+      const one = db.prepare(`SELECT count(*) AS n FROM ${t} WHERE chunk_id = ?`);
+      for (const id of chunkIds) vec += (one.get(BigInt(id)) as any).n;
+    }
+    return { chunks, fts, vec };
+  } finally {
+    db.close();
+  }
+}
+
+/** Chunk ids (integers) of a document, read from the database. */
+export function chunkIdsOf(dataDir: string, docIds: string[]): number[] {
+  const db = openDb(dataDir);
+  try {
+    return (db.prepare("SELECT id FROM chunks WHERE document_id IN (SELECT value FROM json_each(?))").all(JSON.stringify(docIds)) as { id: number }[]).map(
+      (r) => r.id,
+    );
+  } finally {
+    db.close();
+  }
+}
+
+/** Whole-table counts: chunks, chunks_fts, every vec_ table. */
+export function tableCounts(dataDir: string): { chunks: number; fts: number; vec: number; documents: number; jobs: number } {
+  const db = openDb(dataDir);
+  try {
+    const n = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    let vec = 0;
+    for (const t of vecTables(db)) vec += n(`SELECT count(*) AS n FROM ${t}`);
+    return {
+      chunks: n("SELECT count(*) AS n FROM chunks"),
+      fts: n("SELECT count(*) AS n FROM chunks_fts"),
+      vec,
+      documents: n("SELECT count(*) AS n FROM documents"),
+      jobs: n("SELECT count(*) AS n FROM jobs"),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+export function storedFile(dataDir: string, tenantId: string, docId: string): string {
+  return path.join(dataDir, "files", tenantId, docId);
+}
+
+export function tmpFiles(dataDir: string): string[] {
+  const dir = path.join(dataDir, "files", "tmp");
+  return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+}
+
+/** {"detail": "<sentence>"} with this status. */
+export function expectDetail(r: Res, status: number, ...mentions: (string | RegExp)[]): string {
+  expect(r.status, JSON.stringify(r.body)).toBe(status);
+  expect(Object.keys(r.body ?? {})).toEqual(["detail"]);
+  expect(typeof r.body.detail).toBe("string");
+  for (const m of mentions) {
+    if (typeof m === "string") expect(r.body.detail).toContain(m);
+    else expect(r.body.detail).toMatch(m);
+  }
+  return r.body.detail;
+}
+
+export function expect422(r: Res, ...loc: (string | number)[]): any[] {
+  expect(r.status, JSON.stringify(r.body)).toBe(422);
+  expect(Array.isArray(r.body.detail)).toBe(true);
+  if (loc.length) {
+    const hit = r.body.detail.find((i: any) => JSON.stringify(i.loc) === JSON.stringify(loc));
+    expect(hit, `no 422 item at ${JSON.stringify(loc)} in ${JSON.stringify(r.body)}`).toBeDefined();
+  }
+  return r.body.detail;
+}

@@ -1,0 +1,60 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { ParseError } from "../../src/ingest/parse/errors.js";
+import { closeParseWorkers, idleParseWorkerCount, parseIsolated } from "../../src/ingest/parse/isolated.js";
+import { makeDocx, makePdf } from "./fixtures.js";
+
+afterAll(async () => {
+  await closeParseWorkers();
+});
+
+describe("parseIsolated", () => {
+  it("parses a real PDF and DOCX in a worker thread", async () => {
+    const pdf = await makePdf([{ heading: "Overview", paragraphs: ["Isolated parsing keeps one bad file from stopping the others."] }, { paragraphs: ["Second page."] }]);
+    const doc = await parseIsolated(pdf, "pdf", "iso.pdf", { timeoutMs: 30_000, maxOldGenerationSizeMb: 256 });
+    expect(doc.kind).toBe("pdf");
+    expect(doc.title).toBe("Overview");
+    expect(doc.blocks.find((b) => b.text.startsWith("Second page"))?.page).toBe(2);
+
+    const docx = await parseIsolated(await makeDocx(), "docx", "iso.docx", { timeoutMs: 30_000, maxOldGenerationSizeMb: 256 });
+    expect(docx.blocks.filter((b) => b.type === "heading").map((b) => b.text)).toEqual(["Quarterly Report", "Regional Results", "Outlook"]);
+  });
+
+  it("passes parse errors through as ParseError", async () => {
+    const err = await parseIsolated(Buffer.from("  \n "), "text", "blank.txt", { timeoutMs: 30_000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ParseError);
+    expect((err as Error).message).toBe("The file contains no text to index.");
+  });
+
+  it("stops a parse that runs over its time limit, and the next parse still works", async () => {
+    const pdf = await makePdf(Array.from({ length: 30 }, (_, i) => ({ paragraphs: [`Page ${i + 1} text.`] })));
+    const err = await parseIsolated(pdf, "pdf", "slow.pdf", { timeoutMs: 5 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ParseError);
+    expect((err as Error).message).toBe("Parsing took longer than 5 ms and was stopped. Split the file into smaller files and upload again.");
+
+    const ok = await parseIsolated(Buffer.from("# Fine\n\nStill works."), "markdown", "ok.md", { timeoutMs: 30_000 });
+    expect(ok.title).toBe("Fine");
+  });
+
+  it("stops a parse that exceeds its memory limit", async () => {
+    const rows = Array.from({ length: 150_000 }, (_, i) => `row ${i},value ${i * 7},a longer description for row ${i}`);
+    const csv = Buffer.from(`name,value,description\n${rows.join("\n")}\n`);
+    const err = await parseIsolated(csv, "csv", "huge.csv", { timeoutMs: 30_000, maxOldGenerationSizeMb: 32 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ParseError);
+    expect((err as Error).message).toBe("Parsing needed more than 32 MB of memory and was stopped. Split the file into smaller files and upload again.");
+  });
+
+  it("runs parses concurrently and keeps finished workers warm for the next file", async () => {
+    await closeParseWorkers();
+    const docs = await Promise.all(
+      Array.from({ length: 3 }, (_, i) => parseIsolated(Buffer.from(`Document number ${i}.`), "text", `d${i}.txt`, { timeoutMs: 30_000 })),
+    );
+    expect(docs.map((d) => d.blocks[0].text)).toEqual(["Document number 0.", "Document number 1.", "Document number 2."]);
+    expect(idleParseWorkerCount()).toBe(2);
+    await parseIsolated(Buffer.from("warm"), "text", "warm.txt", { timeoutMs: 30_000 });
+    expect(idleParseWorkerCount()).toBe(2);
+    // A worker that timed out is never put back.
+    const pdf = await makePdf(Array.from({ length: 20 }, (_, i) => ({ paragraphs: [`Page ${i + 1}.`] })));
+    await expect(parseIsolated(pdf, "pdf", "t.pdf", { timeoutMs: 1 })).rejects.toThrow(/took longer than 1 ms/);
+    expect(idleParseWorkerCount()).toBe(1);
+  });
+});
