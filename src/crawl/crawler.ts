@@ -4,7 +4,8 @@
 // Decisions (also in the report to the lead):
 // - Order: the start URL first, alone; then its links, then /llms.txt links, then sitemap URLs,
 //   all at depth 1. With maxDepth 0 only the start URL is fetched (no sitemap, no llms.txt).
-// - Site: the start URL's host, ignoring a leading "www." and the http/https difference.
+// - Site: the start URL's host after redirects, ignoring a leading "www." and http/https; links
+//   to the other spelling are rewritten to the site's own before they are queued.
 // - include_paths: path prefixes. The start URL is always fetched so its links can be followed,
 //   but it is handed to the sink only when it matches.
 // - Identity of a page (CrawledPage.url): its rel=canonical URL when that is same-site and in
@@ -193,12 +194,28 @@ export async function runCrawl(options: CrawlOptions, sink: CrawlSink, signal?: 
 
   const inScope = (u: URL) => sameSite(u, site) && inIncludePaths(u, includePaths);
 
+  /**
+   * Normalised URL in the site's own spelling, or null when off-site: once the start page showed
+   * whether the site lives at www or the apex, on http or https, links to the other spelling are
+   * rewritten instead of being fetched only to redirect (and racing their twin in parallel).
+   */
+  const onSite = (raw: string): string | null => {
+    const norm = tryNormalizeUrl(raw);
+    if (!norm) return null;
+    const u = new URL(norm);
+    if (!sameSite(u, site)) return null;
+    if (u.hostname === site.hostname && u.protocol === site.protocol) return norm;
+    u.protocol = site.protocol;
+    u.hostname = site.hostname;
+    return normalizeUrl(u);
+  };
+
   const enqueue = (raw: string, depth: number, source: Source): void => {
     if (depth > maxDepth) return;
-    const norm = tryNormalizeUrl(raw);
+    const norm = onSite(raw);
     if (!norm || seen.has(norm)) return;
     const u = new URL(norm);
-    if (!sameSite(u, site) || !inIncludePaths(u, includePaths)) return;
+    if (!inIncludePaths(u, includePaths)) return;
     const trap = traps.admit(u, source === "sitemap" || source === "llms");
     if (trap) {
       seen.add(norm);
@@ -214,9 +231,8 @@ export async function runCrawl(options: CrawlOptions, sink: CrawlSink, signal?: 
     const out: string[] = [];
     const dedup = new Set<string>();
     for (const l of links) {
-      const n = tryNormalizeUrl(l);
+      const n = onSite(l);
       if (!n || dedup.has(n)) continue;
-      if (!sameSite(new URL(n), site)) continue;
       dedup.add(n);
       out.push(n);
       if (out.length >= MAX_LINKS_PER_PAGE) break;
@@ -313,7 +329,7 @@ export async function runCrawl(options: CrawlOptions, sink: CrawlSink, signal?: 
       claimed.add(item.url);
       claimed.add(finalNorm);
       const links = sameSiteLinks(prev.links ?? []);
-      if (isStart || inIncludePaths(url, includePaths)) {
+      if (!isStart || inIncludePaths(url, includePaths)) {
         await hand({
           url: item.url,
           finalUrl: res.finalUrl,
@@ -404,10 +420,9 @@ export async function runCrawl(options: CrawlOptions, sink: CrawlSink, signal?: 
         skipReason = "The page asks not to be indexed (robots noindex).";
       }
       if (a.canonical) {
-        const c = tryNormalizeUrl(a.canonical);
+        const c = onSite(a.canonical);
         if (c && c !== identity) {
-          const cu = new URL(c);
-          if (inScope(cu)) {
+          if (inIncludePaths(new URL(c), includePaths)) {
             if ((claimed.has(c) || already.has(c)) && handOver) {
               for (const l of links) enqueue(l, item.depth + 1, "link");
               skip(item.url, `Duplicate of its canonical URL ${c}.`);

@@ -117,7 +117,6 @@ export function createFetcher(options: FetcherOptions): Fetcher {
         onTooLarge: req.onTooLarge ?? "error",
         agent: checked.url.protocol === "https:" ? httpsAgent : httpAgent,
         timeoutError: () => abortError(deadline, timeoutMs, checked.url.href),
-        follow: maxRedirects >= 0,
       });
 
       const location = res.headers.location;
@@ -219,7 +218,6 @@ interface HopOptions {
   onTooLarge: "error" | "truncate";
   agent: http.Agent;
   timeoutError: () => FetchError;
-  follow: boolean;
 }
 
 interface HopResult {
@@ -282,7 +280,7 @@ function requestOnce(url: URL, addresses: ResolvedAddress[], o: HopOptions): Pro
         }
         const base = { status, statusText: res.statusMessage ?? "", headers: resHeaders };
         // Redirect bodies are never read; dropping the socket is cheaper than draining it.
-        if ((o.follow && REDIRECT_STATUSES.has(status) && resHeaders.location !== undefined) || o.method === "HEAD" || status === 204 || status === 304) {
+        if ((REDIRECT_STATUSES.has(status) && resHeaders.location !== undefined) || o.method === "HEAD" || status === 204 || status === 304) {
           res.destroy();
           finish(null, { ...base, body: Buffer.alloc(0), truncated: false });
           return;

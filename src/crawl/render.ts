@@ -28,6 +28,11 @@ export const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
+// Defence in depth: every request is meant to be answered by our route handler, so Chromium's own
+// network stack should never be used. Its resolver answers nothing and its direct connections
+// (preconnect hints, anything the interception misses) go to a closed loopback port.
+const NO_OWN_NETWORK_ARGS = ["--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>", "--dns-prefetch-disable"];
+
 const BLOCKED_RESOURCE_TYPES = new Set(["image", "media", "font"]);
 const HOP_BY_HOP = new Set(["content-encoding", "content-length", "transfer-encoding", "connection", "keep-alive"]);
 const NOT_FORWARDED = new Set(["host", "content-length", "accept-encoding", "connection", "user-agent"]);
@@ -111,7 +116,7 @@ export async function createRenderer(options: RendererOptions): Promise<Renderer
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath,
       headless: true,
-      args: CHROMIUM_ARGS,
+      args: [...CHROMIUM_ARGS, ...NO_OWN_NETWORK_ARGS],
       userAgent: options.userAgent ?? USER_AGENT,
       serviceWorkers: "block", // service workers would fetch outside our route handler
       acceptDownloads: false,
@@ -129,9 +134,14 @@ export async function createRenderer(options: RendererOptions): Promise<Renderer
   await context.route("**/*", async (route: Route) => {
     const request = route.request();
     const url = request.url();
-    const page = request.frame().page();
-    const state = states.get(page);
-    if (!state) return route.abort("blockedbyclient");
+    let page: Page | null = null;
+    try {
+      page = request.frame().page();
+    } catch {
+      // requests without a frame (workers) are not ours to serve
+    }
+    const state = page ? states.get(page) : undefined;
+    if (!page || !state) return route.abort("blockedbyclient");
     if (!/^https?:/i.test(url)) return route.continue();
     if (BLOCKED_RESOURCE_TYPES.has(request.resourceType())) return route.abort("blockedbyclient");
     if (state.mainBody && request.isNavigationRequest() && request.frame() === page.mainFrame() && url === state.mainUrl) {

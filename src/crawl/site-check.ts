@@ -16,7 +16,7 @@
 import { UrlPolicyError, describeError } from "./errors.js";
 import { createFetcher, type FetchResult } from "./fetcher.js";
 import { detectFormat, mimeType } from "./formats.js";
-import { DEFAULT_MAX_DEPTH, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, USER_AGENT } from "./limits.js";
+import { DEFAULT_MAX_DEPTH, DEFAULT_PAGE_LIMIT, MAX_CRAWL_DELAY_SECONDS, MAX_PAGE_LIMIT, USER_AGENT } from "./limits.js";
 import { analyzeHtml, decodeHtml, looksLikeMarkdown, markdownTwinCandidate, type HtmlAnalysis } from "./links.js";
 import { fetchLlmsTxt } from "./llms-txt.js";
 import { fetchRobots } from "./robots.js";
@@ -148,7 +148,8 @@ export async function checkSite(url: string, options: SiteCheckOptions = {}): Pr
       out.blocked_reason ??= `robots.txt disallows ${res.finalUrl} for QuarryBot; the site owner has to allow it.`;
       add("robots", "fail", out.blocked_reason);
     } else {
-      const delay = robots.crawlDelay ? ` Crawl-delay ${robots.crawlDelay} s: pages are fetched one at a time, that far apart.` : "";
+      const capped = robots.crawlDelay && robots.crawlDelay > MAX_CRAWL_DELAY_SECONDS ? ` (the crawler waits at most ${MAX_CRAWL_DELAY_SECONDS} s)` : "";
+      const delay = robots.crawlDelay ? ` Crawl-delay ${robots.crawlDelay} s${capped}: pages are fetched one at a time, that far apart.` : "";
       add("robots", robots.found ? "pass" : "info", `${robots.detail}${delay}`);
     }
 

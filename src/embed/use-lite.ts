@@ -205,16 +205,19 @@ export class UseLiteEmbedder implements Embedder {
       return Promise.reject(new EmbedderUnavailableError(this.state.detail ?? "The embedding model is unavailable."));
     }
     return new Promise((resolve, reject) => {
-      const job: Job = { texts, batchSize, priority, resolve, reject, attempts: 0 };
-      if (priority === "query") {
-        // Behind earlier queries, ahead of every passage job.
-        const firstPassage = this.queue.findIndex((j) => j.priority === "passage");
-        this.queue.splice(firstPassage < 0 ? this.queue.length : firstPassage, 0, job);
-      } else {
-        this.queue.push(job);
-      }
+      this.enqueue({ texts, batchSize, priority, resolve, reject, attempts: 0 }, false);
       this.dispatch();
     });
+  }
+
+  /** Queries go behind earlier queries and ahead of every passage job; a retried job goes first
+   * within its own priority. */
+  private enqueue(job: Job, retry: boolean): void {
+    const firstPassage = this.queue.findIndex((j) => j.priority === "passage");
+    const passagesAt = firstPassage < 0 ? this.queue.length : firstPassage;
+    if (job.priority === "query") this.queue.splice(retry ? 0 : passagesAt, 0, job);
+    else if (retry) this.queue.splice(passagesAt, 0, job);
+    else this.queue.push(job);
   }
 
   private dispatch(): void {
@@ -279,7 +282,8 @@ export class UseLiteEmbedder implements Embedder {
       slot.loadTimer = null;
       this.log.error({ timeoutMs: this.loadTimeoutMs }, "use-lite worker did not load the model in time");
       this.stopWorker(slot);
-      this.slotFailed(slot, `the model did not load within ${Math.round(this.loadTimeoutMs / 1000)} s`);
+      const limit = this.loadTimeoutMs >= 1000 ? `${Math.round(this.loadTimeoutMs / 1000)} s` : `${this.loadTimeoutMs} ms`;
+      this.slotFailed(slot, `the model did not load within ${limit}`);
     }, this.loadTimeoutMs);
     slot.loadTimer.unref();
 
@@ -354,7 +358,7 @@ export class UseLiteEmbedder implements Embedder {
     this.log.error({ code, role: slot.role }, "use-lite worker exited unexpectedly");
     const job = this.finish(slot);
     if (job) {
-      if (job.attempts < 2) this.queue.unshift(job); // the crash may not be the input's fault
+      if (job.attempts < 2) this.enqueue(job, true); // the crash may not be the input's fault
       else job.reject(new EmbeddingError(`The embedding worker exited (code ${code}) twice on this input.`, true));
     }
     if (!wasReady) {

@@ -76,12 +76,12 @@ export async function sniffFile(bytes: Buffer, filename: string, declaredMime?: 
 
   if (detected?.ext === "pdf") return { kind: "pdf" };
   if (isZip(bytes)) return sniffZip(bytes, ext);
-  if (detected && !TEXTUAL_DETECTIONS.has(detected.mime)) {
-    return { kind: null, reason: `the content is ${describeDetected(detected.ext)}, which is not a supported type` };
-  }
+  // Checked before trusting file-type further: FF FE also looks like an MPEG audio frame.
+  if (hasUtf16Bom(bytes)) return { kind: null, reason: "the text is UTF-16 encoded; save it as UTF-8" };
 
   const expected = EXTENSION_KINDS[ext];
   if (expected === "pdf" || expected === "docx") {
+    if (detected) return { kind: null, reason: `the name ends in ${ext} but the content is ${describeDetected(detected.ext)}` };
     return {
       kind: null,
       reason:
@@ -93,10 +93,24 @@ export async function sniffFile(bytes: Buffer, filename: string, declaredMime?: 
   if (KNOWN_UNSUPPORTED[ext]) return { kind: null, reason: KNOWN_UNSUPPORTED[ext] };
 
   const text = decodeUtf8Text(bytes);
-  if (text === null || controlCharRatio(text) > MAX_CONTROL_RATIO) {
-    return { kind: null, reason: "the content is binary or not UTF-8 text" };
+  const isText = text !== null && controlCharRatio(text) <= MAX_CONTROL_RATIO;
+  // Magic numbers are short; a text file may start with "MZ" or "ID3". Clean UTF-8 text under a
+  // text extension is text; anything else file-type recognises is that binary format.
+  if (detected && !TEXTUAL_DETECTIONS.has(detected.mime) && !(isText && expected !== undefined)) {
+    return { kind: null, reason: `the content is ${describeDetected(detected.ext)}, not a supported type` };
   }
+  if (!isText) return { kind: null, reason: textRefusal(bytes) };
   return { kind: textKind(text, ext, declaredMime) };
+}
+
+function hasUtf16Bom(bytes: Buffer): boolean {
+  return bytes.length >= 2 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff));
+}
+
+function textRefusal(bytes: Buffer): string {
+  const head = bytes.subarray(0, 64 * 1024);
+  if (head.includes(0)) return "the content is binary, not text";
+  return "the text is not UTF-8 encoded; save it as UTF-8";
 }
 
 export async function detectFileKind(bytes: Buffer, filename: string, declaredMime?: string): Promise<FileKind | null> {
@@ -129,7 +143,7 @@ function sniffZip(bytes: Buffer, ext: string): SniffResult {
 }
 
 function describeDetected(ext: string): string {
-  return /^[aeiou]/i.test(ext) ? `an ${ext.toUpperCase()} file` : `a ${ext.toUpperCase()} file`;
+  return `${ext.toUpperCase()} data`;
 }
 
 function textKind(text: string, ext: string, declaredMime?: string): FileKind {

@@ -113,6 +113,8 @@ export function createAccountService(deps: {
   // which addresses have accounts.
   let dummyHash: Promise<string> | null = null;
   const dummy = () => (dummyHash ??= hashPassword(randomBytes(16).toString("hex")));
+  // Computed up front so the first unknown-email login is not the slow (hash + verify) one.
+  void dummy().catch((err: unknown) => deps.log.error({ err }, "argon2 is not working"));
 
   function accountOut(user: UserRow, tenant: TenantRow): AccountOut {
     return { user: userOut(user), tenant: tenantOut(tenant), role: user.role, scopes: ROLE_SCOPES[user.role], plan: tenant.plan };
@@ -361,8 +363,9 @@ export function createAccountService(deps: {
           },
         ]);
       }
-      // Index entries and stored files first: if that fails the workspace is still whole and
-      // the deletion can be retried; the rows then go in one statement.
+      // Index entries and stored files first: if that fails, the tenant row (and with it every
+      // credential) still exists and the owner can simply retry. The rows then go in one
+      // statement through ON DELETE CASCADE.
       await deps.purgeTenantContent(tenant.id);
       await accounts.deleteTenant(tenant.id);
       deps.log.info({ tenant: tenant.id }, "workspace deleted");

@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   createEmbedder,
@@ -94,6 +95,11 @@ describe("onnx embedder", () => {
     // keeps it); chunk sizes keep real inputs below the limit, so this only touches outliers.
     const truncated = ids.slice(0, 8);
     expect(maxDiff(v, expectedVector(tiny, truncated, "mean"))).toBeLessThan(1e-5);
+  });
+
+  it("accepts the app's pino logger", async () => {
+    const e = open(createEmbedder(profile({ pooling: "mean" }), { modelsDir, allowDownload: false, logger: pino({ level: "silent" }) }));
+    expect(await e.whenReady()).toBe(true);
   });
 
   it("reports a dimension mismatch at startup", async () => {

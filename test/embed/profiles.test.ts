@@ -123,6 +123,7 @@ describe("profiles file", () => {
     ["bad index name", [{ ...minimal, index_name: "Vec-1" }], /index_name must be null or a lowercase SQL identifier/],
     ["bad pooling", [{ ...minimal, options: { pooling: "max" } }], /profiles\[0\]\.options\.pooling must be "cls" or "mean" \(got "max"\)/],
     ["bad base_url", [{ ...minimal, provider: "openai", options: { base_url: "localhost:8080" } }], /options\.base_url must be an http\(s\) URL/],
+    ["use-lite with another dimension", [{ ...minimal, provider: "use-lite", dimension: 384, max_input_tokens: 128 }], /profiles\[0\]\.dimension must be 512 for provider "use-lite"/],
     ["duplicate names", [minimal, minimal], /profiles\[1\]\.name "mine" is defined twice/],
   ];
   it.each(bad)("rejects %s with a message naming the file and field", (name, content, message) => {

@@ -92,9 +92,11 @@ describe("use-lite embedder", () => {
     clearInterval(timer);
     expect(vectors).toHaveLength(500);
     expect(vectors.every((v) => v.length === 512)).toBe(true);
-    // Embedding on the main thread would block it for seconds; the timer would barely tick.
-    expect(ticks).toBeGreaterThan((elapsed / 10) * 0.5);
-    expect(maxGap).toBeLessThan(250);
+    // Embedding on the main thread would block it for a second or more per batch, and the timer
+    // would barely tick. The margins leave room for a busy CI machine (other suites share the cores).
+    const seen = { ticks, expected: Math.round(elapsed / 10), maxGap: Math.round(maxGap) };
+    expect(seen.ticks, JSON.stringify(seen)).toBeGreaterThan(seen.expected * 0.3);
+    expect(seen.maxGap, JSON.stringify(seen)).toBeLessThan(500);
   }, 60_000);
 
   it("answers a query while a large upload is being embedded", async () => {
@@ -126,6 +128,28 @@ describe("use-lite embedder", () => {
     expect(hitMs).toBeLessThan(5);
   });
 
+  it("survives a worker that dies mid-job: the job is retried and the worker replaced", async () => {
+    const errors: string[] = [];
+    const logger = { info() {}, warn() {}, error: (_o: unknown, msg?: string) => void errors.push(String(msg)) };
+    const e = new UseLiteEmbedder(profile, { poolSize: 2, queryWorker: false, logger });
+    expect(await e.whenReady()).toBe(true);
+    await expect.poll(() => e.stats().readyWorkers, { timeout: 30_000 }).toBe(2);
+    const texts = Array.from({ length: 96 }, (_, i) => `Crash test passage number ${i} about storage engines.`);
+    const expected = await e.embedPassages(texts);
+    const pending = e.embedPassages(texts);
+    await new Promise((r) => setTimeout(r, 20));
+    // Kill a busy worker from outside, as an out-of-memory abort would.
+    const slots = e["slots"] as { worker: { terminate(): Promise<number> } | null; job: unknown }[];
+    const busy = slots.find((s) => s.job !== null && s.worker !== null) ?? slots[0];
+    await busy.worker!.terminate();
+    const got = await pending;
+    got.forEach((v, i) => expect(maxDiff(v, expected[i])).toBeLessThan(1e-5));
+    await expect.poll(() => e.stats().readyWorkers, { timeout: 30_000 }).toBe(2);
+    expect(e.status().state).toBe("ready");
+    expect(errors).toContain("use-lite worker exited unexpectedly");
+    await e.close();
+  }, 60_000);
+
   it("rejects calls after close", async () => {
     const e = createEmbedder(profile, { modelsDir: "/nonexistent", allowDownload: false, poolSize: 1, queryWorker: false });
     expect(await e.whenReady()).toBe(true);
@@ -133,6 +157,19 @@ describe("use-lite embedder", () => {
     await e.close();
     await expect(e.embedQuery("hello")).rejects.toBeInstanceOf(EmbedderUnavailableError);
   }, 60_000);
+
+  it("reports unavailable, and rejects calls, when the model cannot load", async () => {
+    // A load timeout is the one load failure we can cause without breaking the installed package.
+    const e = new UseLiteEmbedder(profile, { poolSize: 1, queryWorker: false, loadTimeoutMs: 1 });
+    expect(await e.whenReady()).toBe(false);
+    expect(e.status()).toEqual({
+      state: "unavailable",
+      detail: expect.stringMatching(/could not be loaded: the model did not load within 1 ms\. Check that the npm packages/),
+    });
+    await expect(e.embedPassages(["x"])).rejects.toBeInstanceOf(EmbedderUnavailableError);
+    await expect(e.embedQuery("x")).rejects.toThrow(/did not load within 1 ms/);
+    await e.close();
+  });
 
   it("refuses a use-lite profile whose dimension is not 512", () => {
     expect(() => new UseLiteEmbedder({ ...profile, dimension: 384 })).toThrow(/declares dimension 384. Set "dimension": 512/);

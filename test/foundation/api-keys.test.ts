@@ -5,14 +5,14 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { ISO_DATE_TIME, PLATFORM_KEY, expectDetail, issueAt, makeKey, openDb } from "./helpers.js";
+import { ISO_DATE_TIME, PLATFORM_KEY, expectDetail, issueAt, makeKey, openDb, LIGHT_ENV } from "./helpers.js";
 
 let s: TestServer;
 let admin: string;
 let tenantId: string;
 
 beforeAll(async () => {
-  s = await startServer();
+  s = await startServer(LIGHT_ENV);
   const t = await s.tenant("Key Owner");
   admin = t.adminKey;
   tenantId = t.id;

@@ -3,14 +3,14 @@
 // with X-Tenant-Id, and the "Done when" script end to end.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { CONTRACT_ENDPOINTS, PLATFORM_KEY, concrete, expectDetail, makeKey, openDb } from "./helpers.js";
+import { CONTRACT_ENDPOINTS, PLATFORM_KEY, concrete, expectDetail, makeKey, openDb, LIGHT_ENV } from "./helpers.js";
 
 let s: TestServer;
 let t: { id: string; slug: string; adminKey: string };
 let keys: { search: string; ingest: string; admin: string };
 
 beforeAll(async () => {
-  s = await startServer();
+  s = await startServer(LIGHT_ENV);
   t = await s.tenant("Scopes Inc");
   keys = {
     search: (await makeKey(s, t.adminKey, ["search"])).key,

@@ -2,16 +2,17 @@
 // unknown fields, wrong types, out-of-range and huge numbers, empty strings, NUL bytes, deep
 // nesting, very long headers and URLs. Each gets a clear 4xx (never a 500), and afterwards the
 // service still answers.
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { PLATFORM_KEY, expect422, expectDetail, issueAt, rawRequest, type Res } from "./helpers.js";
+import { PLATFORM_KEY, expect422, expectDetail, issueAt, rawRequest, type Res, LIGHT_ENV } from "./helpers.js";
 
 let s: TestServer;
 let admin: string;
 const statuses: { label: string; status: number }[] = [];
 
 beforeAll(async () => {
-  s = await startServer();
+  s = await startServer(LIGHT_ENV);
   admin = (await s.tenant("Bad Input Co")).adminKey;
 });
 afterAll(async () => {
@@ -206,6 +207,23 @@ describe("headers and URLs", () => {
     expect(r.status).toBe(431);
     expect(r.headers["content-type"]).toMatch(/^application\/json/);
     expect(JSON.parse(r.text)).toEqual({ detail: expect.stringMatching(/header/i) });
+  });
+
+  it("answers a request that is not HTTP with 400 and a JSON detail", async () => {
+    const { port } = new URL(s.url);
+    const answer = await new Promise<string>((resolve) => {
+      let text = "";
+      const sock = net.connect(Number(port), "127.0.0.1", () => sock.write("HELLO THERE\r\n\r\n"));
+      sock.setEncoding("utf8");
+      sock.on("data", (c: string) => (text += c));
+      sock.on("close", () => resolve(text));
+      sock.on("error", () => resolve(text));
+      sock.setTimeout(5000, () => sock.destroy());
+    });
+    statuses.push({ label: "not HTTP", status: Number(answer.split(" ")[1]) });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toMatch(/content-type: application\/json/i);
+    expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toEqual({ detail: expect.any(String) });
   });
 
   it("survives a 200 KB header and many headers (4xx or a closed connection)", async () => {

@@ -5,13 +5,13 @@ import { Type } from "@sinclair/typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp, type App } from "../../src/http/app.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { PLATFORM_KEY, expect422, expectDetail, issueAt, makeKey } from "./helpers.js";
+import { PLATFORM_KEY, expect422, expectDetail, issueAt, makeKey, LIGHT_ENV } from "./helpers.js";
 
 let s: TestServer;
 let admin: string;
 
 beforeAll(async () => {
-  s = await startServer();
+  s = await startServer(LIGHT_ENV);
   admin = (await s.tenant("Errors Co")).adminKey;
 });
 afterAll(async () => {
@@ -133,6 +133,7 @@ describe("422 for query and path validation", () => {
     it("authenticates before validating the path", async () => {
       const res = await fetch(`${url}/__probe/items/abc`);
       expect(res.status).toBe(401);
+      expect((await res.json()).detail).toBeTypeOf("string");
     });
   });
 });

@@ -162,3 +162,11 @@ export const CONTRACT_ENDPOINTS: [method: string, path: string, scope: ContractS
 
 /** A concrete URL for a contract path: every {param} becomes a made-up id. */
 export const concrete = (p: string) => p.replace(/\{(\w+)\}/g, (_m, name: string) => `${name.replace(/_id$/, "")}_nope`);
+
+/**
+ * Server settings for suites that never embed: an ONNX profile whose model is absent (MODELS_DIR
+ * defaults to the empty DATA_DIR/models, downloads off), so the server starts in about a second
+ * instead of loading the default model in worker threads. The service runs "degraded" (lexical
+ * search), which is exactly the state the foundation rules must hold in too.
+ */
+export const LIGHT_ENV: Record<string, string> = { EMBEDDING_PROFILE: "bge-small-en-v1.5", ALLOW_MODEL_DOWNLOAD: "false" };

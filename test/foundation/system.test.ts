@@ -2,11 +2,12 @@
 // profiles, /openai-tools.json, /openapi.json (complete against the contract) and /docs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { CONTRACT_ENDPOINTS, ISO_DATE_TIME, PLATFORM_KEY, expectDetail, makeKey } from "./helpers.js";
+import { CONTRACT_ENDPOINTS, ISO_DATE_TIME, LIGHT_ENV, PLATFORM_KEY, expectDetail, makeKey } from "./helpers.js";
 
 let s: TestServer;
 let t: { id: string; slug: string; adminKey: string };
 
+// the default deployment (default embedding profile), so the profile endpoints show what users get
 beforeAll(async () => {
   s = await startServer();
   t = await s.tenant("System Tenant");
@@ -44,9 +45,18 @@ describe("GET /health", () => {
     expectHealthContract(await s.call("GET", "/health", { headers: { authorization: "Basic Zm9vOmJhcg==" } }));
   });
 
-  it("reports a database that is down with 503 and a detail, without crashing", async () => {
-    const other = await startServer();
+  it("reports a missing model without failing health, and a database that is down with 503", async () => {
+    const other = await startServer(LIGHT_ENV);
     try {
+      // no model files for the active profile: said so, but search still answers lexically
+      await other.rt.embedder?.whenReady();
+      const degraded = await other.call("GET", "/health");
+      expectHealthContract(degraded);
+      const model = degraded.body.checks.model;
+      expect(model, "the model is reported").toBeDefined();
+      expect(model.status).not.toBe("up");
+      expect(model.detail).toMatch(/MODELS_DIR|download/i);
+
       await other.rt.store.close();
       const r = await other.call("GET", "/health");
       expectHealthContract(r);
@@ -288,5 +298,16 @@ describe("GET /docs", () => {
     const html = await res.text();
     expect(html).toMatch(/<html/i);
     expect(html.length).toBeGreaterThan(200);
+    // the page's own scripts and styles load, and it reads the same document as /openapi.json
+    const assets = [...html.matchAll(/(?:src|href)="(\/docs\/[^"]+\.(?:js|css))"/g)].map((m) => m[1]);
+    expect(assets.length).toBeGreaterThanOrEqual(2);
+    for (const a of assets) {
+      const res = await fetch(`${s.url}${a}`);
+      await res.arrayBuffer(); // read it all, or the open response holds the server's close
+      expect(res.status, a).toBe(200);
+    }
+    const spec = await (await fetch(`${s.url}/docs/json`)).json();
+    expect(spec.info.version).toBe("0.2.0");
+    expect(Object.keys(spec.paths).sort()).toEqual(Object.keys((await s.call("GET", "/openapi.json")).body.paths).sort());
   });
 });

@@ -2,13 +2,13 @@
 // the contract states it, slug derivation and uniqueness, and the first admin key.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { ISO_DATE_TIME, PLATFORM_KEY, expectDetail, issueAt, makeKey } from "./helpers.js";
+import { ISO_DATE_TIME, PLATFORM_KEY, expectDetail, issueAt, makeKey, LIGHT_ENV } from "./helpers.js";
 
 let s: TestServer;
 const P = PLATFORM_KEY;
 
 beforeAll(async () => {
-  s = await startServer();
+  s = await startServer(LIGHT_ENV);
 });
 afterAll(async () => {
   await s?.close();
@@ -65,6 +65,15 @@ describe("POST /tenants", () => {
     expect(slugs[0]).toBe("same-name");
     expect(new Set(slugs).size).toBe(3);
     for (const slug of slugs) expect(slug).toMatch(/^same-name(-\d+)?$/);
+  });
+
+  it("makes derived slugs unique under concurrent creation too (never 409 for a slug nobody chose)", async () => {
+    const rs = await Promise.all(Array.from({ length: 8 }, () => create({ name: "Race Condition Ltd" })));
+    expect(rs.map((r) => r.status)).toEqual(Array(8).fill(201));
+    expect(new Set(rs.map((r) => r.body.tenant.slug)).size).toBe(8);
+    // and exactly one of several concurrent claims of the same explicit slug wins
+    const claims = await Promise.all(Array.from({ length: 5 }, (_, i) => create({ name: `Claim ${i}`, slug: "contested" })));
+    expect(claims.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
   });
 
   it("derives a valid slug of at most 80 characters from a long or symbol-only name", async () => {

@@ -1,3 +1,4 @@
+import { Document, Packer, Paragraph } from "docx";
 import { describe, expect, it } from "vitest";
 import { chunkDocument } from "../../src/ingest/chunk.js";
 import { ParseError } from "../../src/ingest/parse/errors.js";
@@ -238,6 +239,13 @@ describe("docx", () => {
     ]);
     const chunks = chunkDocument(doc, { chunkSizeTokens: 256, chunkOverlapTokens: 0 });
     expect(chunks.map((c) => c.headingPath)).toEqual([[], ["Regional Results"], ["Outlook"]]);
+  });
+
+  it("takes the title from document properties when there is no H1", async () => {
+    const plain = new Document({ title: "Board Minutes", sections: [{ children: [new Paragraph("Only a paragraph here.")] }] });
+    const doc = await parseDocument(await Packer.toBuffer(plain), "docx", "minutes.docx");
+    expect(doc.title).toBe("Board Minutes");
+    expect(doc.blocks).toEqual([{ type: "paragraph", text: "Only a paragraph here." }]);
   });
 
   it("reports a truncated DOCX as corrupt with an actionable message", async () => {

@@ -100,12 +100,26 @@ describe("detectFileKind: text formats", () => {
     expect(await detectFileKind(utf8("{\\rtf1 hello}"), "old.rtf")).toBeNull();
   });
 
+  it("explains refused text encodings", async () => {
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("hello", "utf16le")]);
+    expect(await sniffFile(utf16, "notes.txt")).toEqual({ kind: null, reason: "the text is UTF-16 encoded; save it as UTF-8" });
+    expect(await sniffFile(Buffer.from([0x63, 0x61, 0x66, 0xe9]), "latin1.txt")).toEqual({
+      kind: null,
+      reason: "the text is not UTF-8 encoded; save it as UTF-8",
+    });
+  });
+
+  it("trusts clean text under a text extension even if it starts like a magic number", async () => {
+    expect(await detectFileKind(utf8("ID3 tags are explained below.\n\nMore text."), "id3-notes.md")).toBe("markdown");
+    expect(await detectFileKind(utf8("MZ is the DOS header magic."), "notes.txt")).toBe("text");
+  });
+
   it("exports the supported types for 415 messages", () => {
     expect(SUPPORTED_EXTENSIONS).toContain(".pdf");
     expect(SUPPORTED_EXTENSIONS).toContain(".docx");
     expect(SUPPORTED_FILE_TYPES_TEXT).toMatch(/PDF.*Word.*HTML.*Markdown.*CSV.*JSON/);
-    const msg = unsupportedFileMessage("../evil\u202Egpj.exe", "the content is an EXE file");
-    expect(msg).toContain('"evilgpj.exe" is not a supported file type (the content is an EXE file). Supported: PDF');
+    const msg = unsupportedFileMessage("../evil\u202Egpj.exe", "the content is EXE data");
+    expect(msg).toContain('"evilgpj.exe" is not a supported file type (the content is EXE data). Supported: PDF');
   });
 });
 

@@ -124,8 +124,8 @@ export function htmlToBlocks(html: string, opts: { fragment?: boolean } = {}): H
   const metadata: Record<string, unknown> = {};
   if (lang) metadata.lang = lang;
   if (article?.byline) metadata.byline = cleanInline(article.byline);
-  if (article?.siteName) metadata.siteName = cleanInline(article.siteName);
-  if (article?.publishedTime) metadata.publishedTime = article.publishedTime;
+  if (article?.siteName) metadata.site_name = cleanInline(article.siteName);
+  if (article?.publishedTime) metadata.published_time = article.publishedTime;
 
   const { blocks } = markdownToBlocks(turndown().turndown(contentHtml));
   return { blocks, title, metadata };
