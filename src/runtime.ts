@@ -21,7 +21,11 @@ import { createDocumentService, type DocumentService } from "./services/document
 import { createIngestService, type IngestService } from "./services/ingest.js";
 import { createBackfillScheduler, type BackfillScheduler } from "./services/backfill.js";
 import { createSearchService, type SearchService } from "./services/search.js";
+import { createBenchmarkService, type BenchmarkService } from "./services/benchmarks.js";
+import { beirDataDir, createIndustryBenchmarkService, type IndustryBenchmarkService } from "./services/industry-benchmarks.js";
+import { createBeirImporter } from "./services/beir-import.js";
 import { createEmbeddedQueue, type JobQueue } from "./jobs/embedded-queue.js";
+import { createCrawlQueue, createCrawlService, type CrawlService } from "./services/crawls.js";
 import { createEngine, type Engine } from "./search/engine.js";
 import { createEmbedder } from "./embed/index.js";
 import type { Embedder } from "./embed/types.js";
@@ -50,8 +54,16 @@ export interface Runtime {
   ingest: IngestService;
   backfill: BackfillScheduler;
   search: SearchService;
+  /** benchmark suites and runs */
+  benchmarks: BenchmarkService;
+  /** public BEIR question sets: catalogue and import */
+  industryBenchmarks: IndustryBenchmarkService;
   engine: Engine;
   queue: JobQueue;
+  /** website crawls: site check, crawl jobs and their handler */
+  crawls: CrawlService;
+  /** the crawl jobs' own queue instance, so long crawls never take the ingest workers */
+  crawlQueue: JobQueue;
   /** null when the active profile cannot be served at all (see createEmbedder) */
   embedder: Embedder | null;
   /**
@@ -109,6 +121,15 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
     log,
     onGiveUp: (job, error) => ingest.giveUp(job, error),
   });
+  const crawls = createCrawlService({
+    store,
+    files,
+    log,
+    config: { allowPrivateNetworks: config.crawlAllowPrivateNetworks, renderJs: config.crawlRenderJs },
+    queue: () => crawlQueue,
+    onDocumentsQueued: () => queue.notify(),
+  });
+  const crawlQueue = createCrawlQueue({ store, crawls, log });
   const engine = createEngine({ content: store.content, profile: activeProfile, embedder });
   const backfill = createBackfillScheduler({ ingest, embedder, log });
   void embedder?.whenReady().then((ok) => {
@@ -134,6 +155,22 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
     sessions: accounts.resolveSession,
     requireEmailVerification: config.requireEmailVerification,
   });
+  const search = createSearchService({ store, engine, quotas });
+  const benchmarks = createBenchmarkService({ store, search, quotas });
+  const industryBenchmarks = createIndustryBenchmarkService({
+    dataDir: beirDataDir(process.env, config.dataDir),
+    importer: createBeirImporter({
+      store,
+      files,
+      ingest,
+      // through rt, like accounts: whatever rt's services are when an import runs
+      collections: { create: (p, body) => rt.collections.create(p, body) },
+      sources: { create: (p, body) => rt.sources.create(p, body) },
+      benchmarks,
+      log,
+      onUnembedded: () => backfill.request(),
+    }),
+  });
   const rt: Runtime = {
     config,
     log,
@@ -148,13 +185,17 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
     mailer,
     files,
     collections: createCollectionService({ store }),
-    sources: createSourceService({ store, files }),
+    sources: createSourceService({ store, files, isSyncing: (id) => crawls.isSyncing(id) }),
     documents: createDocumentService({ store, files, profileName: activeProfile.name, onQueued: () => queue.notify() }),
     ingest,
     backfill,
-    search: createSearchService({ store, engine, quotas }),
+    search,
+    benchmarks,
+    industryBenchmarks,
     engine,
     queue,
+    crawls,
+    crawlQueue,
     embedder,
     purgeTenantContent,
     limits: { pageSizeLimitBytes: PAGE_SIZE_LIMIT_BYTES, maxPageLimit: MAX_PAGE_LIMIT, fileTypes: [...SUPPORTED_FILE_TYPES] },
@@ -163,9 +204,11 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
       const model = embedder?.status() ?? { state: "unavailable", detail: null };
       const pending = await store.content.pendingJobCount().catch(() => null);
       return {
-        queue: queue.running()
-          ? { status: "up", detail: `embedded queue, ${pending ?? "?"} jobs pending` }
-          : { status: "down", detail: "the job workers are not running" },
+        queue: !queue.running()
+          ? { status: "down", detail: "the job workers are not running" }
+          : !crawlQueue.running()
+            ? { status: "down", detail: "the crawl workers are not running; crawls cannot start" }
+            : { status: "up", detail: `embedded queue, ${pending ?? "?"} jobs pending` },
         index: await store.content
           .countUnembedded(activeProfile.index_name!)
           .then((n) => ({ status: "up" as const, detail: `lexical (FTS5) and vector (sqlite-vec) indexes; ${n} chunks awaiting vectors` }))
@@ -175,13 +218,19 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
     },
     userOut: (userId) => accounts.userOut(userId),
     async close() {
+      await industryBenchmarks.close();
       await backfill.stop();
+      const crawlWorkersStopped = crawlQueue.stop(); // stops claiming at once
+      await crawls.shutdown(); // running crawls go back to queued and resume at next start
+      await crawlWorkersStopped;
       await queue.stop();
       await embedder?.close();
       await mailer.close();
       await store.close();
     },
   };
-  await queue.start();
+  await queue.start(); // requeues jobs of every kind left running by a dead process
+  await crawls.recover();
+  await crawlQueue.start();
   return rt;
 }

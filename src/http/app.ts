@@ -23,6 +23,8 @@ import { collectionRoutes } from "./routes/collections.js";
 import { dataSourceRoutes } from "./routes/data-sources.js";
 import { documentRoutes } from "./routes/documents.js";
 import { searchRoutes } from "./routes/search.js";
+import { crawlRoutes } from "./routes/crawl.js";
+import { benchmarkRoutes } from "./routes/benchmarks.js";
 
 export type App = FastifyInstance;
 
@@ -100,6 +102,8 @@ export async function buildApp(rt: Runtime): Promise<App> {
   await app.register(dataSourceRoutes(rt));
   await app.register(documentRoutes(rt));
   await app.register(searchRoutes(rt));
+  await app.register(crawlRoutes(rt));
+  await app.register(benchmarkRoutes(rt));
   await app.register(pendingRoutes());
   return app;
 }

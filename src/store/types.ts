@@ -4,6 +4,8 @@
 // coarse (one use case, one atomic unit) so both backends can make each one a transaction.
 import type { ContentStore } from "./content-types.js";
 import type { AccountStore, QuotaStore } from "./account-types.js";
+import type { BenchmarkStore } from "./benchmark-types.js";
+import type { CrawlStore } from "./crawl-types.js";
 
 export type Scope = "search" | "ingest" | "admin" | "platform";
 
@@ -73,6 +75,8 @@ export interface Store {
   usage: UsageStore;
   accounts: AccountStore;
   quotas: QuotaStore;
+  benchmarks: BenchmarkStore;
+  crawls: CrawlStore;
   /** throws when the database cannot answer */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -4,13 +4,10 @@
 import type { FastifyPluginAsync } from "fastify";
 import { Type, type TSchema } from "@sinclair/typebox";
 import type { Scope } from "../../store/types.js";
-import { Empty, errors, ref } from "../schemas/common.js";
+import { errors, ref } from "../schemas/common.js";
 import { notImplemented } from "../../services/errors.js";
 import * as C from "../schemas/content.js";
 import * as S from "../schemas/search.js";
-import * as K from "../schemas/crawl.js";
-import * as B from "../schemas/benchmarks.js";
-import { AnyObject } from "../schemas/identity.js";
 
 interface Pending {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -25,22 +22,7 @@ interface Pending {
   feature: string;
 }
 
-export const PENDING: Pending[] = [
-  // crawling
-  { method: "POST", url: "/crawl/check", scope: "ingest", tag: "crawl", summary: "Check a site before crawling; indexes nothing", body: ref(K.SiteCheckRequest), status: 200, response: ref(K.SiteCheckOut), feature: "crawl" },
-  { method: "POST", url: "/crawl", scope: "ingest", tag: "crawl", summary: "Start a crawl", body: ref(K.CrawlCreate), status: 202, response: ref(K.CrawlOut), feature: "crawl" },
-  { method: "GET", url: "/crawl", scope: "search", tag: "crawl", summary: "List crawl jobs", status: 200, response: Type.Array(ref(K.CrawlOut)), feature: "crawl" },
-  { method: "GET", url: "/crawl/:job_id", scope: "search", tag: "crawl", summary: "Get a crawl job", status: 200, response: ref(K.CrawlOut), feature: "crawl" },
-  { method: "POST", url: "/crawl/:job_id/cancel", scope: "ingest", tag: "crawl", summary: "Cancel a running crawl (indexed pages stay)", status: 200, response: ref(K.CrawlOut), feature: "crawl" },
-  { method: "POST", url: "/crawl/:job_id/retry", scope: "ingest", tag: "crawl", summary: "Resume a failed or cancelled crawl", status: 202, response: ref(K.CrawlOut), feature: "crawl" },
-  // benchmarks
-  { method: "POST", url: "/benchmarks", scope: "ingest", tag: "benchmarks", summary: "Create a benchmark suite", body: ref(B.BenchmarkSuiteCreate), status: 201, response: ref(B.BenchmarkSuiteOut), feature: "benchmarks" },
-  { method: "GET", url: "/benchmarks", scope: "search", tag: "benchmarks", summary: "List suites with their latest scores", status: 200, response: Type.Array(ref(B.BenchmarkSuiteOut)), feature: "benchmarks" },
-  { method: "GET", url: "/benchmarks/:suite_id", scope: "search", tag: "benchmarks", summary: "Get a suite with its cases and runs", status: 200, response: ref(B.BenchmarkSuiteOut), feature: "benchmarks" },
-  { method: "POST", url: "/benchmarks/:suite_id/run", scope: "ingest", tag: "benchmarks", summary: "Run every case now", status: 200, response: ref(B.BenchmarkRunOut), feature: "benchmarks" },
-  { method: "DELETE", url: "/benchmarks/:suite_id", scope: "ingest", tag: "benchmarks", summary: "Delete a suite", status: 204, response: Empty, feature: "benchmarks" },
-  { method: "GET", url: "/industry-benchmarks", scope: "search", tag: "benchmarks", summary: "Ready-made public question sets", status: 200, response: Type.Array(AnyObject), feature: "benchmarks" },
-];
+export const PENDING: Pending[] = [];
 
 export function pendingRoutes(): FastifyPluginAsync {
   return async (app) => {

@@ -7,6 +7,8 @@ import { sqliteUsage } from "./usage.js";
 import { sqliteAccounts } from "./accounts.js";
 import { sqliteQuotas } from "./quotas.js";
 import { sqliteContent } from "./content/index.js";
+import { sqliteBenchmarks } from "./benchmarks.js";
+import { sqliteCrawls } from "./crawls.js";
 
 export interface SqliteStore extends Store {
   readonly db: DB;
@@ -23,6 +25,8 @@ export function openSqliteStore(dataDir: string): SqliteStore {
     accounts: sqliteAccounts(db),
     quotas: sqliteQuotas(db),
     content: sqliteContent(db),
+    benchmarks: sqliteBenchmarks(db),
+    crawls: sqliteCrawls(db),
     async ping() {
       db.prepare("SELECT 1").get();
     },

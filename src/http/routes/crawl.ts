@@ -1,0 +1,88 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import type { Runtime } from "../../runtime.js";
+import { errors, ref } from "../schemas/common.js";
+import { CrawlCreate, CrawlOut, SiteCheckOut, SiteCheckRequest } from "../schemas/crawl.js";
+import { needs } from "../route-config.js";
+
+const JobParams = Type.Object({ job_id: Type.String() });
+
+export const crawlRoutes =
+  (rt: Runtime): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const tags = ["crawl"];
+    const svc = rt.crawls;
+    app.post(
+      "/crawl/check",
+      {
+        config: needs("ingest"),
+        schema: {
+          tags,
+          summary: "Check a site before crawling; indexes nothing",
+          description: "Fetches a handful of URLs (start page, robots.txt, sitemaps, llms.txt, a Markdown twin) with timeouts. A URL the crawl policy refuses answers 400.",
+          body: ref(SiteCheckRequest),
+          response: { 200: ref(SiteCheckOut), ...errors(400, 401, 403, 422) },
+        },
+      },
+      async (req) => svc.check(req.principal!, req.body.url),
+    );
+    app.post(
+      "/crawl",
+      {
+        config: needs("ingest"),
+        schema: {
+          tags,
+          summary: "Start a crawl",
+          description:
+            "Creates a website data source when data_source_id is not given (attached to collection_id when given), saves the crawl settings in its configuration and queues the crawl. 400: a URL the crawl policy refuses, or render_js where the deployment does not allow it. 409: the source already has a queued or running crawl. 503: the crawl queue is not running; nothing was started.",
+          body: ref(CrawlCreate),
+          response: { 202: ref(CrawlOut), ...errors(400, 401, 403, 404, 409, 422, 429, 503) },
+        },
+      },
+      async (req, reply) => reply.status(202).send(await svc.create(req.principal!, req.body)),
+    );
+    app.get(
+      "/crawl",
+      {
+        config: needs("search"),
+        schema: { tags, summary: "List crawl jobs (the 200 most recent)", response: { 200: Type.Array(ref(CrawlOut)), ...errors(401, 403) } },
+      },
+      async (req) => svc.list(req.principal!),
+    );
+    app.get(
+      "/crawl/:job_id",
+      {
+        config: needs("search"),
+        schema: { tags, summary: "Get a crawl job", params: JobParams, response: { 200: ref(CrawlOut), ...errors(401, 403, 404) } },
+      },
+      async (req) => svc.get(req.principal!, req.params.job_id),
+    );
+    app.post(
+      "/crawl/:job_id/cancel",
+      {
+        config: needs("ingest"),
+        schema: {
+          tags,
+          summary: "Cancel a queued or running crawl (indexed pages stay)",
+          description: "409 when the crawl is not queued or running.",
+          params: JobParams,
+          response: { 200: ref(CrawlOut), ...errors(401, 403, 404, 409) },
+        },
+      },
+      async (req) => svc.cancel(req.principal!, req.params.job_id),
+    );
+    app.post(
+      "/crawl/:job_id/retry",
+      {
+        config: needs("ingest"),
+        schema: {
+          tags,
+          summary: "Resume a failed or cancelled crawl",
+          description: "Pages already indexed by the job are skipped, so the crawl resumes with its remaining page budget. 409 when the crawl is not failed or cancelled; 503 when the crawl queue is not running.",
+          params: JobParams,
+          response: { 202: ref(CrawlOut), ...errors(400, 401, 403, 404, 409, 503) },
+        },
+      },
+      async (req, reply) => reply.status(202).send(await svc.retry(req.principal!, req.params.job_id)),
+    );
+  };

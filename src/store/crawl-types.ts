@@ -1,0 +1,87 @@
+// Storage contract of crawl jobs and crawled pages. See types.ts for the conventions: methods that
+// serve a request take the tenant id and filter by it in the query; the worker-side methods take
+// the crawl id the queue handed over (ids are unguessable and never come from a request there).
+
+export type CrawlStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
+
+export interface CrawlJobRow {
+  id: string;
+  tenant_id: string;
+  data_source_id: string;
+  url: string;
+  status: CrawlStatus;
+  pages_crawled: number;
+  pages_failed: number;
+  page_limit: number;
+  max_depth: number;
+  render_js: boolean;
+  include_paths: string[];
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** What the store remembers about one page of a website source (the latest crawl that handed it). */
+export interface CrawlPageRow {
+  tenant_id: string;
+  data_source_id: string;
+  /** normalised URL, the page identity; the document's `source` */
+  url: string;
+  job_id: string;
+  format: string;
+  links: string[];
+  etag: string | null;
+  last_modified: string | null;
+  content_hash: string;
+  /** null when the document was deleted since */
+  document_id: string | null;
+  crawled_at: string;
+}
+
+export interface CrawlPatch {
+  pages_crawled?: number;
+  pages_failed?: number;
+  error?: string | null;
+  started_at?: string | null;
+  finished_at?: string | null;
+}
+
+export interface CrawlStore {
+  /**
+   * Inserts the job row and its queue job (kind "crawl", subject = crawl id) in one transaction.
+   * False, and nothing written, when the source already has a queued or running crawl.
+   */
+  create(row: CrawlJobRow, queueJob: { kind: string; maxAttempts: number }): Promise<boolean>;
+  get(tenantId: string, id: string): Promise<CrawlJobRow | null>;
+  /** newest first */
+  list(tenantId: string, limit: number): Promise<CrawlJobRow[]>;
+  /** the queued or running crawl of a data source, if any */
+  activeForSource(sourceId: string): Promise<CrawlJobRow | null>;
+  /** a crawl by id for the worker (no tenant: the id comes from the queue) */
+  byId(id: string): Promise<CrawlJobRow | null>;
+  /**
+   * Moves the crawl to `to` when its status is one of `from`, applying `patch`, atomically.
+   * Returns the updated row, or null when the crawl is missing or in another state.
+   */
+  transition(id: string, from: readonly CrawlStatus[], to: CrawlStatus, patch?: CrawlPatch): Promise<CrawlJobRow | null>;
+  /**
+   * failed/cancelled -> queued and a fresh queue job, in one transaction (retry). Null when the
+   * crawl is missing (in this tenant), in another state, or another crawl of its source is active.
+   */
+  requeue(tenantId: string, id: string, queueJob: { kind: string; maxAttempts: number }): Promise<CrawlJobRow | null>;
+  /** progress of a running crawl; no-op in any other state */
+  setProgress(id: string, pagesCrawled: number, pagesFailed: number): Promise<void>;
+  /** the page of the source, only while its document still exists */
+  page(sourceId: string, url: string): Promise<CrawlPageRow | null>;
+  /** pages handed over by this job (for resuming it) */
+  pagesOfJob(jobId: string): Promise<CrawlPageRow[]>;
+  /** inserts or replaces the page of its source */
+  recordPage(row: CrawlPageRow): Promise<void>;
+  /**
+   * At start, before the crawl workers run: running crawls go back to queued (their queue jobs
+   * were requeued too), and a queued crawl without a live queue job gets one. Returns how many
+   * crawls were touched.
+   */
+  recoverInterrupted(queueJob: { kind: string; maxAttempts: number }): Promise<number>;
+}

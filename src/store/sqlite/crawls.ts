@@ -1,0 +1,162 @@
+// Crawl jobs and crawled pages in SQLite. A crawl row and its queue job are written in one
+// transaction, so a crawl is never queued without a job to run it (or the other way round).
+import type { DB } from "./db.js";
+import type { CrawlJobRow, CrawlPageRow, CrawlPatch, CrawlStatus, CrawlStore } from "../crawl-types.js";
+import { enqueue } from "./content/jobs.js";
+import { parseJson } from "./content/json.js";
+
+type RawJob = Omit<CrawlJobRow, "render_js" | "include_paths"> & { render_js: number; include_paths: string };
+type RawPage = Omit<CrawlPageRow, "links"> & { links: string };
+
+const toJob = (r: RawJob): CrawlJobRow => ({
+  ...r,
+  render_js: r.render_js === 1,
+  include_paths: parseJson<string[]>(r.include_paths, []),
+});
+const toPage = (r: RawPage): CrawlPageRow => ({ ...r, links: parseJson<string[]>(r.links, []) });
+
+const PATCH_COLUMNS = ["pages_crawled", "pages_failed", "error", "started_at", "finished_at"] as const;
+
+export function sqliteCrawls(db: DB): CrawlStore {
+  const byId = db.prepare("SELECT * FROM crawl_jobs WHERE id = ?");
+  const byTenant = db.prepare("SELECT * FROM crawl_jobs WHERE tenant_id = ? AND id = ?");
+  const liveJob = db.prepare("SELECT 1 FROM jobs WHERE kind = ? AND subject = ? AND status IN ('queued', 'running')");
+
+  const queue = (row: { id: string; tenant_id: string }, q: { kind: string; maxAttempts: number }) =>
+    enqueue(db, { tenant_id: row.tenant_id, kind: q.kind, subject: row.id, max_attempts: q.maxAttempts });
+
+  const activeOf = db.prepare("SELECT 1 FROM crawl_jobs WHERE data_source_id = ? AND status IN ('queued', 'running') AND id != ?");
+
+  const create = db.transaction((row: CrawlJobRow, q: { kind: string; maxAttempts: number }) => {
+    if (activeOf.get(row.data_source_id, row.id)) return false;
+    db.prepare(
+      `INSERT INTO crawl_jobs (id, tenant_id, data_source_id, url, status, pages_crawled, pages_failed, page_limit, max_depth,
+         render_js, include_paths, error, created_at, started_at, finished_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      row.id,
+      row.tenant_id,
+      row.data_source_id,
+      row.url,
+      row.status,
+      row.pages_crawled,
+      row.pages_failed,
+      row.page_limit,
+      row.max_depth,
+      row.render_js ? 1 : 0,
+      JSON.stringify(row.include_paths),
+      row.error,
+      row.created_at,
+      row.started_at,
+      row.finished_at,
+    );
+    queue(row, q);
+    return true;
+  });
+
+  const transition = db.transaction((id: string, from: readonly CrawlStatus[], to: CrawlStatus, patch: CrawlPatch) => {
+    const sets = ["status = ?"];
+    const params: unknown[] = [to];
+    for (const c of PATCH_COLUMNS) {
+      if (patch[c] !== undefined) {
+        sets.push(`${c} = ?`);
+        params.push(patch[c]);
+      }
+    }
+    const r = db
+      .prepare(`UPDATE crawl_jobs SET ${sets.join(", ")} WHERE id = ? AND status IN (SELECT value FROM json_each(?)) RETURNING *`)
+      .get(...params, id, JSON.stringify(from)) as RawJob | undefined;
+    return r ? toJob(r) : null;
+  });
+
+  const requeue = db.transaction((tenantId: string, id: string, q: { kind: string; maxAttempts: number }) => {
+    const current = byTenant.get(tenantId, id) as RawJob | undefined;
+    if (!current || activeOf.get(current.data_source_id, id)) return null;
+    const r = db
+      .prepare(
+        `UPDATE crawl_jobs SET status = 'queued', error = NULL, finished_at = NULL
+         WHERE tenant_id = ? AND id = ? AND status IN ('failed', 'cancelled') RETURNING *`,
+      )
+      .get(tenantId, id) as RawJob | undefined;
+    if (!r) return null;
+    queue(r, q);
+    return toJob(r);
+  });
+
+  const recover = db.transaction((q: { kind: string; maxAttempts: number }) => {
+    let n = db.prepare("UPDATE crawl_jobs SET status = 'queued' WHERE status = 'running'").run().changes;
+    const queued = db.prepare("SELECT id, tenant_id FROM crawl_jobs WHERE status = 'queued'").all() as { id: string; tenant_id: string }[];
+    for (const row of queued) {
+      if (liveJob.get(q.kind, row.id)) continue;
+      queue(row, q);
+      n++;
+    }
+    return n;
+  });
+
+  return {
+    async create(row, q) {
+      return create(row, q);
+    },
+    async get(tenantId, id) {
+      const r = byTenant.get(tenantId, id) as RawJob | undefined;
+      return r ? toJob(r) : null;
+    },
+    async list(tenantId, limit) {
+      const rows = db.prepare("SELECT * FROM crawl_jobs WHERE tenant_id = ? ORDER BY created_at DESC, id DESC LIMIT ?").all(tenantId, limit) as RawJob[];
+      return rows.map(toJob);
+    },
+    async activeForSource(sourceId) {
+      const r = db
+        .prepare("SELECT * FROM crawl_jobs WHERE data_source_id = ? AND status IN ('queued', 'running') ORDER BY created_at DESC LIMIT 1")
+        .get(sourceId) as RawJob | undefined;
+      return r ? toJob(r) : null;
+    },
+    async byId(id) {
+      const r = byId.get(id) as RawJob | undefined;
+      return r ? toJob(r) : null;
+    },
+    async transition(id, from, to, patch = {}) {
+      return transition(id, from, to, patch);
+    },
+    async requeue(tenantId, id, q) {
+      return requeue(tenantId, id, q);
+    },
+    async setProgress(id, pagesCrawled, pagesFailed) {
+      db.prepare("UPDATE crawl_jobs SET pages_crawled = ?, pages_failed = ? WHERE id = ? AND status = 'running'").run(pagesCrawled, pagesFailed, id);
+    },
+    async page(sourceId, url) {
+      const r = db
+        .prepare("SELECT * FROM crawl_pages WHERE data_source_id = ? AND url = ? AND document_id IS NOT NULL")
+        .get(sourceId, url) as RawPage | undefined;
+      return r ? toPage(r) : null;
+    },
+    async pagesOfJob(jobId) {
+      return (db.prepare("SELECT * FROM crawl_pages WHERE job_id = ? AND document_id IS NOT NULL").all(jobId) as RawPage[]).map(toPage);
+    },
+    async recordPage(p) {
+      db.prepare(
+        `INSERT INTO crawl_pages (tenant_id, data_source_id, url, job_id, format, links, etag, last_modified, content_hash, document_id, crawled_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (data_source_id, url) DO UPDATE SET job_id = excluded.job_id, format = excluded.format, links = excluded.links,
+           etag = excluded.etag, last_modified = excluded.last_modified, content_hash = excluded.content_hash,
+           document_id = excluded.document_id, crawled_at = excluded.crawled_at`,
+      ).run(
+        p.tenant_id,
+        p.data_source_id,
+        p.url,
+        p.job_id,
+        p.format,
+        JSON.stringify(p.links),
+        p.etag,
+        p.last_modified,
+        p.content_hash,
+        p.document_id,
+        p.crawled_at,
+      );
+    },
+    async recoverInterrupted(q) {
+      return recover(q);
+    },
+  };
+}
