@@ -115,8 +115,11 @@ class Chunker {
       if (tokens <= this.maxUnit) return [{ ...base, text, tokens, sep: "" }];
     }
     const units: Unit[] = [];
+    // Counting tokens of a huge whitespace-free run is superlinear in the tokenizer (seconds for
+    // 100 KB of one character); anything longer than a unit can hold is split without counting it.
+    const tooLong = (t: string) => t.length > this.maxUnit * MAX_CHARS_PER_TOKEN;
     for (const sentence of splitSentences(text)) {
-      const tokens = countInContext(sentence);
+      const tokens = tooLong(sentence.text) ? Infinity : countInContext(sentence);
       if (tokens <= this.maxUnit) {
         units.push({ ...base, text: sentence.text, tokens, sep: sentence.sep });
         continue;
@@ -133,7 +136,7 @@ class Chunker {
       };
       splitWords(sentence.text).forEach((word, w) => {
         const sep = w === 0 ? sentence.sep : word.sep;
-        const wt = countTokens(word.text);
+        const wt = tooLong(word.text) ? Infinity : countTokens(word.text);
         const segments = wt > this.maxUnit ? hardSplit(word.text, this.maxUnit, sep) : [{ text: word.text, sep }];
         for (const seg of segments) {
           const st = segments.length === 1 ? wt : countTokens(seg.text);

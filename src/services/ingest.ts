@@ -6,10 +6,11 @@ import type { Store } from "../store/types.js";
 import type { FileStore } from "../store/files.js";
 import type { JobRow } from "../store/content-types.js";
 import type { Embedder, EmbeddingProfile } from "../embed/types.js";
-import type { FileKind } from "../ingest/types.js";
-import { parseIsolated } from "../ingest/parse/isolated.js";
+import type { FileKind, ParsedDocument } from "../ingest/types.js";
+import { parseAndChunkIsolated } from "../ingest/parse/isolated.js";
 import { isParseError } from "../ingest/parse/errors.js";
 import { chunkDocument } from "../ingest/chunk.js";
+import type { ChunkDraft } from "../ingest/types.js";
 import { PermanentJobError } from "../jobs/embedded-queue.js";
 
 export interface IngestDeps {
@@ -24,6 +25,24 @@ export interface IngestDeps {
 export function passageText(title: string, headingPath: string[], text: string): string {
   const context = [title, ...headingPath].filter(Boolean).join(" › ");
   return context ? `${context}\n${text}` : text;
+}
+
+/** One already-parsed document for indexParsedBatch (its row exists, e.g. status queued). */
+export interface ParsedItem {
+  documentId: string;
+  parsed: ParsedDocument;
+  /** document metadata to store (replaces the row's metadata); default parsed.metadata */
+  metadata?: Record<string, unknown>;
+  /** chunks made already (in the parse worker); default: chunk `parsed` here */
+  drafts?: ChunkDraft[];
+}
+
+export interface IndexBatchResult {
+  /** documents indexed (the others had no text and are now failed) */
+  documents: number;
+  chunks: number;
+  /** false when the chunks were stored without vectors (model not ready, or embed=false) */
+  embedded: boolean;
 }
 
 export function createIngestService(deps: IngestDeps) {
@@ -41,65 +60,99 @@ export function createIngestService(deps: IngestDeps) {
     }
   }
 
+  /**
+   * Indexes parsed documents of one tenant: heading-aware chunks, one embedding call for all
+   * chunks of the batch (the embedder batches and spreads it over its workers), then each
+   * document's chunks, lexical and vector entries in its own transaction. `embed: false` stores
+   * chunks without vectors (lexical-only indexing; the backfill embeds them later).
+   */
+  async function indexParsedBatch(tenantId: string, items: ParsedItem[], opts: { embed?: boolean } = {}): Promise<IndexBatchResult> {
+    const chunkOptions = { chunkSizeTokens: deps.profile.chunk_size_tokens, chunkOverlapTokens: deps.profile.chunk_overlap_tokens };
+    const docs = items.map((it) => ({ it, drafts: it.drafts ?? chunkDocument(it.parsed, chunkOptions) }));
+    const texts = docs.flatMap(({ it, drafts }) => drafts.map((c) => passageText(it.parsed.title, c.headingPath, c.text)));
+    const vectors = opts.embed === false ? null : await embedIfReady(texts);
+    const indexName = deps.profile.index_name!;
+    let offset = 0;
+    let documents = 0;
+    for (const { it, drafts } of docs) {
+      if (drafts.length === 0) {
+        await content.setDocumentStatus(tenantId, it.documentId, "failed", "The file contains no text to index.");
+        continue;
+      }
+      await content.replaceDocumentIndex(
+        tenantId,
+        it.documentId,
+        { title: it.parsed.title, metadata: it.metadata ?? it.parsed.metadata },
+        drafts.map((c) => ({ position: c.position, text: c.text, heading_path: c.headingPath, token_count: c.tokenCount, metadata: c.metadata })),
+        vectors ? { indexName, values: vectors.slice(offset, offset + drafts.length) } : null,
+      );
+      offset += drafts.length;
+      documents++;
+    }
+    return { documents, chunks: texts.length, embedded: vectors !== null };
+  }
+
+  /** A sync ends when the source has nothing queued or processing, however its last document ended. */
+  async function markSyncedIfIdle(tenantId: string, sourceId: string): Promise<void> {
+    const source = await content.getSource(tenantId, sourceId);
+    if (source && source.pending_count === 0) {
+      await content.updateSource(tenantId, sourceId, { last_synced_at: new Date().toISOString() });
+    }
+  }
+
   return {
+    indexParsedBatch,
+
+    /** indexParsedBatch for one document */
+    indexParsed: (tenantId: string, documentId: string, parsed: ParsedDocument, metadata?: Record<string, unknown>) =>
+      indexParsedBatch(tenantId, [{ documentId, parsed, metadata }]),
+
     async handle(job: JobRow): Promise<void> {
       const doc = await content.getDocument(job.tenant_id, job.subject);
       if (!doc) return; // deleted meanwhile
       if (!doc.kind) {
         await content.setDocumentStatus(doc.tenant_id, doc.id, "failed", doc.error ?? "The file type could not be recognised.");
-        return;
+        return markSyncedIfIdle(doc.tenant_id, doc.data_source_id);
       }
       await content.setDocumentStatus(doc.tenant_id, doc.id, "processing");
       const bytes = await deps.files.read(doc.tenant_id, doc.id);
       if (!bytes) {
         await content.setDocumentStatus(doc.tenant_id, doc.id, "failed", "The stored file is missing; upload the file again.");
-        return;
+        return markSyncedIfIdle(doc.tenant_id, doc.data_source_id);
       }
       let parsed;
       try {
-        parsed = await parseIsolated(bytes, doc.kind as FileKind, doc.source);
+        parsed = await parseAndChunkIsolated(bytes, doc.kind as FileKind, doc.source, {
+          chunkSizeTokens: deps.profile.chunk_size_tokens,
+          chunkOverlapTokens: deps.profile.chunk_overlap_tokens,
+        });
       } catch (err) {
         if (isParseError(err)) {
           await content.setDocumentStatus(doc.tenant_id, doc.id, "failed", err.message);
-          return;
+          return markSyncedIfIdle(doc.tenant_id, doc.data_source_id);
         }
         throw err;
       }
-      const drafts = chunkDocument(parsed, {
-        chunkSizeTokens: deps.profile.chunk_size_tokens,
-        chunkOverlapTokens: deps.profile.chunk_overlap_tokens,
-      });
-      if (drafts.length === 0) {
-        await content.setDocumentStatus(doc.tenant_id, doc.id, "failed", "The file contains no text to index.");
-        return;
-      }
       // A crawled page keeps the title the crawler saw when the parser finds none better.
-      const title = parsed.title || doc.title;
-      const vectors = await embedIfReady(drafts.map((c) => passageText(title, c.headingPath, c.text)));
-      const indexName = deps.profile.index_name!;
-      await content.replaceDocumentIndex(
-        doc.tenant_id,
-        doc.id,
-        { title, metadata: { ...doc.metadata, ...parsed.metadata } },
-        drafts.map((c) => ({
-          position: c.position,
-          text: c.text,
-          heading_path: c.headingPath,
-          token_count: c.tokenCount,
-          metadata: c.metadata,
-        })),
-        vectors ? { indexName, values: vectors } : null,
-      );
-      const source = await content.getSource(doc.tenant_id, doc.data_source_id);
-      if (source && source.pending_count === 0) {
-        await content.updateSource(doc.tenant_id, doc.data_source_id, { last_synced_at: new Date().toISOString() });
-      }
+      const title = parsed.doc.title || doc.title;
+      // a document without text ends failed inside; either way this sync may now be over
+      await indexParsedBatch(doc.tenant_id, [
+        {
+          documentId: doc.id,
+          parsed: { ...parsed.doc, title },
+          drafts: parsed.chunks,
+          metadata: { ...doc.metadata, ...parsed.doc.metadata },
+        },
+      ]);
+      await markSyncedIfIdle(doc.tenant_id, doc.data_source_id);
     },
 
     /** the queue gave up on a document: say so on the document */
     async giveUp(job: JobRow, error: string): Promise<void> {
       if (job.kind !== "ingest") return;
       await content.setDocumentStatus(job.tenant_id, job.subject, "failed", `Indexing failed after ${job.attempts} attempts: ${error}`);
+      const doc = await content.getDocument(job.tenant_id, job.subject);
+      if (doc) await markSyncedIfIdle(doc.tenant_id, doc.data_source_id);
     },
 
     /**

@@ -21,6 +21,17 @@ const safe = (s: string) => {
 export function localFileStore(root: string): FileStore {
   const tmp = path.join(root, "tmp");
   fs.mkdirSync(tmp, { recursive: true });
+  // Uploads cut off by a crash leave temp files behind. Only old ones go: another process
+  // sharing DATA_DIR may be streaming an upload right now.
+  const staleBefore = Date.now() - 60 * 60 * 1000;
+  for (const f of fs.readdirSync(tmp)) {
+    const p = path.join(tmp, f);
+    try {
+      if (fs.statSync(p).mtimeMs < staleBefore) fs.rmSync(p, { force: true });
+    } catch {
+      /* gone meanwhile */
+    }
+  }
   let n = 0;
   const fileOf = (t: string, d: string) => path.join(root, safe(t), safe(d));
   return {

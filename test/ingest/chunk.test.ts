@@ -168,6 +168,15 @@ describe("chunkDocument: structure", () => {
 });
 
 describe("chunkDocument: scale", () => {
+  // A whitespace-free run used to be token-counted whole: ~70 s for 256 KB of one character
+  // (the tokenizer is superlinear on repeats). The test timeout catches a regression.
+  it("splits a 256 KB run without spaces quickly and within the size", { timeout: 15_000 }, () => {
+    const chunks = chunkDocument(doc([{ type: "paragraph", text: "a".repeat(256 * 1024) }]), { chunkSizeTokens: 200, chunkOverlapTokens: 32 });
+    expect(chunks.length).toBeGreaterThan(100);
+    for (const c of chunks) expect(c.tokenCount).toBeLessThanOrEqual(200);
+    expect(chunks.map((c) => c.text).join("").length).toBeGreaterThanOrEqual(256 * 1024);
+  });
+
   it("chunks a 20k-word structured document correctly and fast", () => {
     const blocks: ParsedBlock[] = [heading(1, "Big Book")];
     let wordsSoFar = 0;

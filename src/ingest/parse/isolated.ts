@@ -7,7 +7,8 @@
 // its heap has grown). A worker that timed out, ran out of memory or crashed is terminated and
 // never reused.
 import { Worker } from "node:worker_threads";
-import type { FileKind, ParsedDocument } from "../types.js";
+import type { ChunkDraft, FileKind, ParsedDocument } from "../types.js";
+import type { ChunkOptions } from "../chunk.js";
 import { ParseError } from "./errors.js";
 import type { ParseRequest, ParseWorkerMessage } from "./parse-worker.js";
 
@@ -137,14 +138,35 @@ export function parseIsolated(
   filename: string,
   opts: IsolatedParseOptions = {},
 ): Promise<ParsedDocument> {
+  return runIsolated(bytes, kind, filename, undefined, opts).then((r) => r.doc);
+}
+
+/** Parse and chunk in the worker, so neither blocks the caller's event loop on a big file. */
+export function parseAndChunkIsolated(
+  bytes: Buffer,
+  kind: FileKind,
+  filename: string,
+  chunk: ChunkOptions,
+  opts: IsolatedParseOptions = {},
+): Promise<{ doc: ParsedDocument; chunks: ChunkDraft[] }> {
+  return runIsolated(bytes, kind, filename, chunk, opts).then((r) => ({ doc: r.doc, chunks: r.chunks ?? [] }));
+}
+
+function runIsolated(
+  bytes: Buffer,
+  kind: FileKind,
+  filename: string,
+  chunk: ChunkOptions | undefined,
+  opts: IsolatedParseOptions,
+): Promise<{ doc: ParsedDocument; chunks?: ChunkDraft[] }> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxOldMb = opts.maxOldGenerationSizeMb ?? DEFAULT_MAX_OLD_MB;
   const id = nextId++;
   // A copy is transferred: the caller's Buffer may share a pooled ArrayBuffer we must not detach.
   const copy = new Uint8Array(bytes);
-  const request: ParseRequest = { id, bytes: copy, kind, filename };
+  const request: ParseRequest = { id, bytes: copy, kind, filename, chunk };
 
-  return new Promise<ParsedDocument>((resolve, reject) => {
+  return new Promise<{ doc: ParsedDocument; chunks?: ChunkDraft[] }>((resolve, reject) => {
     const pw = acquire(maxOldMb);
     let settled = false;
     const fail = (err: Error) => {
@@ -167,7 +189,7 @@ export function parseIsolated(
       settled = true;
       clearTimeout(timer);
       release(pw, m.heapUsedMb);
-      if (m.type === "done") resolve(m.doc);
+      if (m.type === "done") resolve({ doc: m.doc, chunks: m.chunks });
       else reject(m.parseError ? new ParseError(m.message) : new Error(`Parser failed: ${m.message}`));
     };
     pw.onFailure = (err, exited) => {
