@@ -208,6 +208,16 @@ describe("pdf", () => {
     expect(doc.blocks.find((b) => b.type === "paragraph")?.text).toBe(long);
   });
 
+  it("keeps short numbered chapter pages (they are not running headers)", async () => {
+    const pages = [1, 2, 3].map((n) => ({ heading: `Chapter ${n}`, paragraphs: [`Finding ${n} is recorded here.`] }));
+    const doc = await parseDocument(await makePdf(pages), "pdf", "chapters.pdf");
+    const text = doc.blocks.map((b) => b.text).join("\n");
+    for (const n of [1, 2, 3]) {
+      expect(text).toContain(`Chapter ${n}`);
+      expect(text).toContain(`Finding ${n} is recorded here.`);
+    }
+  });
+
   it("fails clearly when there is no text layer", async () => {
     const err = await parseError(parseDocument(await makeImageOnlyPdf(), "pdf", "scan.pdf"));
     expect(err.message).toMatch(/no extractable text.*scanned/);

@@ -72,8 +72,12 @@ const PAGE_NUMBER = /^(?:page\s*)?\d{1,4}(?:\s*(?:of|\/)\s*\d{1,4})?$|^[-–—]
 /** Drops page numbers and lines repeated at the top or bottom of most pages. */
 function dropRunningLines(pages: Line[][]): Line[][] {
   const edgeKey = (l: Line) => l.text.toLowerCase().replace(/\d+/g, "#");
+  // On a page of a few lines every line is at an "edge": such pages neither vote for nor lose
+  // running lines, or short chapter pages ("Chapter 1 ...", "Chapter 2 ...") would vanish.
+  const MIN_LINES = 5;
   const counts = new Map<string, number>();
   for (const lines of pages) {
+    if (lines.length < MIN_LINES) continue;
     const edges = new Set([...lines.slice(0, 2), ...lines.slice(-2)].map(edgeKey));
     for (const k of edges) counts.set(k, (counts.get(k) ?? 0) + 1);
   }
@@ -81,7 +85,9 @@ function dropRunningLines(pages: Line[][]): Line[][] {
   return pages.map((lines) =>
     lines.filter((l, i) => {
       const atEdge = i < 2 || i >= lines.length - 2;
-      return !(atEdge && (PAGE_NUMBER.test(l.text) || repeated(l)));
+      if (!atEdge) return true;
+      if (PAGE_NUMBER.test(l.text)) return false;
+      return lines.length < MIN_LINES || !repeated(l);
     }),
   );
 }
