@@ -139,8 +139,6 @@ export function createDocumentService(deps: { store: Store; files: FileStore; pr
         const seen = new Map<string, number>();
         for (const f of files) {
           const name = safeFileName(f.filename || "upload");
-          // two files with the same name in one batch: the later one wins, as a re-upload would
-          if (seen.has(name)) prepared[seen.get(name)!].failure = "Replaced by a later file of the same name in this upload.";
           seen.set(name, prepared.length);
           const bytes = await fsp.readFile(f.tempPath);
           let failure: string | null = null;
@@ -167,6 +165,9 @@ export function createDocumentService(deps: { store: Store; files: FileStore; pr
             },
           });
         }
+        // Two files with the same name in one batch: the later one wins, as a re-upload would.
+        // Only one row per name can exist in a source, so the earlier ones are dropped here.
+        for (let i = prepared.length - 1; i >= 0; i--) if (seen.get(prepared[i].doc.source) !== i) prepared.splice(i, 1);
         const usable = prepared.filter((x) => !x.failure);
         if (usable.length === 0) {
           const allEmpty = prepared.every((x) => x.doc.size_bytes === 0);
@@ -194,7 +195,9 @@ export function createDocumentService(deps: { store: Store; files: FileStore; pr
           const x = prepared[i];
           if (x.failure) {
             await content.setDocumentStatus(tenant.id, rows[i].id, "failed", x.failure);
-            rows[i] = { ...rows[i], status: "failed", error: x.failure };
+            // a refused re-upload replaces the earlier version: its bytes are not kept either
+            await deps.files.remove(tenant.id, rows[i].id);
+            rows[i] = { ...rows[i], status: "failed", error: x.failure, chunk_count: 0 };
           } else if (x.tempPath) {
             await deps.files.put(tenant.id, rows[i].id, x.tempPath);
             x.tempPath = null;

@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import * as sqliteVec from "sqlite-vec";
 import { expect } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -23,7 +24,7 @@ export interface Ctx {
 }
 
 export async function startWithTenant(env: Record<string, string> = {}): Promise<Ctx> {
-  const s = await startServer(env);
+  const s = await startServer({ DEFAULT_PLAN: "enterprise", ...env });
   const t = await s.tenant();
   return { s, tenantId: t.id, key: t.adminKey, call: (method, p, json) => s.call(method, p, { key: t.adminKey, json }) };
 }
@@ -122,6 +123,7 @@ export async function chunksOf(c: Ctx, docId: string, limit = 1000): Promise<any
 export function openDb(dataDir: string): Database.Database {
   const db = new Database(path.join(dataDir, "quarry.db"), { readonly: true });
   db.pragma("busy_timeout = 5000");
+  sqliteVec.load(db);
   return db;
 }
 

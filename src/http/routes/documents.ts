@@ -12,6 +12,26 @@ import type { UploadedFile } from "../../services/documents.js";
 const DocParams = Type.Object({ document_id: Type.String() });
 const MAX_FILES = 100;
 
+/**
+ * The multipart parser reports a malformed body (no boundary, a part cut short) as a plain Error
+ * without a code; that is the client's mistake (400), not ours. Too many files is a 422 on
+ * body.files. Other errors with a code (ENOSPC, the framework's own FST_*) and our typed errors
+ * pass through unchanged.
+ */
+function unreadableBody(err: unknown): unknown {
+  if (err instanceof ServiceError || err instanceof ValidationError) return err;
+  if (err instanceof Error && (err as { code?: unknown }).code === "FST_FILES_LIMIT") {
+    return new ValidationError([
+      { type: "too_long", loc: ["body", "files"], msg: `At most ${MAX_FILES} files per request; send the rest in another upload.`, input: null },
+    ]);
+  }
+  if (!(err instanceof Error) || (err as { code?: unknown }).code !== undefined || (err as { statusCode?: unknown }).statusCode !== undefined) return err;
+  return new ServiceError(
+    "bad_request",
+    `The multipart body could not be read (${err.message}). Send multipart/form-data with a data_source_id field and one or more files in the field 'files'.`,
+  );
+}
+
 export const documentRoutes =
   (rt: Runtime): FastifyPluginAsyncTypebox =>
   async (app) => {
@@ -66,8 +86,12 @@ export const documentRoutes =
               }
               const tempPath = rt.files.tempPath();
               files.push({ filename: part.filename, mimetype: part.mimetype, tempPath, size: 0 });
+              const tooLarge = () => new ServiceError("payload_too_large", `"${part.filename}" is larger than 50 MB, the upload limit.`);
+              // Answer 413 the moment the limit is crossed: left alone, the parser would read (and
+              // drop) the rest of an arbitrarily large body before the request could end.
+              part.file.once("limit", () => part.file.destroy(tooLarge()));
               await pipeline(part.file, fs.createWriteStream(tempPath));
-              if (part.file.truncated) throw new ServiceError("payload_too_large", `"${part.filename}" is larger than 50 MB, the upload limit.`);
+              if (part.file.truncated) throw tooLarge();
               files[files.length - 1].size = part.file.bytesRead;
             } else if (part.fieldname === "data_source_id") {
               sourceId = String(part.value);
@@ -75,7 +99,7 @@ export const documentRoutes =
           }
         } catch (err) {
           await Promise.all(files.map((f) => fs.promises.rm(f.tempPath, { force: true })));
-          throw err;
+          throw unreadableBody(err);
         }
         if (!sourceId) {
           await Promise.all(files.map((f) => fs.promises.rm(f.tempPath, { force: true })));

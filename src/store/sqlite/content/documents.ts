@@ -67,6 +67,18 @@ export function documentMethods(db: DB): DocumentMethods {
     return out;
   });
 
+  // A failed document has no chunks: whatever an earlier version indexed (a re-upload that fails,
+  // a reindex that no longer parses) leaves search with it, so counts and results agree.
+  const setStatus = db.transaction((tenantId: string, id: string, status: DocumentRow["status"], error: string | null) => {
+    if (status === "failed") {
+      removeChunkEntries(db, "c.tenant_id = ? AND c.document_id = ?", [tenantId, id]);
+      db.prepare("DELETE FROM chunks WHERE tenant_id = ? AND document_id = ?").run(tenantId, id);
+    }
+    db.prepare(
+      `UPDATE documents SET status = ?, error = ?, updated_at = ?${status === "failed" ? ", chunk_count = 0" : ""} WHERE tenant_id = ? AND id = ?`,
+    ).run(status, error, new Date().toISOString(), tenantId, id);
+  });
+
   const remove = db.transaction((tenantId: string, id: string) => {
     if (!byId.get(tenantId, id)) return false;
     removeChunkEntries(db, "c.tenant_id = ? AND c.document_id = ?", [tenantId, id]);
@@ -149,13 +161,7 @@ export function documentMethods(db: DB): DocumentMethods {
       return remove(tenantId, id);
     },
     async setDocumentStatus(tenantId, id, status, error = null) {
-      db.prepare("UPDATE documents SET status = ?, error = ?, updated_at = ? WHERE tenant_id = ? AND id = ?").run(
-        status,
-        error,
-        new Date().toISOString(),
-        tenantId,
-        id,
-      );
+      setStatus(tenantId, id, status, error);
     },
     async listChunks(tenantId, documentId, limit) {
       const total = (db.prepare("SELECT count(*) AS n FROM chunks WHERE tenant_id = ? AND document_id = ?").get(tenantId, documentId) as { n: number }).n;

@@ -32,8 +32,12 @@ export function jobMethods(db: DB): JobMethods {
       const r = db
         .prepare(
           `UPDATE jobs SET status = 'running', attempts = attempts + 1, locked_at = ?
-           WHERE id = (SELECT id FROM jobs WHERE status = 'queued' AND run_after <= ?
-                       AND kind IN (SELECT value FROM json_each(?)) ORDER BY id LIMIT 1)
+           WHERE id = (SELECT id FROM jobs q WHERE status = 'queued' AND run_after <= ?
+                       AND kind IN (SELECT value FROM json_each(?))
+                       -- one running job per subject: a newer job (a re-upload) waits for the older
+                       -- one, which could otherwise finish last and index the stale version
+                       AND NOT EXISTS (SELECT 1 FROM jobs r WHERE r.subject = q.subject AND r.kind = q.kind AND r.status = 'running')
+                       ORDER BY id LIMIT 1)
            RETURNING *`,
         )
         .get(now.toISOString(), now.toISOString(), JSON.stringify(kinds)) as Raw | undefined;

@@ -1,0 +1,231 @@
+// kill -9 in the middle of ingestion: a real server process (`node --import tsx src/cli.ts serve`)
+// is SIGKILLed while documents are queued/processing, then started again on the same DATA_DIR.
+// Every document must end indexed exactly once: no loss, no duplicate documents, chunks or index rows.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, expect, test } from "vitest";
+import { PLATFORM_KEY } from "../helpers/server.js";
+import { parseDocument } from "../../src/ingest/parse/index.js";
+import { chunkDocument } from "../../src/ingest/chunk.js";
+import { loadProfiles, resolveActiveProfile } from "../../src/embed/profiles.js";
+import { multipart, openDb, sleep, vecTables, waitFor, type UploadFile } from "./helpers.js";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-kill9-"));
+const children: ChildProcess[] = [];
+
+afterAll(async () => {
+  for (const ch of children) if (ch.exitCode === null && ch.signalCode === null) ch.kill("SIGKILL");
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+interface Proc {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+}
+
+async function startProcess(): Promise<Proc> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "serve"], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      PLATFORM_API_KEY: PLATFORM_KEY,
+      LOG_LEVEL: "warn",
+      DEFAULT_PLAN: "enterprise",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${out}`);
+      try {
+        await fetch(`${url}/health`);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    "the server process to listen",
+    60_000,
+    100,
+  );
+  return { child, url, output: () => out };
+}
+
+async function call(p: Proc, method: string, route: string, key: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(p.url + route, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+async function uploadTo(p: Proc, key: string, sourceId: string, files: UploadFile[]): Promise<{ status: number; body: any }> {
+  const mp = multipart({ data_source_id: sourceId }, files);
+  const res = await fetch(p.url + "/documents/upload", {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": mp.contentType },
+    body: new Uint8Array(mp.body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+const TOPICS = ["harbour", "lighthouse", "orchard", "quarry", "meadow", "canyon", "estuary", "tundra", "lagoon", "plateau"];
+
+/** 40 small Markdown files, each with a few sections (three chunks apiece). */
+function corpus(): UploadFile[] {
+  return Array.from({ length: 40 }, (_, i) => {
+    const t = TOPICS[i % TOPICS.length];
+    const sections = Array.from(
+      { length: 2 },
+      (_, j) =>
+        `## Part ${j + 1} of ${t} ${i}\n\n` +
+        Array.from({ length: 2 }, (_, k) => `Sentence ${k} of part ${j} explains how the ${t} number ${i} changes with the seasons.`).join(" "),
+    );
+    return { name: `file-${String(i).padStart(2, "0")}.md`, data: `# Notes on ${t} ${i}\n\nAn introduction to ${t} ${i}.\n\n${sections.join("\n\n")}\n` };
+  });
+}
+
+const statusesOf = async (p: Proc, key: string, sourceId: string) =>
+  ((await call(p, "GET", `/documents?data_source_id=${sourceId}`, key)).body as any[]).map((d) => d.status as string);
+
+test("kill -9 mid-ingest, restart on the same DATA_DIR: every document ends indexed exactly once", async () => {
+  const files = corpus();
+  let p = await startProcess();
+  const t = await call(p, "POST", "/tenants", PLATFORM_KEY, { name: "Durable" });
+  expect(t.status, JSON.stringify(t.body)).toBe(201);
+  const key = t.body.admin_key.key as string;
+  const src = await call(p, "POST", "/data-sources", key, { name: "durable", source_type: "upload" });
+  expect(src.status).toBe(201);
+  const sourceId = src.body.id as string;
+
+  const up = await uploadTo(p, key, sourceId, files);
+  expect(up.status, JSON.stringify(up.body)).toBe(202);
+  expect(up.body).toHaveLength(40);
+  const ids = new Map<string, string>(up.body.map((d: any) => [d.source, d.id]));
+
+  // kill as soon as some documents are done and others are not
+  const atKill = await waitFor(
+    async () => {
+      const st = await statusesOf(p, key, sourceId);
+      return st.includes("indexed") ? st : null;
+    },
+    "the first document to be indexed",
+    60_000,
+    20,
+  );
+  p.child.kill("SIGKILL");
+  await new Promise((r) => p.child.once("exit", r));
+  const pendingAtKill = atKill.filter((s) => s === "queued" || s === "processing").length;
+  expect(pendingAtKill, `statuses at kill: ${atKill.join(",")}`).toBeGreaterThan(0);
+
+  // what the database holds right after the crash: committed work only, nothing half-written
+  {
+    const db = openDb(dataDir);
+    try {
+      const n = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+      expect(n("SELECT count(*) AS n FROM documents")).toBe(40);
+      const half = n(`SELECT count(*) AS n FROM documents d WHERE d.status != 'indexed' AND EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id)`);
+      expect(half).toBe(0); // no chunks were committed for a document that is not indexed yet
+      expect(n("SELECT count(*) AS n FROM chunks_fts")).toBe(n("SELECT count(*) AS n FROM chunks"));
+    } finally {
+      db.close();
+    }
+  }
+
+  p = await startProcess();
+  await waitFor(
+    async () => {
+      const st = await statusesOf(p, key, sourceId);
+      return st.length === 40 && st.every((s) => s === "indexed");
+    },
+    "every document to be indexed after the restart",
+    90_000,
+    200,
+  );
+  const docs = (await call(p, "GET", `/documents?data_source_id=${sourceId}`, key)).body as any[];
+  expect(docs).toHaveLength(40);
+  expect(new Set(docs.map((d) => d.source)).size).toBe(40);
+  for (const d of docs) expect(ids.get(d.source)).toBe(d.id); // the same rows, not new ones
+  const s = (await call(p, "GET", `/data-sources/${sourceId}`, key)).body;
+  expect(s).toMatchObject({ document_count: 40, indexed_count: 40, status: "ready" });
+  expect(s.last_synced_at).toBeTypeOf("string");
+
+  // a fresh index of each file (the same parser, chunker and profile, run here) gives the same chunks
+  const profile = resolveActiveProfile(loadProfiles({ profilesFile: null }), "default");
+  const byName = new Map(files.map((f) => [f.name, f]));
+  let expectedChunks = 0;
+  for (const d of docs) {
+    const parsed = await parseDocument(Buffer.from(byName.get(d.source)!.data), "markdown", d.source);
+    const fresh = chunkDocument(parsed, { chunkSizeTokens: profile.chunk_size_tokens, chunkOverlapTokens: profile.chunk_overlap_tokens });
+    expectedChunks += fresh.length;
+    const mine = (await call(p, "GET", `/documents/${d.id}/chunks?limit=1000`, key)).body;
+    expect(mine.total, d.source).toBe(fresh.length);
+    expect(d.chunk_count, d.source).toBe(fresh.length);
+    expect(mine.chunks.map((c: any) => [c.position, c.heading_path, c.text]), d.source).toEqual(
+      fresh.map((c) => [c.position, c.headingPath, c.text]),
+    );
+  }
+
+  // the database: one chunk per (document, position), one FTS row and (once embedded) one vector per chunk, no jobs left
+  await waitFor(
+    async () => {
+      const db = openDb(dataDir);
+      try {
+        return (db.prepare("SELECT count(*) AS n FROM chunks WHERE embedded_in IS NULL").get() as { n: number }).n === 0;
+      } finally {
+        db.close();
+      }
+    },
+    "every chunk to get its vector",
+    60_000,
+    250,
+  );
+  const db = openDb(dataDir);
+  try {
+    const n = (sql: string, ...a: unknown[]) => (db.prepare(sql).get(...a) as { n: number }).n;
+    const chunks = n("SELECT count(*) AS n FROM chunks");
+    expect(n("SELECT count(*) AS n FROM documents")).toBe(40);
+    expect(chunks).toBe(expectedChunks);
+    expect(n("SELECT count(*) AS n FROM (SELECT DISTINCT document_id, position FROM chunks)")).toBe(chunks);
+    expect(n("SELECT coalesce(sum(chunk_count), 0) AS n FROM documents")).toBe(chunks);
+    expect(n("SELECT count(*) AS n FROM chunks_fts")).toBe(chunks);
+    let vec = 0;
+    for (const table of vecTables(db)) vec += n(`SELECT count(*) AS n FROM ${table}`);
+    expect(vec).toBe(chunks);
+    expect(n("SELECT count(*) AS n FROM jobs")).toBe(0);
+  } finally {
+    db.close();
+  }
+
+  // a clean stop this time
+  p.child.kill("SIGTERM");
+  const code = await Promise.race([new Promise((r) => p.child.once("exit", (c) => r(c))), sleep(15_000).then(() => "timeout")]);
+  expect(code, p.output()).toBe(0);
+}, 240_000);
