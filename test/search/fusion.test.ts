@@ -46,7 +46,7 @@ describe("fuse: reciprocal rank fusion", () => {
 
 describe("fuse: weighted (normalised scores)", () => {
   it("min-max normalises each list and mixes with the weights", () => {
-    const hits = fuse(lex, vec, { method: "weighted", lexicalWeight: 0.7, vectorWeight: 0.3, rrfK: 60 });
+    const hits = fuse(lex, vec, { method: "weighted", lexicalWeight: 0.7, vectorWeight: 0.3, rrfK: 60, normalization: "minmax" });
     // lexical: a 1, b 4/9, c 0; vector: b 1, d 0 (absent = 0)
     // a 0.7; b 0.7*4/9 + 0.3 = 0.61111; c 0; d 0 -> tie broken by RRF: c (0.7/63) > d (0.3/62)
     expect(ids(hits)).toEqual(["a", "b", "c", "d"]);
@@ -68,13 +68,13 @@ describe("fuse: weighted (normalised scores)", () => {
   });
 
   it("a single candidate or equal scores normalise to 1 (min-max)", () => {
-    const hits = fuse([{ id: "x", score: -3 }], [], { method: "weighted", lexicalWeight: 1, vectorWeight: 1, rrfK: 60 });
+    const hits = fuse([{ id: "x", score: -3 }], [], { method: "weighted", lexicalWeight: 1, vectorWeight: 1, rrfK: 60, normalization: "minmax" });
     expect(hits).toEqual([{ id: "x", score: 1, lexicalRank: 1, vectorRank: null, lexicalScore: -3, vectorScore: null }]);
   });
 
   it("treats non-finite scores as the list's worst", () => {
     const hits = fuse([{ id: "a", score: 2 }, { id: "b", score: Number.NaN }, { id: "c", score: 1 }], [], {
-      method: "weighted", lexicalWeight: 1, vectorWeight: 0, rrfK: 60,
+      method: "weighted", lexicalWeight: 1, vectorWeight: 0, rrfK: 60, normalization: "minmax",
     });
     expect(hits.map((h) => [h.id, h.score])).toEqual([["a", 1], ["b", 0], ["c", 0]]);
   });
@@ -112,8 +112,8 @@ describe("fuse: shared behaviour", () => {
     });
   }
 
-  it("defaults: weighted min-max 0.7 / 0.3, k = 60", () => {
-    expect(DEFAULT_FUSION_OPTIONS).toEqual({ method: "weighted", lexicalWeight: 0.7, vectorWeight: 0.3, rrfK: 60, normalization: "minmax" });
+  it("defaults: weighted z-score 0.7 / 0.3, k = 60", () => {
+    expect(DEFAULT_FUSION_OPTIONS).toEqual({ method: "weighted", lexicalWeight: 0.7, vectorWeight: 0.3, rrfK: 60, normalization: "zscore" });
     expect(ids(fuse(lex, vec))).toEqual(["a", "b", "c", "d"]);
   });
 
