@@ -229,7 +229,7 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
       await store.close();
     },
   };
-  await queue.start(); // requeues jobs of every kind left running by a dead process
+  await queue.start(); // requeues ingest jobs left running by a dead process
   await crawls.recover();
   await crawlQueue.start();
   return rt;

@@ -100,9 +100,10 @@ export function createEmbeddedQueue(opts: QueueOptions): JobQueue {
   return {
     async start() {
       if (active) return;
-      const requeued = await opts.store.requeueRunningJobs();
-      const orphans = await opts.store.requeueOrphans();
-      if (requeued || orphans) opts.log.info({ requeued, orphans }, "resuming interrupted jobs");
+      // each queue recovers only its own kinds, so several queues can share the jobs table
+      const requeued = await opts.store.requeueRunningJobs(kinds);
+      const orphans = kinds.includes("ingest") ? await opts.store.requeueOrphans() : 0;
+      if (requeued || orphans) opts.log.info({ kinds, requeued, orphans }, "resuming interrupted jobs");
       active = true;
       for (let i = 0; i < opts.concurrency; i++) loops.push(loop());
     },

@@ -522,14 +522,12 @@ export type CrawlService = ReturnType<typeof createCrawlService>;
 
 /**
  * The crawl queue: a queue instance of its own (kind "crawl") so long crawls never take the
- * ingest workers. It shares the jobs table with the ingest queue, whose start already requeues
- * jobs of every kind left running by a dead process; this instance must not do that again, or it
- * would requeue ingest jobs the other instance is running (and the other way round), so its
- * start-up recovery is switched off and CrawlService.recover() handles crawl rows instead.
+ * ingest workers. It shares the jobs table with the ingest queue; each queue's start requeues
+ * only its own kinds, and CrawlService.recover() puts the crawl rows in step before it starts.
  */
 export function createCrawlQueue(deps: { store: Store; crawls: CrawlService; log: Logger; concurrency?: number }): JobQueue {
   return createEmbeddedQueue({
-    store: { ...deps.store.content, requeueRunningJobs: async () => 0, requeueOrphans: async () => 0 },
+    store: deps.store.content,
     handlers: { [CRAWL_JOB_KIND]: (job) => deps.crawls.handle(job as RunningJob) },
     concurrency: deps.concurrency ?? 2,
     log: deps.log,

@@ -219,7 +219,7 @@ export interface ContentStore {
   completeJob(id: number): Promise<void>;
   failJob(id: number, error: string, retryAt: Date | null): Promise<void>;
   /** jobs left running by a process that died go back to the queue */
-  requeueRunningJobs(): Promise<number>;
+  requeueRunningJobs(kinds: string[]): Promise<number>;
   /** queues an ingest job for every queued/processing document that has no live job */
   requeueOrphans(): Promise<number>;
   pendingJobCount(): Promise<number>;

@@ -57,8 +57,10 @@ export function jobMethods(db: DB): JobMethods {
         db.prepare("UPDATE jobs SET status = 'failed', last_error = ?, locked_at = NULL WHERE id = ?").run(error, id);
       }
     },
-    async requeueRunningJobs() {
-      return db.prepare("UPDATE jobs SET status = 'queued', locked_at = NULL WHERE status = 'running'").run().changes;
+    async requeueRunningJobs(kinds) {
+      return db
+        .prepare("UPDATE jobs SET status = 'queued', locked_at = NULL WHERE status = 'running' AND kind IN (SELECT value FROM json_each(?))")
+        .run(JSON.stringify(kinds)).changes;
     },
     async requeueOrphans() {
       const now = new Date().toISOString();
