@@ -104,7 +104,9 @@ function normalize(list: readonly Candidate[], method: ScoreNormalization): { va
   }
   const mean = finite.reduce((a, b) => a + b, 0) / finite.length;
   const sd = Math.sqrt(finite.reduce((a, b) => a + (b - mean) ** 2, 0) / finite.length);
-  if (sd === 0) return { values: scores.map(() => 0), missing: 0 };
+  // One candidate (or all equal): nothing to spread, but being in the list is still evidence,
+  // so present candidates sit one unit above absent ones (as min-max gives them 1 vs 0).
+  if (sd === 0) return { values: scores.map(() => 1), missing: 0 };
   const values = scores.map((s) => (s - mean) / sd);
   return { values, missing: (min - mean) / sd };
 }

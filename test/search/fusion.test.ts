@@ -112,6 +112,14 @@ describe("fuse: shared behaviour", () => {
     });
   }
 
+  it("z-score: a lone lexical hit still outranks vector-only candidates it beats on weight", () => {
+    // one lexical candidate has no spread; it must not be scored like an absent one
+    const hits = fuse([{ id: "exact", score: 7 }], [{ id: "near", score: 0.9 }, { id: "exact", score: 0.2 }, { id: "far", score: 0.1 }], {
+      method: "weighted", lexicalWeight: 0.7, vectorWeight: 0.3, rrfK: 60, normalization: "zscore",
+    });
+    expect(hits[0].id).toBe("exact");
+  });
+
   it("defaults: weighted z-score 0.7 / 0.3, k = 60", () => {
     expect(DEFAULT_FUSION_OPTIONS).toEqual({ method: "weighted", lexicalWeight: 0.7, vectorWeight: 0.3, rrfK: 60, normalization: "zscore" });
     expect(ids(fuse(lex, vec))).toEqual(["a", "b", "c", "d"]);
