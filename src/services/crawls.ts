@@ -37,6 +37,7 @@ import { tenantOf, type Principal } from "./auth.js";
 import { badRequest, conflict, notFound, ServiceError, unavailable } from "./errors.js";
 import { limitsOf } from "./plans.js";
 import { quotaExceededError } from "./quotas.js";
+import { insertSource } from "./sources.js";
 
 export const CRAWL_JOB_KIND = "crawl";
 /** Queue attempts of one crawl job; a crawl interrupted by a shutdown uses one and resumes. */
@@ -166,26 +167,7 @@ export function createCrawlService(deps: CrawlServiceDeps) {
   }
 
   async function createWebsiteSource(tenant: TenantRow, url: string, collectionIds: string[], configuration: Json): Promise<SourceView> {
-    const id = newId("src");
-    try {
-      await content.createSource(
-        {
-          id,
-          tenant_id: tenant.id,
-          name: new URL(url).host,
-          source_type: "website",
-          configuration,
-          error: null,
-          last_synced_at: null,
-          created_at: nowIso(),
-        },
-        collectionIds,
-        limitsOf(tenant.plan).sources,
-      );
-    } catch (err) {
-      if (err instanceof LimitReached) throw quotaExceededError("sources", tenant.plan, err.used, err.limit, err.adding);
-      throw err;
-    }
+    const id = await insertSource(store, tenant, { name: new URL(url).host, source_type: "website", configuration }, collectionIds);
     return (await content.getSource(tenant.id, id))!;
   }
 

@@ -1,4 +1,4 @@
-import type { Store } from "../store/types.js";
+import type { Store, TenantRow } from "../store/types.js";
 import type { FileStore } from "../store/files.js";
 import { LimitReached, type Json, type SourceView } from "../store/content-types.js";
 import { newId, nowIso } from "../store/ids.js";
@@ -41,6 +41,27 @@ export function sourceOut(s: SourceView, syncing = false): DataSourceOut {
   };
 }
 
+/** Inserts a data source within the plan's source limit (429 beyond it); returns its id. */
+export async function insertSource(
+  store: Store,
+  tenant: TenantRow,
+  fields: { name: string; source_type: "upload" | "website"; configuration: Json },
+  collectionIds: string[],
+): Promise<string> {
+  const id = newId("src");
+  try {
+    await store.content.createSource(
+      { id, tenant_id: tenant.id, ...fields, error: null, last_synced_at: null, created_at: nowIso() },
+      collectionIds,
+      limitsOf(tenant.plan).sources,
+    );
+  } catch (err) {
+    if (err instanceof LimitReached) throw quotaExceededError("sources", tenant.plan, err.used, err.limit, err.adding);
+    throw err;
+  }
+  return id;
+}
+
 export function createSourceService(deps: { store: Store; files: FileStore; isSyncing?: (sourceId: string) => Promise<boolean> }) {
   const content = deps.store.content;
   const out = async (s: SourceView) => sourceOut(s, deps.isSyncing ? await deps.isSyncing(s.id) : false);
@@ -71,26 +92,7 @@ export function createSourceService(deps: { store: Store; files: FileStore; isSy
       const found = new Set(await content.existingCollectionIds(tenant.id, collectionIds));
       const missing = collectionIds.find((c) => !found.has(c));
       if (missing) throw notFound("Collection", missing);
-      const id = newId("src");
-      try {
-        await content.createSource(
-          {
-            id,
-            tenant_id: tenant.id,
-            name: body.name,
-            source_type: body.source_type as "upload" | "website",
-            configuration: body.configuration ?? {},
-            error: null,
-            last_synced_at: null,
-            created_at: nowIso(),
-          },
-          collectionIds,
-          limitsOf(tenant.plan).sources,
-        );
-      } catch (err) {
-        if (err instanceof LimitReached) throw quotaExceededError("sources", tenant.plan, err.used, err.limit, err.adding);
-        throw err;
-      }
+      const id = await insertSource(deps.store, tenant, { name: body.name, source_type: body.source_type as "upload" | "website", configuration: body.configuration ?? {} }, collectionIds);
       return out(await get(tenant.id, id));
     },
 
