@@ -2,7 +2,13 @@
 // against the plan, rank with the hybrid engine, then shape hits (snippets) or contexts
 // (citations, token budget).
 import type { Store } from "../store/types.js";
-import type { CollectionView, Json } from "../store/content-types.js";
+import type { Json } from "../store/content-types.js";
+
+/** What ranking needs of a collection. */
+export interface CollectionScope {
+  settings: Json;
+  data_source_ids: string[];
+}
 import type { Engine, EngineSettings, RankedChunk, RetrievalMode } from "../search/engine.js";
 import { DEFAULT_ENGINE_SETTINGS } from "../search/engine.js";
 import { queryTerms } from "../search/fts-query.js";
@@ -51,13 +57,13 @@ export function createSearchService(deps: {
 }) {
   const base = deps.settings ?? DEFAULT_ENGINE_SETTINGS;
 
-  async function collection(p: Principal, id: string): Promise<CollectionView> {
-    const c = await deps.store.content.getCollection(tenantOf(p).id, id);
+  async function collection(p: Principal, id: string): Promise<CollectionScope> {
+    const c = await deps.store.content.collectionScope(tenantOf(p).id, id);
     if (!c) throw notFound("Collection", id);
     return c;
   }
 
-  async function rank(p: Principal, c: CollectionView, query: string, mode: RetrievalMode = "hybrid") {
+  async function rank(p: Principal, c: CollectionScope, query: string, mode: RetrievalMode = "hybrid") {
     const tenant = tenantOf(p);
     return deps.engine.rank(tenant.id, c.data_source_ids, query, settingsFor(base, c.settings), mode);
   }

@@ -157,6 +157,8 @@ export interface ContentStore {
   createCollection(row: CollectionRow, sourceIds: string[]): Promise<void>;
   listCollections(tenantId: string): Promise<CollectionView[]>;
   getCollection(tenantId: string, id: string): Promise<CollectionView | null>;
+  /** what a query needs of a collection (no counts: those scan the documents) */
+  collectionScope(tenantId: string, id: string): Promise<{ settings: Json; data_source_ids: string[] } | null>;
   updateCollection(tenantId: string, id: string, patch: CollectionPatch): Promise<boolean>;
   deleteCollection(tenantId: string, id: string): Promise<boolean>;
   attachSource(tenantId: string, collectionId: string, sourceId: string): Promise<void>;

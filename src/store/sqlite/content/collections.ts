@@ -25,6 +25,7 @@ type CollectionMethods = Pick<
   | "createCollection"
   | "listCollections"
   | "getCollection"
+  | "collectionScope"
   | "updateCollection"
   | "deleteCollection"
   | "attachSource"
@@ -73,6 +74,16 @@ export function collectionMethods(db: DB): CollectionMethods {
     async getCollection(tenantId, id) {
       const r = db.prepare(`${VIEW} WHERE c.tenant_id = ? AND c.id = ?`).get(tenantId, id) as Raw | undefined;
       return r ? toView(r) : null;
+    },
+    async collectionScope(tenantId, id) {
+      const r = db
+        .prepare(
+          `SELECT c.settings,
+             (SELECT json_group_array(cs.data_source_id) FROM collection_sources cs WHERE cs.collection_id = c.id) AS ids
+           FROM collections c WHERE c.tenant_id = ? AND c.id = ?`,
+        )
+        .get(tenantId, id) as { settings: string; ids: string } | undefined;
+      return r ? { settings: parseJson(r.settings, {}), data_source_ids: parseJson<string[]>(r.ids, []) } : null;
     },
     async updateCollection(tenantId, id, patch) {
       return update(tenantId, id, patch);
