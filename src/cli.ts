@@ -9,9 +9,18 @@ async function main(argv: string[]): Promise<void> {
       await serve();
       return;
     }
+    case "bench": {
+      const { benchCommand } = await import("./bench/run.js");
+      process.exit(await benchCommand(rest));
+      return;
+    }
+    case "import": {
+      const { importCommand } = await import("./bench/import-command.js");
+      process.exit(await importCommand(rest));
+      return;
+    }
     default:
-      console.error(`Unknown command '${cmd}'. Commands: serve.`);
-      void rest;
+      console.error(`Unknown command '${cmd}'. Commands: serve, bench, import beir.`);
       process.exit(2);
   }
 }

@@ -1,0 +1,154 @@
+// `quarry bench`: load -> quality per mode -> suite cross-check -> speed over HTTP -> ingest
+// throughput -> (opt-in) scale, then the JSON + Markdown report. Progress goes to stderr, the
+// Markdown table to stdout.
+import path from "node:path";
+import { loadConfig } from "../config.js";
+import { beirDataDir } from "../services/industry-benchmarks.js";
+import { findDataset } from "../search/beir-catalog.js";
+import { BENCH_USAGE, parseBenchArgs, UsageError, type BenchOptions } from "./args.js";
+import { loadBenchContext, openBenchRuntime, operatorPrincipal, type BenchContext } from "./load.js";
+import { customSettings, evaluateSetup, measureQuality, modeSpecs, searchSettings } from "./quality.js";
+import { measureSpeed } from "./speed.js";
+import { measureIngest } from "./ingest.js";
+import { measureScale } from "./scale.js";
+import { checkTargets, machineInfo, renderMarkdown, writeReport, type BenchReport, type SuiteCheck } from "./report.js";
+
+const log = (m: string) => process.stderr.write(`${m}\n`);
+
+/** The suite made by the import, run through the benchmark service, against the bench's own computation. */
+async function suiteCheck(ctx: BenchContext): Promise<SuiteCheck | null> {
+  if (!ctx.suiteId) return null;
+  const { rt, principal } = ctx;
+  const suite = await rt.benchmarks.row(principal, ctx.suiteId);
+  const run = await rt.benchmarks.run(principal, ctx.suiteId);
+  if (run.status !== "completed") throw new Error(`the suite run failed: ${run.error}`);
+  const queryIds = (suite.origin.query_ids as string[] | undefined) ?? [];
+  const settings = await searchSettings(rt, ctx.tenant.id, ctx.collectionId);
+  const bench = await evaluateSetup(rt, ctx.tenant.id, ctx.collectionId, ctx.queries, ctx.qrels, queryIds, { mode: "hybrid", settings }, suite.top_k);
+  const runNdcg = Number(run.metrics.ndcg_at_k);
+  return {
+    suite_id: ctx.suiteId,
+    run_ndcg_at_10: runNdcg,
+    bench_ndcg_at_10: bench.ndcg,
+    equal_to_3_decimals: runNdcg.toFixed(3) === bench.ndcg.toFixed(3),
+  };
+}
+
+async function benchDataset(o: BenchOptions, command: string): Promise<number> {
+  const t0 = performance.now();
+  const ctx = await loadBenchContext(o, log);
+  const { rt, principal } = ctx;
+  try {
+    const base = await searchSettings(rt, ctx.tenant.id, ctx.collectionId);
+    log(`quality on ${ctx.queryIds.length} ${ctx.split} queries:`);
+    const quality = await measureQuality(rt, ctx.tenant.id, ctx.collectionId, ctx.queries, ctx.qrels, ctx.queryIds, modeSpecs(base, o), log);
+    const check = await suiteCheck(ctx);
+    if (check) log(`suite run nDCG@10 ${check.run_ndcg_at_10.toFixed(4)} vs bench ${check.bench_ndcg_at_10.toFixed(4)}`);
+
+    let speed = null;
+    if (o.http) {
+      // command-line fusion settings reach POST /search as the collection's settings (BM25 column
+      // weights and depth are deployment settings the API cannot take; they only affect quality rows)
+      const custom = customSettings(base, o);
+      const before = (await rt.store.content.getCollection(ctx.tenant.id, ctx.collectionId))!.settings;
+      if (custom) {
+        await rt.collections.update(principal, ctx.collectionId, {
+          settings: { ...before, fusion: custom.fusion.method, lexical_weight: custom.fusion.lexicalWeight, vector_weight: custom.fusion.vectorWeight },
+        });
+      }
+      log("speed over HTTP:");
+      const seen = new Set(ctx.queryIds.map((q) => ctx.queries.get(q)!));
+      try {
+        speed = await measureSpeed(rt, principal, ctx.collectionId, [...ctx.queries.values()], seen, o, log);
+      } finally {
+        if (custom) await rt.collections.update(principal, ctx.collectionId, { settings: before });
+      }
+    }
+    let ingest = null;
+    if (o.ingest) {
+      log("ingest throughput:");
+      ingest = await measureIngest(o.dataset, o.split, ctx.load, { maxDocuments: o.maxDocuments, limitQueries: o.limitQueries, embeddingSampleDocs: 200 }, log);
+    }
+    let scale = null;
+    if (o.scaleChunks > 0) {
+      log(`scale test with ${o.scaleChunks} synthetic chunks:`);
+      scale = await measureScale(o.dataset, [...ctx.queries.values()], o.scaleChunks, 100, log);
+    }
+    const partial = {
+      date: new Date().toISOString(),
+      command,
+      machine: machineInfo(),
+      dataset: {
+        name: ctx.title,
+        path: o.dataset,
+        split: ctx.split,
+        queries: ctx.queryIds.length,
+        documents: ctx.load.documents,
+        chunks: ctx.load.chunks,
+        reduced_corpus: o.maxDocuments !== null,
+      },
+      model: { profile: rt.activeProfile.name, state: rt.embedderStatus().state },
+      load: ctx.load,
+      quality,
+      published: findDataset(ctx.dataset)?.published ?? [],
+      suite_check: check,
+      speed,
+      ingest,
+      scale,
+    };
+    const report: BenchReport = { ...partial, targets: checkTargets(partial), total_ms: performance.now() - t0 };
+    const files = writeReport(report, o.out);
+    process.stdout.write(renderMarkdown(report));
+    log(`report: ${files.md} and ${files.json}`);
+    return 0;
+  } finally {
+    await ctx.close();
+  }
+}
+
+/** `--suite ID`: run a stored suite of the deployment (DATA_DIR) and print its metrics. */
+async function benchSuite(o: BenchOptions): Promise<number> {
+  const config = loadConfig();
+  const rt = await openBenchRuntime(config.dataDir, log);
+  try {
+    const tenants = await rt.store.tenants.list();
+    const candidates = o.tenant ? tenants.filter((t) => t.id === o.tenant || t.slug === o.tenant) : tenants;
+    for (const t of candidates) {
+      const p = operatorPrincipal(t);
+      if (!(await rt.store.benchmarks.getSuite(t.id, o.suite!))) continue;
+      const run = await rt.benchmarks.run(p, o.suite!);
+      const m = run.metrics as Record<string, unknown>;
+      const lat = (m.latency_ms ?? {}) as Record<string, number | null>;
+      process.stdout.write(
+        [
+          `Suite ${o.suite} (tenant ${t.slug}), run ${run.id}: ${run.status}${run.error ? ` — ${run.error}` : ""}`,
+          "",
+          "| k | queries | nDCG@k | recall@k | precision@k | MRR | hit rate | p50 ms | p95 ms | cases missing documents | mode |",
+          "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+          `| ${m.k} | ${m.query_count} | ${m.ndcg_at_k} | ${m.recall_at_k} | ${m.precision_at_k} | ${m.mrr} | ${m.hit_rate} | ${lat.p50} | ${lat.p95} | ${m.cases_missing_documents} | ${m.mode} |`,
+          "",
+        ].join("\n"),
+      );
+      return run.status === "completed" ? 0 : 1;
+    }
+    log(`No suite ${o.suite} in ${o.tenant ? `tenant ${o.tenant}` : "any tenant"} of ${config.dataDir}.`);
+    return 2;
+  } finally {
+    await rt.close();
+  }
+}
+
+export async function benchCommand(argv: string[]): Promise<number> {
+  let o: BenchOptions;
+  try {
+    o = parseBenchArgs(argv, process.env, beirDataDir(process.env, path.resolve("data")));
+  } catch (err) {
+    if (err instanceof UsageError) {
+      if (err.message) log(`quarry bench: ${err.message}\n`);
+      log(BENCH_USAGE);
+      return err.message ? 2 : 0;
+    }
+    throw err;
+  }
+  return o.suite ? benchSuite(o) : benchDataset(o, ["quarry bench", ...argv].join(" "));
+}

@@ -1,0 +1,113 @@
+import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
+import { Type } from "@sinclair/typebox";
+import type { Runtime } from "../../runtime.js";
+import { Empty, errors, ref } from "../schemas/common.js";
+import {
+  BenchmarkRunOut,
+  BenchmarkSuiteCreate,
+  BenchmarkSuiteOut,
+  IndustryBenchmarkImport,
+  IndustryBenchmarkImportOut,
+  IndustryBenchmarkOut,
+} from "../schemas/benchmarks.js";
+import { needs } from "../route-config.js";
+
+const SuiteParams = Type.Object({ suite_id: Type.String() });
+const NameParams = Type.Object({ name: Type.String() });
+
+export const benchmarkRoutes =
+  (rt: Runtime): FastifyPluginAsyncTypebox =>
+  async (app) => {
+    const tags = ["benchmarks"];
+    const svc = rt.benchmarks;
+    app.post(
+      "/benchmarks",
+      {
+        config: needs("ingest"),
+        schema: { tags, summary: "Create a benchmark suite", body: ref(BenchmarkSuiteCreate), response: { 201: ref(BenchmarkSuiteOut), ...errors(401, 403, 404, 422) } },
+      },
+      async (req, reply) => reply.status(201).send(await svc.create(req.principal!, req.body)),
+    );
+    app.get(
+      "/benchmarks",
+      {
+        config: needs("search"),
+        schema: {
+          tags,
+          summary: "List suites with their latest scores",
+          description:
+            "Each suite with its cases, its runs newest first (without per-case results; GET /benchmarks/{suite_id} has them) and `latest_metrics`, the metrics of its newest completed run.",
+          response: { 200: Type.Array(ref(BenchmarkSuiteOut)), ...errors(401, 403) },
+        },
+      },
+      async (req) => svc.list(req.principal!),
+    );
+    app.get(
+      "/benchmarks/:suite_id",
+      {
+        config: needs("search"),
+        schema: { tags, summary: "Get a suite with its cases and runs (newest first)", params: SuiteParams, response: { 200: ref(BenchmarkSuiteOut), ...errors(401, 403, 404) } },
+      },
+      async (req) => svc.get(req.principal!, req.params.suite_id),
+    );
+    app.post(
+      "/benchmarks/:suite_id/run",
+      {
+        config: needs("ingest"),
+        schema: {
+          tags,
+          summary: "Run every case now",
+          description:
+            "Sends every case through POST /search's path (one hit per document, the suite's top_k) and keeps the run. " +
+            "metrics: k, query_count, hit_rate, recall_at_k, precision_at_k, mrr, ndcg_at_k (binary relevance), latency_ms {mean, p50, p95, max}, " +
+            "cases_missing_documents, mode. Each result: case_id, query, returned [{document_id, rank, score, relevant}], relevant_document_ids, " +
+            "missing_document_ids, latency_ms, metrics. The run's queries count against the monthly quota (429 when they do not fit). " +
+            "A run that cannot finish is kept with status failed and an error.",
+          params: SuiteParams,
+          response: { 200: ref(BenchmarkRunOut), ...errors(401, 403, 404, 429) },
+        },
+      },
+      async (req) => svc.run(req.principal!, req.params.suite_id),
+    );
+    app.delete(
+      "/benchmarks/:suite_id",
+      {
+        config: needs("ingest"),
+        schema: { tags, summary: "Delete a suite with its cases and runs", params: SuiteParams, response: { 204: Empty, ...errors(401, 403, 404) } },
+      },
+      async (req, reply) => {
+        await svc.remove(req.principal!, req.params.suite_id);
+        return reply.status(204).send(null);
+      },
+    );
+    app.get(
+      "/industry-benchmarks",
+      {
+        config: needs("search"),
+        schema: {
+          tags,
+          summary: "Ready-made public question sets (BEIR) and how to load one",
+          response: { 200: Type.Array(ref(IndustryBenchmarkOut)), ...errors(401, 403) },
+        },
+      },
+      async () => rt.industryBenchmarks.list(),
+    );
+    app.post(
+      "/industry-benchmarks/:name/import",
+      {
+        config: needs("ingest"),
+        schema: {
+          tags,
+          summary: "Load a public question set into a collection and create its suite",
+          description:
+            "Reads the BEIR files from the server's data directory (never downloads), creates the collection (unless collection_id is given), " +
+            "a data source with every document (their `source` is the BEIR _id) and the suite, then answers 202 while the documents are indexed " +
+            "in the background. 409 when the files are not on this server; 429 when the documents do not fit the plan.",
+          params: NameParams,
+          body: ref(IndustryBenchmarkImport),
+          response: { 202: ref(IndustryBenchmarkImportOut), ...errors(401, 403, 404, 409, 422, 429) },
+        },
+      },
+      async (req, reply) => reply.status(202).send(await rt.industryBenchmarks.import(req.principal!, req.params.name, req.body ?? {})),
+    );
+  };

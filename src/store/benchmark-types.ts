@@ -1,0 +1,66 @@
+// Storage contract of benchmark suites, their cases and runs. See types.ts for the conventions:
+// every method takes the tenant id and filters by it in the query itself.
+import type { Json } from "./content-types.js";
+
+export type BenchmarkRunStatus = "running" | "completed" | "failed";
+
+export interface BenchmarkSuiteRow {
+  id: string;
+  tenant_id: string;
+  collection_id: string;
+  name: string;
+  description: string;
+  top_k: number;
+  /** where the cases came from ({"dataset":"scifact","split":"test"}); {} for hand-made suites */
+  origin: Json;
+  created_at: string;
+}
+
+export interface BenchmarkCaseRow {
+  id: string;
+  suite_id: string;
+  query: string;
+  relevant_document_ids: string[];
+  created_at: string;
+}
+
+export interface BenchmarkRunRow {
+  id: string;
+  tenant_id: string;
+  suite_id: string;
+  status: BenchmarkRunStatus;
+  query_count: number;
+  top_k: number;
+  metrics: Json;
+  results: Json[];
+  error: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export interface BenchmarkStore {
+  /** the suite and its cases, in one transaction */
+  createSuite(suite: BenchmarkSuiteRow, cases: BenchmarkCaseRow[]): Promise<void>;
+  /** suites of the tenant, oldest first */
+  listSuites(tenantId: string): Promise<BenchmarkSuiteRow[]>;
+  getSuite(tenantId: string, id: string): Promise<BenchmarkSuiteRow | null>;
+  /** cases of these suites in creation order, grouped by suite id */
+  listCases(tenantId: string, suiteIds: string[]): Promise<Map<string, BenchmarkCaseRow[]>>;
+  /** removes the suite with its cases and runs */
+  deleteSuite(tenantId: string, id: string): Promise<boolean>;
+
+  createRun(run: BenchmarkRunRow): Promise<void>;
+  /** running -> completed | failed, with what the run produced */
+  finishRun(
+    tenantId: string,
+    id: string,
+    end: { status: "completed" | "failed"; metrics: Json; results: Json[]; error: string | null; completed_at: string },
+  ): Promise<void>;
+  /**
+   * Runs of these suites, newest first, grouped by suite id. `withResults: false` leaves the
+   * (large) per-case results out (results = []), `latestOnly` keeps the newest run per suite.
+   */
+  listRuns(tenantId: string, suiteIds: string[], opts: { withResults: boolean; latestOnly?: boolean }): Promise<Map<string, BenchmarkRunRow[]>>;
+  /** runs still `running` that were created before `before` become failed with `error`; returns how many */
+  failStaleRuns(tenantId: string, before: string, error: string, at: string): Promise<number>;
+}
