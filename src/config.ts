@@ -27,6 +27,7 @@ export interface Config {
   ingestWorkers: number;
   logLevel: string;
   maxUploadBytes: number;
+  beirDataDir: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -61,6 +62,7 @@ export const SETTINGS: Setting[] = [
   { env: "SESSION_TTL_DAYS", default: "14", doc: "Console session lifetime" },
   { env: "INGEST_WORKERS", default: "2", doc: "Concurrent ingest jobs in this process" },
   { env: "LOG_LEVEL", default: "info", doc: "pino log level (fatal, error, warn, info, debug, trace, silent)" },
+  { env: "BEIR_DATA_DIR", default: "../shared/datasets if present, else DATA_DIR/datasets", doc: "Local BEIR data sets for GET /industry-benchmarks imports and npm run bench (never downloaded)" },
 ];
 
 function str(env: NodeJS.ProcessEnv, name: string): string | null {
@@ -129,5 +131,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestWorkers: int(env, "INGEST_WORKERS", 2, 1, 32),
     logLevel: str(env, "LOG_LEVEL") ?? "info",
     maxUploadBytes: 50 * 1024 * 1024,
+    beirDataDir: str(env, "BEIR_DATA_DIR"),
   };
 }

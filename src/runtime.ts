@@ -158,7 +158,7 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
   const search = createSearchService({ store, engine, quotas });
   const benchmarks = createBenchmarkService({ store, search, quotas });
   const industryBenchmarks = createIndustryBenchmarkService({
-    dataDir: beirDataDir(process.env, config.dataDir),
+    dataDir: beirDataDir(config.beirDataDir, config.dataDir),
     importer: createBeirImporter({
       store,
       files,

@@ -141,7 +141,7 @@ async function benchSuite(o: BenchOptions): Promise<number> {
 export async function benchCommand(argv: string[]): Promise<number> {
   let o: BenchOptions;
   try {
-    o = parseBenchArgs(argv, process.env, beirDataDir(process.env, path.resolve("data")));
+    o = parseBenchArgs(argv, process.env, beirDataDir(process.env.BEIR_DATA_DIR, path.resolve("data")));
   } catch (err) {
     if (err instanceof UsageError) {
       if (err.message) log(`quarry bench: ${err.message}\n`);

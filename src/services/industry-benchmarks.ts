@@ -14,9 +14,8 @@ import { conflict, notFound } from "./errors.js";
 import { missingBeirFiles, type BeirImporter, type BeirImportStarted } from "./beir-import.js";
 
 /** BEIR_DATA_DIR, or ../shared/datasets when it exists (this project's layout), else DATA_DIR/datasets. */
-export function beirDataDir(env: NodeJS.ProcessEnv, dataDir: string, cwd = process.cwd()): string {
-  const explicit = env.BEIR_DATA_DIR?.trim();
-  if (explicit) return path.resolve(explicit);
+export function beirDataDir(explicit: string | null | undefined, dataDir: string, cwd = process.cwd()): string {
+  if (explicit?.trim()) return path.resolve(explicit.trim());
   const shared = path.resolve(cwd, "..", "shared", "datasets");
   return fs.existsSync(shared) ? shared : path.join(dataDir, "datasets");
 }
