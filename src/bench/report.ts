@@ -142,7 +142,10 @@ export function renderMarkdown(r: BenchReport): string {
   }
   if (r.scale) {
     L.push("");
-    L.push(`Scale: ${r.scale.chunks} synthetic chunks (built in ${(r.scale.build_ms / 1000).toFixed(0)} s): hybrid p50 ${f1(r.scale.hybrid.p50)} ms, p95 ${f1(r.scale.hybrid.p95)} ms.`);
+    L.push(
+      `Scale: ${r.scale.chunks} synthetic chunks (built in ${(r.scale.build_ms / 1000).toFixed(0)} s): hybrid p50 ${f1(r.scale.hybrid.p50)} ms, p95 ${f1(r.scale.hybrid.p95)} ms; ` +
+        `lexical p50 ${f1(r.scale.lexical.p50)} ms, p95 ${f1(r.scale.lexical.p95)} ms.`,
+    );
   }
   if (r.ingest) {
     const i = r.ingest;

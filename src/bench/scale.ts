@@ -15,6 +15,8 @@ export interface ScaleResult {
   chunks: number;
   build_ms: number;
   hybrid: LatencySummary;
+  /** the same kind of queries answered lexically (bench-only route), to split the cost */
+  lexical: LatencySummary;
 }
 
 function randomUnit(dim: number, rnd: () => number): Float32Array {
@@ -101,17 +103,25 @@ async function buildAndMeasure(rt: Runtime, dataset: string, queryTexts: string[
   try {
     const key = await searchKey(rt, p);
     const next = freshQueries(queryTexts.map((q) => `${q} scale`), new Set());
-    const samples: number[] = [];
-    for (let i = 0; i < queries + 10; i++) {
-      const t = performance.now();
-      await fetch(`${url}/search`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ collection_id: collection.id, query: next(), top_k: 10 }),
-      }).then((r) => r.arrayBuffer());
-      if (i >= 10) samples.push(performance.now() - t); // the first 10 warm up
-    }
-    return { chunks: made, build_ms: buildMs, hybrid: latencySummary(samples) };
+    const timed = async (route: string) => {
+      const samples: number[] = [];
+      for (let i = 0; i < queries + 10; i++) {
+        const t = performance.now();
+        const res = await fetch(`${url}${route}`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+          body: JSON.stringify({ collection_id: collection.id, query: next(), top_k: 10 }),
+        });
+        await res.arrayBuffer();
+        if (res.status !== 200) throw new Error(`scale test: ${route} answered ${res.status}`);
+        if (i >= 10) samples.push(performance.now() - t); // the first 10 warm up
+      }
+      return latencySummary(samples);
+    };
+    const hybrid = await timed("/search");
+    const lexical = await timed("/bench/lexical-search");
+    log(`  ${made} chunks: hybrid p50 ${hybrid.p50?.toFixed(1)} ms, p95 ${hybrid.p95?.toFixed(1)} ms; lexical p50 ${lexical.p50?.toFixed(1)} ms, p95 ${lexical.p95?.toFixed(1)} ms`);
+    return { chunks: made, build_ms: buildMs, hybrid, lexical };
   } finally {
     await app.close();
   }

@@ -241,14 +241,16 @@ export function createBeirImporter(deps: BeirImportDeps) {
         if (used + count > limit) throw quotaExceededError("documents", tenant.plan, used, limit, count);
       }
 
-      const collectionId =
-        req.collectionId ?? (await deps.collections.create(p, { name: (req.collectionName ?? `${title} (BEIR)`).slice(0, 160) })).id;
+      // the source first: it is the one that can hit a plan limit (429) before anything exists
       const source = await deps.sources.create(p, {
         name: `BEIR ${title} (${split})`.slice(0, 200),
         source_type: "upload",
-        configuration: { beir: { dataset, split, dir } },
-        collection_ids: [collectionId],
+        configuration: { beir: { dataset, split } },
+        collection_ids: req.collectionId ? [req.collectionId] : [],
       });
+      const collectionId =
+        req.collectionId ??
+        (await deps.collections.create(p, { name: (req.collectionName ?? `${title} (BEIR)`).slice(0, 160), data_source_ids: [source.id] })).id;
 
       // every row first (queued), with its stored twin
       const idMap = new Map<string, string>();
