@@ -146,8 +146,7 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
       defaultPlan: config.defaultPlan,
       sessionTtlDays: config.sessionTtlDays,
     },
-    // through rt, so whatever rt.purgeTenantContent is when a workspace is deleted gets called
-    purgeTenantContent: (tenantId) => rt.purgeTenantContent(tenantId),
+    purgeTenantContent,
   });
   const auth = createAuthService({
     store,
@@ -156,6 +155,8 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
     requireEmailVerification: config.requireEmailVerification,
   });
   const search = createSearchService({ store, engine, quotas });
+  const collections = createCollectionService({ store });
+  const sources = createSourceService({ store, files, isSyncing: (id) => crawls.isSyncing(id) });
   const benchmarks = createBenchmarkService({ store, search, quotas });
   const industryBenchmarks = createIndustryBenchmarkService({
     dataDir: beirDataDir(config.beirDataDir, config.dataDir),
@@ -163,9 +164,8 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
       store,
       files,
       ingest,
-      // through rt, like accounts: whatever rt's services are when an import runs
-      collections: { create: (p, body) => rt.collections.create(p, body) },
-      sources: { create: (p, body) => rt.sources.create(p, body) },
+      collections,
+      sources,
       benchmarks,
       log,
       onUnembedded: () => backfill.request(),
@@ -184,8 +184,8 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
     quotas,
     mailer,
     files,
-    collections: createCollectionService({ store }),
-    sources: createSourceService({ store, files, isSyncing: (id) => crawls.isSyncing(id) }),
+    collections,
+    sources,
     documents: createDocumentService({ store, files, profileName: activeProfile.name, onQueued: () => queue.notify() }),
     ingest,
     backfill,
