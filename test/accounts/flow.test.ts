@@ -2,7 +2,10 @@
 // log out and in, reset the password through the emailed link, hit the query quota, delete the
 // workspace, and every credential of it answers 401.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import path from "node:path";
 import { startServer, PLATFORM_KEY, type TestServer } from "../helpers/server.js";
+import { waitIndexed } from "../helpers/content.js";
 import { sessionCookie, setCookieHeader, startMailCatcher, tokenFromLink, type MailCatcher } from "./helpers/mail.js";
 import { PASSWORD, PUBLIC_URL, db, login, signup, uniqueEmail } from "./helpers/accounts.js";
 import { currentPeriod, periodResetsAt } from "../../src/services/plans.js";
@@ -155,18 +158,29 @@ describe("account lifecycle", () => {
     expect(wrongCase.body.detail[0]).toMatchObject({ loc: ["body", "confirm"], input: slug.toUpperCase() });
     expect(wrongCase.body.detail[0].msg).toMatch(/case-sensitive/);
     expect((await s.call("DELETE", "/auth/workspace", { key: searchKey, json: { confirm: slug } })).status).toBe(403);
-    const purged: string[] = [];
-    const purge = s.rt.purgeTenantContent;
-    s.rt.purgeTenantContent = async (id) => {
-      purged.push(id);
-    };
-    try {
-      const del = await s.call("DELETE", "/auth/workspace", { cookie, json: { confirm: slug } });
-      expect(del.status).toBe(204);
-    } finally {
-      s.rt.purgeTenantContent = purge;
-    }
-    expect(purged).toEqual([tenantId]);
+    // content of the workspace: a source with an indexed document (file, chunks, FTS and vector rows)
+    const src = await s.call("POST", "/data-sources", { cookie, json: { name: "Notes", source_type: "upload" } });
+    expect(src.status).toBe(201);
+    const form = new FormData();
+    form.append("data_source_id", src.body.id);
+    form.append("files", new Blob(["# Notes\n\nThe workspace keeps a note about glaciers."]), "notes.md");
+    expect((await s.call("POST", "/documents/upload", { cookie, body: form })).status).toBe(202);
+    await waitIndexed(s, apiKey, src.body.id);
+    const sqlite = db(s);
+    const chunkIds = (sqlite.prepare("SELECT id FROM chunks WHERE tenant_id = ?").all(tenantId) as { id: number }[]).map((r) => r.id);
+    expect(chunkIds.length).toBeGreaterThan(0);
+    expect(fs.existsSync(path.join(s.dataDir, "files", tenantId))).toBe(true);
+
+    const del = await s.call("DELETE", "/auth/workspace", { cookie, json: { confirm: slug } });
+    expect(del.status).toBe(204);
+    // files and the index entries that cannot cascade are gone with the rows
+    expect(fs.existsSync(path.join(s.dataDir, "files", tenantId))).toBe(false);
+    const left = (table: string, col: string) =>
+      chunkIds.filter((id) => sqlite.prepare(`SELECT 1 FROM ${table} WHERE ${col} = ?`).get(table.startsWith("vec_") ? BigInt(id) : id)).length;
+    expect(left("chunks", "id")).toBe(0);
+    expect(left("chunks_fts", "rowid")).toBe(0);
+    expect(left(`vec_${s.rt.activeProfile.index_name!.replace(/^vec_/, "")}`, "chunk_id")).toBe(0);
+
     for (const cred of [{ cookie }, { key: apiKey }, { key: searchKey }]) {
       const gone = await s.call("GET", "/me", cred);
       expect(gone.status).toBe(401);
