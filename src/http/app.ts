@@ -18,7 +18,6 @@ import { systemRoutes } from "./routes/system.js";
 import { tenantRoutes } from "./routes/tenants.js";
 import { apiKeyRoutes } from "./routes/api-keys.js";
 import { authRoutes } from "./routes/auth.js";
-import { pendingRoutes } from "./routes/pending.js";
 import { collectionRoutes } from "./routes/collections.js";
 import { dataSourceRoutes } from "./routes/data-sources.js";
 import { documentRoutes } from "./routes/documents.js";
@@ -104,6 +103,5 @@ export async function buildApp(rt: Runtime): Promise<App> {
   await app.register(searchRoutes(rt));
   await app.register(crawlRoutes(rt));
   await app.register(benchmarkRoutes(rt));
-  await app.register(pendingRoutes());
   return app;
 }

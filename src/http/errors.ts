@@ -16,7 +16,6 @@ const STATUS: Record<ErrorKind, number> = {
   unsupported_media_type: 415,
   quota_exceeded: 429,
   unavailable: 503,
-  not_implemented: 501,
 };
 
 function partData(req: FastifyRequest, part: string): unknown {

@@ -9,8 +9,7 @@ export type ErrorKind =
   | "payload_too_large"
   | "unsupported_media_type"
   | "quota_exceeded"
-  | "unavailable"
-  | "not_implemented";
+  | "unavailable";
 
 export class ServiceError extends Error {
   constructor(
@@ -26,7 +25,6 @@ export const unauthorized = (m: string) => new ServiceError("unauthorized", m);
 export const forbidden = (m: string) => new ServiceError("forbidden", m);
 export const conflict = (m: string) => new ServiceError("conflict", m);
 export const unavailable = (m: string) => new ServiceError("unavailable", m);
-export const notImplemented = (m: string) => new ServiceError("not_implemented", m);
 
 /** A resource outside the caller's tenant is reported exactly like a missing one. */
 export const notFound = (what: string, id: string) =>
