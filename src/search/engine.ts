@@ -38,12 +38,11 @@ export type RetrievalMode = "hybrid" | "lexical" | "vector";
 
 export function createEngine(deps: { content: ContentStore; profile: EmbeddingProfile; embedder: Embedder | null }) {
   const indexName = deps.profile.index_name!;
+  /** the model is ready to embed queries */
+  const vectorsAvailable = (): boolean => deps.embedder?.status().state === "ready";
 
   return {
-    /** the model is ready to embed queries */
-    vectorsAvailable(): boolean {
-      return deps.embedder?.status().state === "ready";
-    },
+    vectorsAvailable,
 
     async rank(
       tenantId: string,
@@ -53,7 +52,7 @@ export function createEngine(deps: { content: ContentStore; profile: EmbeddingPr
       mode: RetrievalMode = "hybrid",
     ): Promise<EngineResult> {
       if (sourceIds.length === 0) return { mode: "hybrid", ranked: [] };
-      const useVectors = mode !== "lexical" && this.vectorsAvailable();
+      const useVectors = mode !== "lexical" && vectorsAvailable();
       const useLexical = mode !== "vector";
       const match = useLexical ? buildFtsQuery(query) : null;
       // Start the query embedding first: it runs in a worker thread while SQLite answers BM25.
