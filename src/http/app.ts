@@ -12,6 +12,7 @@ import { VERSION } from "../runtime.js";
 import "./route-config.js";
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from "./errors.js";
 import { createValidators } from "./validation.js";
+import { refuseNonUtf8Bodies } from "./charset.js";
 import { SHARED_SCHEMAS } from "./schemas/index.js";
 import { SESSION_COOKIE } from "./session-cookie.js";
 import { systemRoutes } from "./routes/system.js";
@@ -77,6 +78,7 @@ export async function buildApp(rt: Runtime): Promise<App> {
   await app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { docExpansion: "list", deepLinking: true } });
 
   registerErrorHandling(app);
+  refuseNonUtf8Bodies(app);
 
   app.decorateRequest("principal", null);
   app.addHook("onRequest", async (req) => {

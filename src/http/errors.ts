@@ -5,6 +5,7 @@ import type { ErrorObject } from "ajv";
 import type { Socket } from "node:net";
 import { ServiceError, ValidationError, type ErrorKind, type FieldIssue } from "../services/errors.js";
 import { toFieldIssues } from "./validation.js";
+import { drainRequest } from "./drain.js";
 
 const STATUS: Record<ErrorKind, number> = {
   bad_request: 400,
@@ -92,7 +93,7 @@ export function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: 
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError, req, reply) => {
+  app.setErrorHandler(async (err: FastifyError, req, reply) => {
     if (err.validation) {
       const part = err.validationContext ?? "body";
       return sendIssues(reply, toFieldIssues(err.validation as ErrorObject[], part, partData(req, part)));
@@ -100,10 +101,15 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (err instanceof ValidationError) return sendIssues(reply, err.issues);
     if (err instanceof ServiceError) {
       if (err.kind === "unauthorized") reply.header("www-authenticate", 'Bearer realm="quarry"');
+      if (err.kind === "payload_too_large") await drainRequest(req.raw);
       return reply.status(STATUS[err.kind]).send({ detail: err.message });
     }
     const mapped = frameworkError(err);
-    if (mapped) return reply.status(mapped.status).send(mapped.body);
+    if (mapped) {
+      // read what the client is still sending, so it gets the 413 rather than a reset
+      if (mapped.status === 413) await drainRequest(req.raw);
+      return reply.status(mapped.status).send(mapped.body);
+    }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       return reply.status(status).send({ detail: err.message });

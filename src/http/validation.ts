@@ -43,8 +43,10 @@ export function createValidators(sharedSchemas: TSchema[]) {
  * run out of stack on a hostile body. */
 export const MAX_DEPTH = 64;
 
-/** NUL characters (which PostgreSQL text cannot hold) and nesting beyond MAX_DEPTH, found
- * without recursion; reported as Ajv-style errors with the keywords `nul` and `depth`. */
+/** NUL characters (which PostgreSQL text cannot hold), lone UTF-16 surrogates (not Unicode: they
+ * cannot be stored or sent as UTF-8 without being silently replaced) and nesting beyond
+ * MAX_DEPTH, found without recursion; reported as Ajv-style errors with the keywords `nul`,
+ * `surrogate` and `depth`. */
 function findBadValues(data: unknown): ErrorObject[] {
   const out: ErrorObject[] = [];
   const fail = (keyword: string, instancePath: string, params: Record<string, unknown> = {}): ErrorObject => ({
@@ -58,7 +60,8 @@ function findBadValues(data: unknown): ErrorObject[] {
   while (stack.length > 0 && out.length < 20) {
     const [v, at, depth] = stack.pop()!;
     if (typeof v === "string") {
-      if (v.includes("\u0000")) out.push(fail("nul", at, { value: v }));
+      const bad = badText(v);
+      if (bad) out.push(fail(bad, at, { value: v }));
       continue;
     }
     if (v === null || typeof v !== "object") continue;
@@ -73,11 +76,21 @@ function findBadValues(data: unknown): ErrorObject[] {
     for (let i = entries.length - 1; i >= 0; i--) {
       const [k, child] = entries[i];
       const childAt = `${at}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`;
-      if (k.includes("\u0000")) out.push(fail("nul", childAt, { value: k }));
+      const bad = badText(k);
+      if (bad) out.push(fail(bad, childAt, { value: k }));
       stack.push([child, childAt, depth + 1]);
     }
   }
   return out;
+}
+
+// String.prototype.isWellFormed/toWellFormed exist in Node 20 (ES2024) but not in the ES2023 lib.
+type WellFormed = { isWellFormed(): boolean; toWellFormed(): string };
+const wellFormed = (v: string) => v as unknown as WellFormed;
+
+function badText(v: string): "nul" | "surrogate" | null {
+  if (v.includes("\u0000")) return "nul";
+  return wellFormed(v).isWellFormed() ? null : "surrogate";
 }
 
 function guarded(validate: ValidateFunction): ValidateFunction {
@@ -182,6 +195,13 @@ export function toFieldIssue(e: ErrorObject, part: string, data: unknown): Field
         : { type: `${String(p.format)}_parsing`, loc, msg: `Input should be a valid ${String(p.format)}`, input };
     case "nul":
       return { type: "string_nul_character", loc, msg: "Text must not contain NUL characters (\\u0000)", input: p.value };
+    case "surrogate":
+      return {
+        type: "string_unicode",
+        loc,
+        msg: "Text must be valid Unicode: it contains a lone UTF-16 surrogate (an emoji or other character cut in half). Send whole characters.",
+        input: wellFormed(String(p.value)).toWellFormed(),
+      };
     case "depth":
       return { type: "json_too_deep", loc, msg: `Value is nested more than ${MAX_DEPTH} levels deep`, input: null };
     default:
