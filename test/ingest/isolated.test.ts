@@ -29,7 +29,7 @@ describe("parseIsolated", () => {
     const pdf = await makePdf(Array.from({ length: 30 }, (_, i) => ({ paragraphs: [`Page ${i + 1} text.`] })));
     const err = await parseIsolated(pdf, "pdf", "slow.pdf", { timeoutMs: 5 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ParseError);
-    expect((err as Error).message).toBe("Parsing took longer than 5 ms and was stopped. Split the file into smaller files and upload again.");
+    expect((err as Error).message).toBe("Parsing took longer than 5 ms (the limit for a file of this size) and was stopped. Split the file into smaller files and upload again.");
 
     const ok = await parseIsolated(Buffer.from("# Fine\n\nStill works."), "markdown", "ok.md", { timeoutMs: 30_000 });
     expect(ok.title).toBe("Fine");

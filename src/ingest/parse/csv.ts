@@ -6,6 +6,7 @@ import type { ParsedBlock, ParsedDocument } from "../types.js";
 import { cleanInline, finishDocument, titleFromFilename } from "./common.js";
 import { decodeUtf8Text, normalizeText } from "./decode.js";
 import { ParseError } from "./errors.js";
+import { LIMITS, checkCount } from "./limits.js";
 
 const CANDIDATE_DELIMITERS = [",", ";", "\t", "|"] as const;
 
@@ -73,6 +74,8 @@ export function parseCsv(bytes: Buffer, filename: string): ParsedDocument {
       relax_column_count: true,
       relax_quotes: true,
       skip_empty_lines: true,
+      // stop reading at the limit instead of building millions of rows first
+      to: LIMITS.csvRows + 1,
     }) as string[][];
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
@@ -82,6 +85,8 @@ export function parseCsv(bytes: Buffer, filename: string): ParsedDocument {
       { cause: err },
     );
   }
+  checkCount(records.length, LIMITS.csvRows, "rows", "CSV");
+  checkCount(Math.max(0, ...records.slice(0, 1000).map((r) => r.length)), LIMITS.csvColumns, "columns", "CSV");
   const { blocks, columns, rows } = csvRowsToBlocks(records);
   return finishDocument({
     kind: "csv",

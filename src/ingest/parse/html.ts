@@ -9,6 +9,7 @@ import { cleanInline, finishDocument, titleFromFilename } from "./common.js";
 import { decodeUtf8Text } from "./decode.js";
 import { ParseError } from "./errors.js";
 import { firstH1, markdownToBlocks } from "./markdown.js";
+import { checkHtmlShape } from "./limits.js";
 
 const CHROME =
   "script, style, noscript, template, iframe, svg, canvas, nav, aside, button, select, " +
@@ -96,6 +97,7 @@ function textLength(node: Element | null | undefined): number {
 
 /** Main content of a full page as blocks; `fragment` skips Readability (mammoth output). */
 export function htmlToBlocks(html: string, opts: { fragment?: boolean } = {}): HtmlContent {
+  checkHtmlShape(html, opts.fragment ? "document" : "HTML document");
   if (opts.fragment) return { blocks: markdownToBlocks(turndown().turndown(html)).blocks, metadata: {} };
 
   const { document } = parseHTML(html);

@@ -10,17 +10,20 @@ import { Worker } from "node:worker_threads";
 import type { ChunkDraft, FileKind, ParsedDocument } from "../types.js";
 import type { ChunkOptions } from "../chunk.js";
 import { ParseError } from "./errors.js";
+import { parseTimeoutMs } from "./limits.js";
 import type { ParseRequest, ParseWorkerMessage } from "./parse-worker.js";
 
 export interface IsolatedParseOptions {
-  /** wall-clock limit for this parse, including worker start-up when no idle worker is ready; default 60 s */
+  /** wall-clock limit for this parse once a worker is ready; default proportional to the size (parseTimeoutMs) */
   timeoutMs?: number;
   /** V8 old-generation heap limit of the worker; default 512 MB */
   maxOldGenerationSizeMb?: number;
 }
 
-const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_OLD_MB = 512;
+// Starting a worker is not the file's fault: its own, generous limit (a loaded machine under tsx
+// can take seconds), after which the file's own size-based limit starts.
+const WORKER_START_TIMEOUT_MS = 60_000;
 const MAX_IDLE_WORKERS = 2;
 const IDLE_TTL_MS = 30_000;
 const MAX_PARSES_PER_WORKER = 200;
@@ -34,6 +37,8 @@ interface ParseWorker {
   ready: boolean;
   parses: number;
   idleTimer?: NodeJS.Timeout;
+  /** called once when the worker has loaded the parsers */
+  onReady?: () => void;
   /** the in-flight parse, if any */
   onMessage?: (m: ParseWorkerMessage) => void;
   onFailure?: (err: Error & { code?: string }, exited: boolean) => void;
@@ -66,8 +71,10 @@ function spawn(maxOldMb: number): ParseWorker {
   });
   const pw: ParseWorker = { worker, maxOldMb, ready: false, parses: 0 };
   worker.on("message", (m: ParseWorkerMessage) => {
-    if (m.type === "ready") pw.ready = true;
-    else pw.onMessage?.(m);
+    if (m.type === "ready") {
+      pw.ready = true;
+      pw.onReady?.();
+    } else pw.onMessage?.(m);
   });
   worker.on("error", (err: Error & { code?: string }) => {
     dropIdle(pw);
@@ -96,6 +103,7 @@ function acquire(maxOldMb: number): ParseWorker {
 }
 
 function release(pw: ParseWorker, heapUsedMb: number): void {
+  pw.onReady = undefined;
   pw.onMessage = undefined;
   pw.onFailure = undefined;
   pw.parses++;
@@ -115,6 +123,7 @@ function release(pw: ParseWorker, heapUsedMb: number): void {
 }
 
 function discard(pw: ParseWorker): void {
+  pw.onReady = undefined;
   pw.onMessage = undefined;
   pw.onFailure = undefined;
   dropIdle(pw);
@@ -159,7 +168,7 @@ function runIsolated(
   chunk: ChunkOptions | undefined,
   opts: IsolatedParseOptions,
 ): Promise<{ doc: ParsedDocument; chunks?: ChunkDraft[] }> {
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = opts.timeoutMs ?? parseTimeoutMs(bytes.length);
   const maxOldMb = opts.maxOldGenerationSizeMb ?? DEFAULT_MAX_OLD_MB;
   const id = nextId++;
   // A copy is transferred: the caller's Buffer may share a pooled ArrayBuffer we must not detach.
@@ -176,13 +185,19 @@ function runIsolated(
       discard(pw);
       reject(err);
     };
-    const timer = setTimeout(() => {
+    const tooSlow = () =>
       fail(
         new ParseError(
-          `Parsing took longer than ${formatDuration(timeoutMs)} and was stopped. Split the file into smaller files and upload again.`,
+          `Parsing took longer than ${formatDuration(timeoutMs)} (the limit for a file of this size) and was stopped. Split the file into smaller files and upload again.`,
         ),
       );
-    }, timeoutMs);
+    let timer = setTimeout(() => fail(new Error("Parse worker did not start in time")), WORKER_START_TIMEOUT_MS);
+    const startClock = () => {
+      clearTimeout(timer);
+      timer = setTimeout(tooSlow, timeoutMs);
+    };
+    if (pw.ready) startClock();
+    else pw.onReady = startClock;
 
     pw.onMessage = (m) => {
       if (settled || m.type === "ready" || m.id !== id) return;

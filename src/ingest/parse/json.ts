@@ -5,6 +5,7 @@ import type { ParsedBlock, ParsedDocument } from "../types.js";
 import { cleanInline, finishDocument, titleFromFilename } from "./common.js";
 import { decodeUtf8Text, normalizeText } from "./decode.js";
 import { ParseError } from "./errors.js";
+import { LIMITS, checkCount } from "./limits.js";
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -170,6 +171,19 @@ export function jsonErrorOffset(s: string): number {
   }
 }
 
+/** Values in a parsed document (objects, arrays and scalars), counted without recursion up to `stopAt`. */
+function countValues(root: Json, stopAt: number): number {
+  let n = 0;
+  const stack: Json[] = [root];
+  while (stack.length > 0 && n < stopAt) {
+    const v = stack.pop()!;
+    n++;
+    if (Array.isArray(v)) for (const x of v) stack.push(x);
+    else if (isObject(v)) for (const x of Object.values(v)) stack.push(x);
+  }
+  return n;
+}
+
 function lineOf(text: string, position: number): number {
   let line = 1;
   for (let i = 0; i < position && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
@@ -208,6 +222,7 @@ export function parseJson(bytes: Buffer, filename: string): ParsedDocument {
   const text = normalizeText(raw);
   const jsonLines = /\.(jsonl|ndjson)$/i.test(filename);
   const value = parseJsonText(text, jsonLines);
+  checkCount(countValues(value, LIMITS.jsonValues + 1), LIMITS.jsonValues, "values", "JSON");
   const topTitle = isObject(value) ? [value.title, value.name].map(scalarText).find((t) => t && t.length <= 200) : undefined;
   return finishDocument({
     kind: "json",

@@ -5,6 +5,7 @@ import { extractTextItems, getDocumentProxy, getMeta } from "unpdf";
 import type { ParsedBlock, ParsedDocument } from "../types.js";
 import { cleanInline, finishDocument, titleFromFilename } from "./common.js";
 import { ParseError } from "./errors.js";
+import { LIMITS, checkCount } from "./limits.js";
 
 interface TextItem {
   str: string;
@@ -166,6 +167,7 @@ export async function parsePdf(bytes: Buffer, filename: string): Promise<ParsedD
     throw describePdfError(err);
   }
   try {
+    checkCount(proxy.numPages, LIMITS.pdfPages, "pages", "PDF");
     const [{ totalPages, items }, meta] = await Promise.all([
       extractTextItems(proxy),
       getMeta(proxy).catch(() => ({ info: {} as Record<string, unknown> })),

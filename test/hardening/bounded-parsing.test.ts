@@ -1,0 +1,41 @@
+// A pathological file fails alone and quickly with the limit named, and does not hold up another
+// tenant's upload made right after it.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { createSource, upload, waitIndexed } from "../helpers/content.js";
+
+let s: TestServer;
+
+beforeAll(async () => {
+  const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-no-models-"));
+  s = await startServer({ EMBEDDING_PROFILE: "bge-small-en-v1.5", MODELS_DIR: modelsDir, ALLOW_MODEL_DOWNLOAD: "false" });
+});
+afterAll(async () => s?.close());
+
+it("fails 50,000 nested divs within 5 s naming the depth limit, while another tenant's upload is indexed", async () => {
+  const a = await s.tenant("Attacker");
+  const b = await s.tenant("Bystander");
+  const srcA = await createSource(s, a.adminKey);
+  const srcB = await createSource(s, b.adminKey);
+  const deep = `<html><body>${"<div>".repeat(50_000)}deep${"</div>".repeat(50_000)}</body></html>`;
+  const files = Array.from({ length: 4 }, (_, i) => ({ name: `deep-${i}.html`, content: deep, type: "text/html" }));
+
+  const upA = await upload(s, a.adminKey, srcA, files);
+  expect(upA.status).toBe(202);
+  const upB = await upload(s, b.adminKey, srcB, [{ name: "notes.md", content: "# Notes\n\nThe bystander's notes on ferns.", type: "text/markdown" }]);
+  expect(upB.status).toBe(202);
+
+  const docsB = await waitIndexed(s, b.adminKey, srcB, 30_000);
+  expect(docsB.map((d) => d.status)).toEqual(["indexed"]);
+  const docsA = await waitIndexed(s, a.adminKey, srcA, 30_000);
+  for (const d of docsA) {
+    expect(d.status).toBe("failed");
+    expect(d.error).toBe(
+      "The HTML document nests elements 50000 levels deep; the limit is 256. Simplify its structure (or save it as plain text) and upload again.",
+    );
+    expect(Date.parse(d.updated_at) - Date.parse(d.created_at)).toBeLessThan(5_000);
+  }
+});
