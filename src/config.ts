@@ -28,6 +28,8 @@ export interface Config {
   logLevel: string;
   maxUploadBytes: number;
   beirDataDir: string | null;
+  rateLimitPerMinute: number;
+  rateLimitAnonymousPerMinute: number;
 }
 
 export class ConfigError extends Error {}
@@ -62,6 +64,8 @@ export const SETTINGS: Setting[] = [
   { env: "SESSION_TTL_DAYS", default: "14", doc: "Console session lifetime" },
   { env: "INGEST_WORKERS", default: "2", doc: "Concurrent ingest jobs in this process" },
   { env: "LOG_LEVEL", default: "info", doc: "pino log level (fatal, error, warn, info, debug, trace, silent)" },
+  { env: "RATE_LIMIT_PER_MINUTE", default: "6000", doc: "Requests a minute per API key or console session (429 with Retry-After beyond); 0 turns rate limiting off" },
+  { env: "RATE_LIMIT_ANONYMOUS_PER_MINUTE", default: "300", doc: "Requests a minute per client address without credentials (signup, login, password reset)" },
   { env: "BEIR_DATA_DIR", default: "../shared/datasets if present, else DATA_DIR/datasets", doc: "Local BEIR data sets for GET /industry-benchmarks imports and npm run bench (never downloaded)" },
 ];
 
@@ -132,5 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: str(env, "LOG_LEVEL") ?? "info",
     maxUploadBytes: 50 * 1024 * 1024,
     beirDataDir: str(env, "BEIR_DATA_DIR"),
+    rateLimitPerMinute: int(env, "RATE_LIMIT_PER_MINUTE", 6000, 0, 10_000_000),
+    rateLimitAnonymousPerMinute: int(env, "RATE_LIMIT_ANONYMOUS_PER_MINUTE", 300, 1, 10_000_000),
   };
 }

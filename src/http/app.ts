@@ -13,6 +13,7 @@ import "./route-config.js";
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from "./errors.js";
 import { createValidators } from "./validation.js";
 import { refuseNonUtf8Bodies } from "./charset.js";
+import { registerRateLimits, registerSecurityHeaders } from "./protection.js";
 import { SHARED_SCHEMAS } from "./schemas/index.js";
 import { SESSION_COOKIE } from "./session-cookie.js";
 import { systemRoutes } from "./routes/system.js";
@@ -44,6 +45,8 @@ export async function buildApp(rt: Runtime): Promise<App> {
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
 
   await app.register(cookie);
+  await registerSecurityHeaders(app);
+  await registerRateLimits(app, { perMinute: rt.config.rateLimitPerMinute, anonymousPerMinute: rt.config.rateLimitAnonymousPerMinute });
   await app.register(multipart, { throwFileSizeLimit: true });
   await app.register(swagger, {
     openapi: {
