@@ -20,6 +20,7 @@ import { createSourceService, type SourceService } from "./services/sources.js";
 import { createDocumentService, type DocumentService } from "./services/documents.js";
 import { createIngestService, type IngestService } from "./services/ingest.js";
 import { createBackfillScheduler, type BackfillScheduler } from "./services/backfill.js";
+import { recoverStagedFiles } from "./services/acceptance.js";
 import { createSearchService, type SearchService } from "./services/search.js";
 import { createBenchmarkService, type BenchmarkService } from "./services/benchmarks.js";
 import { beirDataDir, createIndustryBenchmarkService, type IndustryBenchmarkService } from "./services/industry-benchmarks.js";
@@ -229,6 +230,7 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
       await store.close();
     },
   };
+  await recoverStagedFiles({ content: store.content, files, log }); // before the queue requeues queued documents
   await queue.start(); // requeues ingest jobs left running by a dead process
   await crawls.recover();
   await crawlQueue.start();

@@ -23,6 +23,7 @@ import { readCorpus, readQrels, readQueries, type BeirDocument } from "../search
 import { textToBlocks } from "../ingest/parse/text.js";
 import type { ParsedDocument } from "../ingest/types.js";
 import type { IngestService, ParsedItem } from "./ingest.js";
+import { acceptDocuments } from "./acceptance.js";
 import type { CollectionService } from "./collections.js";
 import type { SourceService } from "./sources.js";
 import type { BenchmarkService } from "./benchmarks.js";
@@ -258,19 +259,22 @@ export function createBeirImporter(deps: BeirImportDeps) {
       const twins = new Map<string, Buffer>();
       const flush = async () => {
         if (rows.length === 0) return;
+        const items = await Promise.all(
+          rows.map(async (doc) => {
+            const tempPath = deps.files.tempPath();
+            await fsp.writeFile(tempPath, twins.get(doc.source)!);
+            return { doc, tempPath };
+          }),
+        );
         let written;
         try {
-          written = await content.upsertDocuments(tenant.id, source.id, rows, limit);
+          written = await acceptDocuments({ content, files: deps.files }, tenant.id, source.id, items, limit);
         } catch (err) {
+          await Promise.all(items.map((it) => it.tempPath && fsp.rm(it.tempPath, { force: true })));
           if (err instanceof LimitReached) throw quotaExceededError("documents", tenant.plan, err.used, err.limit, err.adding);
           throw err;
         }
-        for (const row of written) {
-          idMap.set(row.source, row.id);
-          const tmp = deps.files.tempPath();
-          await fsp.writeFile(tmp, twins.get(row.source)!);
-          await deps.files.put(tenant.id, row.id, tmp);
-        }
+        for (const row of written) idMap.set(row.source, row.id);
         rows = [];
         twins.clear();
       };

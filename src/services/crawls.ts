@@ -36,6 +36,7 @@ import {
 import { tenantOf, type Principal } from "./auth.js";
 import { badRequest, conflict, notFound, ServiceError, unavailable } from "./errors.js";
 import { limitsOf } from "./plans.js";
+import { acceptDocuments } from "./acceptance.js";
 import { quotaExceededError } from "./quotas.js";
 import { insertSource } from "./sources.js";
 
@@ -206,30 +207,24 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     try {
       let docs;
       try {
-        docs = await content.upsertDocuments(
-          row.tenant_id,
-          row.data_source_id,
-          [
-            {
-              id: newId("doc"),
-              source: page.url,
-              title: page.title?.trim() || page.url,
-              source_type: "website",
-              kind: page.format,
-              content_type: page.contentType,
-              size_bytes: page.body.length,
-              content_hash: page.contentHash,
-              metadata: { url: page.url, final_url: page.finalUrl, depth: page.depth, crawl_id: row.id },
-            },
-          ],
-          limitsOf(tenant.plan).documents,
-        );
+        const doc = {
+          id: newId("doc"),
+          source: page.url,
+          title: page.title?.trim() || page.url,
+          source_type: "website",
+          kind: page.format,
+          content_type: page.contentType,
+          size_bytes: page.body.length,
+          content_hash: page.contentHash,
+          metadata: { url: page.url, final_url: page.finalUrl, depth: page.depth, crawl_id: row.id },
+        };
+        const limit = limitsOf(tenant.plan).documents;
+        docs = await acceptDocuments({ content, files }, row.tenant_id, row.data_source_id, [{ doc, tempPath: temp }], limit);
       } catch (err) {
         if (err instanceof LimitReached) throw quotaExceededError("documents", tenant.plan, err.used, err.limit, err.adding);
         throw err;
       }
       const doc = docs[0];
-      await files.put(row.tenant_id, doc.id, temp);
       await content.enqueueJob({ tenant_id: row.tenant_id, kind: "ingest", subject: doc.id });
       deps.onDocumentsQueued?.();
       await record(doc.id);

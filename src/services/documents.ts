@@ -1,8 +1,8 @@
 // Documents: listing, reading chunks, deleting, and accepting uploads. Uploads are validated as
 // a batch before anything is stored: the route has already streamed each file to a temp file
-// (enforcing the 50 MB limit while streaming); here types are sniffed from the bytes, the
-// document quota is checked, files move into the file store and ingest jobs are queued in the
-// same transaction as the document rows.
+// (enforcing the 50 MB limit while streaming); here types are sniffed from the bytes, then the
+// batch is accepted atomically (services/acceptance.ts: bytes staged, rows committed with the
+// document quota checked, bytes placed) and only then are the ingest jobs queued.
 import fsp from "node:fs/promises";
 import { createHash } from "node:crypto";
 import type { Store } from "../store/types.js";
@@ -14,6 +14,7 @@ import { badRequest, notFound, ServiceError, ValidationError } from "./errors.js
 import { limitsOf } from "./plans.js";
 import { quotaExceededError } from "./quotas.js";
 import { safeFileName, sniffFile, unsupportedFileMessage } from "../ingest/sniff.js";
+import { acceptDocuments } from "./acceptance.js";
 
 export interface DocumentOut {
   id: string;
@@ -180,17 +181,18 @@ export function createDocumentService(deps: { store: Store; files: FileStore; pr
         }
         let rows: DocumentRow[];
         try {
-          rows = await content.upsertDocuments(
+          rows = await acceptDocuments(
+            { content, files: deps.files },
             tenant.id,
             sourceId,
-            prepared.map((x) => x.doc),
+            prepared.map((x) => ({ doc: x.doc, tempPath: x.failure ? null : x.tempPath })),
             limitsOf(tenant.plan).documents,
           );
         } catch (err) {
           if (err instanceof LimitReached) throw quotaExceededError("documents", tenant.plan, err.used, err.limit, err.adding);
           throw err;
         }
-        // rows are committed (queued); the bytes go in place before the job that reads them is queued
+        // rows are committed (queued) with their bytes in place; failures end at once, the rest is queued
         for (let i = 0; i < rows.length; i++) {
           const x = prepared[i];
           if (x.failure) {
@@ -198,9 +200,7 @@ export function createDocumentService(deps: { store: Store; files: FileStore; pr
             // a refused re-upload replaces the earlier version: its bytes are not kept either
             await deps.files.remove(tenant.id, rows[i].id);
             rows[i] = { ...rows[i], status: "failed", error: x.failure, chunk_count: 0 };
-          } else if (x.tempPath) {
-            await deps.files.put(tenant.id, rows[i].id, x.tempPath);
-            x.tempPath = null;
+          } else {
             await content.enqueueJob({ tenant_id: tenant.id, kind: "ingest", subject: rows[i].id });
           }
         }

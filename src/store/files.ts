@@ -3,15 +3,32 @@ import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
 
+/** A file moved next to its final place but not yet placed (see services/acceptance.ts). */
+export interface StagedFile {
+  tenantId: string;
+  documentId: string;
+  tag: string;
+  ageMs: number;
+}
+
 export interface FileStore {
   /** moves a finished temp file into place (atomic rename on the same filesystem) */
   put(tenantId: string, documentId: string, tempPath: string): Promise<void>;
+  /** moves a finished temp file beside its final place, under a tag naming its version */
+  stage(tenantId: string, documentId: string, tag: string, tempPath: string): Promise<void>;
+  /** puts a staged file in place as the file of `documentId` (atomic rename) */
+  place(tenantId: string, stagedAs: string, tag: string, documentId: string): Promise<void>;
+  discardStaged(tenantId: string, documentId: string, tag: string): Promise<void>;
+  /** every staged file, for recovery after a crash */
+  staged(): Promise<StagedFile[]>;
   read(tenantId: string, documentId: string): Promise<Buffer | null>;
   remove(tenantId: string, documentId: string): Promise<void>;
   removeTenant(tenantId: string): Promise<void>;
   /** a fresh temp path on the same filesystem as the store */
   tempPath(): string;
 }
+
+const STAGED = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9]+)\.incoming$/;
 
 const safe = (s: string) => {
   if (!/^[A-Za-z0-9_-]+$/.test(s)) throw new Error(`unsafe path segment '${s}'`);
@@ -34,10 +51,36 @@ export function localFileStore(root: string): FileStore {
   }
   let n = 0;
   const fileOf = (t: string, d: string) => path.join(root, safe(t), safe(d));
+  const stagedOf = (t: string, d: string, tag: string) => path.join(root, safe(t), `${safe(d)}.${safe(tag)}.incoming`);
   return {
     async put(t, d, temp) {
       await fsp.mkdir(path.join(root, safe(t)), { recursive: true });
       await fsp.rename(temp, fileOf(t, d));
+    },
+    async stage(t, d, tag, temp) {
+      await fsp.mkdir(path.join(root, safe(t)), { recursive: true });
+      await fsp.rename(temp, stagedOf(t, d, tag));
+    },
+    async place(t, stagedAs, tag, d) {
+      await fsp.rename(stagedOf(t, stagedAs, tag), fileOf(t, d));
+    },
+    async discardStaged(t, d, tag) {
+      await fsp.rm(stagedOf(t, d, tag), { force: true });
+    },
+    async staged() {
+      const out: StagedFile[] = [];
+      const now = Date.now();
+      for (const t of await fsp.readdir(root)) {
+        if (t === "tmp" || !/^[A-Za-z0-9_-]+$/.test(t)) continue;
+        const names = await fsp.readdir(path.join(root, t)).catch(() => [] as string[]);
+        for (const name of names) {
+          const m = STAGED.exec(name);
+          if (!m) continue;
+          const stat = await fsp.stat(path.join(root, t, name)).catch(() => null);
+          if (stat) out.push({ tenantId: t, documentId: m[1], tag: m[2], ageMs: now - stat.mtimeMs });
+        }
+      }
+      return out;
     },
     async read(t, d) {
       try {
