@@ -30,6 +30,7 @@ export interface Config {
   beirDataDir: string | null;
   rateLimitPerMinute: number;
   rateLimitAnonymousPerMinute: number;
+  auditRetentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -66,6 +67,7 @@ export const SETTINGS: Setting[] = [
   { env: "LOG_LEVEL", default: "info", doc: "pino log level (fatal, error, warn, info, debug, trace, silent)" },
   { env: "RATE_LIMIT_PER_MINUTE", default: "6000", doc: "Requests a minute per API key or console session (429 with Retry-After beyond); 0 turns rate limiting off" },
   { env: "RATE_LIMIT_ANONYMOUS_PER_MINUTE", default: "300", doc: "Requests a minute per client address without credentials (signup, login, password reset)" },
+  { env: "AUDIT_RETENTION_DAYS", default: "365", doc: "How long audit log entries (GET /audit-log) are kept" },
   { env: "BEIR_DATA_DIR", default: "../shared/datasets if present, else DATA_DIR/datasets", doc: "Local BEIR data sets for GET /industry-benchmarks imports and npm run bench (never downloaded)" },
 ];
 
@@ -138,5 +140,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     beirDataDir: str(env, "BEIR_DATA_DIR"),
     rateLimitPerMinute: int(env, "RATE_LIMIT_PER_MINUTE", 6000, 0, 10_000_000),
     rateLimitAnonymousPerMinute: int(env, "RATE_LIMIT_ANONYMOUS_PER_MINUTE", 300, 1, 10_000_000),
+    auditRetentionDays: int(env, "AUDIT_RETENTION_DAYS", 365, 1, 36_500),
   };
 }

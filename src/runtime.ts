@@ -21,6 +21,7 @@ import { createDocumentService, type DocumentService } from "./services/document
 import { createIngestService, type IngestService } from "./services/ingest.js";
 import { createBackfillScheduler, type BackfillScheduler } from "./services/backfill.js";
 import { recoverStagedFiles } from "./services/acceptance.js";
+import { createAuditService, type AuditService } from "./services/audit.js";
 import { createSearchService, type SearchService } from "./services/search.js";
 import { createBenchmarkService, type BenchmarkService } from "./services/benchmarks.js";
 import { beirDataDir, createIndustryBenchmarkService, type IndustryBenchmarkService } from "./services/industry-benchmarks.js";
@@ -60,6 +61,8 @@ export interface Runtime {
   /** public BEIR question sets: catalogue and import */
   industryBenchmarks: IndustryBenchmarkService;
   engine: Engine;
+  /** the audit trail (GET /audit-log) */
+  audit: AuditService;
   queue: JobQueue;
   /** website crawls: site check, crawl jobs and their handler */
   crawls: CrawlService;
@@ -92,6 +95,7 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
   const activeProfile = resolveActiveProfile(profiles, config.embeddingProfile);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: path.join(config.dataDir, "outbox"), log });
   const files = localFileStore(path.join(config.dataDir, "files"));
+  const audit = createAuditService({ store, log, retentionDays: config.auditRetentionDays });
   const purgeTenantContent = async (tenantId: string): Promise<void> => {
     await store.content.purgeTenantIndex(tenantId);
     await files.removeTenant(tenantId);
@@ -148,6 +152,7 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
       sessionTtlDays: config.sessionTtlDays,
     },
     purgeTenantContent,
+    audit,
   });
   const auth = createAuthService({
     store,
@@ -156,8 +161,8 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
     requireEmailVerification: config.requireEmailVerification,
   });
   const search = createSearchService({ store, engine, quotas });
-  const collections = createCollectionService({ store });
-  const sources = createSourceService({ store, files, isSyncing: (id) => crawls.isSyncing(id) });
+  const collections = createCollectionService({ store, audit });
+  const sources = createSourceService({ store, files, isSyncing: (id) => crawls.isSyncing(id), audit });
   const benchmarks = createBenchmarkService({ store, search, quotas });
   const industryBenchmarks = createIndustryBenchmarkService({
     dataDir: beirDataDir(config.beirDataDir, config.dataDir),
@@ -179,21 +184,22 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
     profiles,
     activeProfile,
     auth,
-    apiKeys: createApiKeyService({ store }),
-    tenants: createTenantService({ store, defaultPlan: config.defaultPlan }),
+    apiKeys: createApiKeyService({ store, audit }),
+    tenants: createTenantService({ store, defaultPlan: config.defaultPlan, audit }),
     accounts,
     quotas,
     mailer,
     files,
     collections,
     sources,
-    documents: createDocumentService({ store, files, profileName: activeProfile.name, onQueued: () => queue.notify() }),
+    documents: createDocumentService({ store, files, profileName: activeProfile.name, onQueued: () => queue.notify(), audit }),
     ingest,
     backfill,
     search,
     benchmarks,
     industryBenchmarks,
     engine,
+    audit,
     queue,
     crawls,
     crawlQueue,
@@ -219,6 +225,7 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
     },
     userOut: (userId) => accounts.userOut(userId),
     async close() {
+      clearInterval(auditPruner);
       await industryBenchmarks.close();
       await backfill.stop();
       const crawlWorkersStopped = crawlQueue.stop(); // stops claiming at once
@@ -231,6 +238,10 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
     },
   };
   await recoverStagedFiles({ content: store.content, files, log }); // before the queue requeues queued documents
+  const pruneAudit = () => audit.prune().catch((err: unknown) => log.error({ err }, "could not prune the audit log"));
+  await pruneAudit();
+  const auditPruner = setInterval(pruneAudit, 86_400_000);
+  auditPruner.unref();
   await queue.start(); // requeues ingest jobs left running by a dead process
   await crawls.recover();
   await crawlQueue.start();

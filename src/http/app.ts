@@ -26,6 +26,7 @@ import { documentRoutes } from "./routes/documents.js";
 import { searchRoutes } from "./routes/search.js";
 import { crawlRoutes } from "./routes/crawl.js";
 import { benchmarkRoutes } from "./routes/benchmarks.js";
+import { auditRoutes } from "./routes/audit.js";
 
 export type App = FastifyInstance;
 
@@ -108,5 +109,6 @@ export async function buildApp(rt: Runtime): Promise<App> {
   await app.register(searchRoutes(rt));
   await app.register(crawlRoutes(rt));
   await app.register(benchmarkRoutes(rt));
+  await app.register(auditRoutes(rt.audit));
   return app;
 }

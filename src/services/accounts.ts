@@ -13,6 +13,7 @@ import { badRequest, conflict, ServiceError, unauthorized, unavailable, Validati
 import { slugify, uniqueSlug } from "./slug.js";
 import { tenantOut, type TenantOut } from "./tenants.js";
 import type { Mailer } from "./mailer.js";
+import type { AuditService } from "./audit.js";
 
 export const ROLE_SCOPES: Record<Role, Scope[]> = { owner: ["admin"], member: ["ingest"] };
 
@@ -93,6 +94,7 @@ export function createAccountService(deps: {
   config: AccountConfig;
   /** removes what cannot cascade (index entries, stored files) before the tenant row goes */
   purgeTenantContent: (tenantId: string) => Promise<void>;
+  audit?: Pick<AuditService, "record">;
   now?: () => Date;
 }) {
   const { store, mailer, config } = deps;
@@ -241,7 +243,13 @@ export function createAccountService(deps: {
       }
       const user = await accounts.findUserByEmail(key);
       const ok = user ? await passwordMatches(user.password_hash, body.password) : (await passwordMatches(await dummy(), body.password), false);
-      if (!user || !ok) throw unauthorized("The email address or the password is not correct.");
+      if (!user || !ok) {
+        // only a known account's tenant has a trail to write to; unknown emails stay unlogged
+        if (user) {
+          await deps.audit?.record({ tenantId: user.tenant_id, actor: { actor_type: "anonymous", actor_id: null }, action: "login.failed", target: { type: "user", id: user.id }, address: ctx.address });
+        }
+        throw unauthorized("The email address or the password is not correct.");
+      }
       const tenant = await store.tenants.get(user.tenant_id);
       if (!tenant) throw unauthorized("The email address or the password is not correct.");
       await accounts.releaseAttempt(r.id);
@@ -250,6 +258,7 @@ export function createAccountService(deps: {
       await accounts.createSession(s.row);
       // Expired sessions are otherwise only removed when presented; sign-ins sweep the rest.
       await accounts.deleteExpiredSessions(at.toISOString());
+      await deps.audit?.record({ tenantId: tenant.id, actor: { actor_type: "session", actor_id: user.id }, action: "login.succeeded", target: { type: "user", id: user.id }, address: ctx.address });
       return { account: accountOut(user, tenant), token: s.token, expiresAt: s.expiresAt };
     },
 
@@ -346,6 +355,7 @@ export function createAccountService(deps: {
       // Whoever locked the account with wrong guesses no longer keeps its owner out.
       await accounts.clearAttempts(subject("login-email", r.user.email_key));
       deps.log.info({ user: r.user.id }, "password reset; all sessions ended");
+      await deps.audit?.record({ tenantId: r.user.tenant_id, actor: { actor_type: "reset_link", actor_id: r.user.id }, action: "password.reset", target: { type: "user", id: r.user.id } });
       return { detail: "Your password has been changed and every session has been signed out. Sign in with the new password." };
     },
 
@@ -369,6 +379,7 @@ export function createAccountService(deps: {
       await deps.purgeTenantContent(tenant.id);
       await accounts.deleteTenant(tenant.id);
       deps.log.info({ tenant: tenant.id }, "workspace deleted");
+      await deps.audit?.record({ tenantId: tenant.id, actor: p, action: "workspace.deleted", target: { type: "tenant", id: tenant.id }, detail: { slug: tenant.slug, name: tenant.name } });
     },
   };
 }

@@ -4,6 +4,7 @@ import { newId } from "../store/ids.js";
 import { sha256Hex, tenantOf, type Principal } from "./auth.js";
 import { forbidden, notFound } from "./errors.js";
 import { highestScope, level } from "./scopes.js";
+import type { AuditService } from "./audit.js";
 
 export interface ApiKeyOut {
   id: string;
@@ -54,7 +55,7 @@ export function mintKey(tenantId: string, name: string, scopes: Scope[], expires
   return { secret, row };
 }
 
-export function createApiKeyService(deps: { store: Store }) {
+export function createApiKeyService(deps: { store: Store; audit?: Pick<AuditService, "record"> }) {
   return {
     async list(p: Principal): Promise<ApiKeyOut[]> {
       const rows = await deps.store.apiKeys.list(tenantOf(p).id);
@@ -71,6 +72,7 @@ export function createApiKeyService(deps: { store: Store }) {
       }
       const { secret, row } = mintKey(tenant.id, body.name, scopes, body.expires_in_days ?? null);
       await deps.store.apiKeys.create(row);
+      await deps.audit?.record({ tenantId: tenant.id, actor: p, action: "api_key.created", target: { type: "api_key", id: row.id }, detail: { name: row.name, scopes, expires_at: row.expires_at } });
       return { ...keyOut(row), key: secret };
     },
 
@@ -78,7 +80,9 @@ export function createApiKeyService(deps: { store: Store }) {
       const tenant = tenantOf(p);
       const key = await deps.store.apiKeys.get(tenant.id, keyId);
       if (!key) throw notFound("API key", keyId);
-      if (!key.revoked_at) await deps.store.apiKeys.revoke(tenant.id, keyId, new Date().toISOString());
+      if (key.revoked_at) return;
+      await deps.store.apiKeys.revoke(tenant.id, keyId, new Date().toISOString());
+      await deps.audit?.record({ tenantId: tenant.id, actor: p, action: "api_key.revoked", target: { type: "api_key", id: keyId }, detail: { name: key.name, prefix: key.prefix } });
     },
   };
 }

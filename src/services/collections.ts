@@ -3,6 +3,7 @@ import type { CollectionView, Json } from "../store/content-types.js";
 import { newId, nowIso } from "../store/ids.js";
 import { tenantOf, type Principal } from "./auth.js";
 import { notFound } from "./errors.js";
+import type { AuditService } from "./audit.js";
 
 export interface CollectionOut {
   id: string;
@@ -28,7 +29,7 @@ export const collectionOut = (c: CollectionView): CollectionOut => ({
   settings: c.settings,
 });
 
-export function createCollectionService(deps: { store: Store }) {
+export function createCollectionService(deps: { store: Store; audit?: Pick<AuditService, "record"> }) {
   const content = deps.store.content;
 
   /** Every id must be a data source of this tenant; another tenant's id reads as missing. */
@@ -81,7 +82,9 @@ export function createCollectionService(deps: { store: Store }) {
     },
 
     async remove(p: Principal, id: string): Promise<void> {
-      if (!(await content.deleteCollection(tenantOf(p).id, id))) throw notFound("Collection", id);
+      const tenantId = tenantOf(p).id;
+      if (!(await content.deleteCollection(tenantId, id))) throw notFound("Collection", id);
+      await deps.audit?.record({ tenantId, actor: p, action: "collection.deleted", target: { type: "collection", id } });
     },
 
     async attach(p: Principal, id: string, sourceId: string) {

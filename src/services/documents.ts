@@ -15,6 +15,7 @@ import { limitsOf } from "./plans.js";
 import { quotaExceededError } from "./quotas.js";
 import { safeFileName, sniffFile, unsupportedFileMessage } from "../ingest/sniff.js";
 import { acceptDocuments } from "./acceptance.js";
+import type { AuditService } from "./audit.js";
 
 export interface DocumentOut {
   id: string;
@@ -72,7 +73,13 @@ export interface UploadedFile {
 
 const titleFromName = (name: string) => name.replace(/\.[A-Za-z0-9]{1,8}$/, "") || name;
 
-export function createDocumentService(deps: { store: Store; files: FileStore; profileName: string; onQueued?: () => void }) {
+export function createDocumentService(deps: {
+  store: Store;
+  files: FileStore;
+  profileName: string;
+  onQueued?: () => void;
+  audit?: Pick<AuditService, "record">;
+}) {
   const content = deps.store.content;
 
   async function get(tenantId: string, id: string): Promise<DocumentRow> {
@@ -118,6 +125,7 @@ export function createDocumentService(deps: { store: Store; files: FileStore; pr
       const tenant = tenantOf(p);
       if (!(await content.deleteDocument(tenant.id, id))) throw notFound("Document", id);
       await deps.files.remove(tenant.id, id);
+      await deps.audit?.record({ tenantId: tenant.id, actor: p, action: "document.deleted", target: { type: "document", id } });
     },
 
     /**

@@ -6,6 +6,7 @@ import { tenantOf, type Principal } from "./auth.js";
 import { notFound } from "./errors.js";
 import { limitsOf } from "./plans.js";
 import { quotaExceededError } from "./quotas.js";
+import type { AuditService } from "./audit.js";
 
 export interface DataSourceOut {
   id: string;
@@ -62,7 +63,12 @@ export async function insertSource(
   return id;
 }
 
-export function createSourceService(deps: { store: Store; files: FileStore; isSyncing?: (sourceId: string) => Promise<boolean> }) {
+export function createSourceService(deps: {
+  store: Store;
+  files: FileStore;
+  isSyncing?: (sourceId: string) => Promise<boolean>;
+  audit?: Pick<AuditService, "record">;
+}) {
   const content = deps.store.content;
   const out = async (s: SourceView) => sourceOut(s, deps.isSyncing ? await deps.isSyncing(s.id) : false);
 
@@ -101,6 +107,7 @@ export function createSourceService(deps: { store: Store; files: FileStore; isSy
       const removed = await content.deleteSource(tenant.id, id);
       if (removed === null) throw notFound("Data source", id);
       await Promise.all(removed.map((d) => deps.files.remove(tenant.id, d)));
+      await deps.audit?.record({ tenantId: tenant.id, actor: p, action: "data_source.deleted", target: { type: "data_source", id }, detail: { documents: removed.length } });
     },
   };
 }

@@ -5,6 +5,7 @@ import { conflict, notFound } from "./errors.js";
 import { keyOut, mintKey, type ApiKeyCreated } from "./api-keys.js";
 import { slugify, uniqueSlug } from "./slug.js";
 import { PLAN_LIMITS } from "./plans.js";
+import type { AuditService } from "./audit.js";
 
 export interface TenantOut {
   id: string;
@@ -15,7 +16,7 @@ export interface TenantOut {
 
 export const tenantOut = (t: TenantRow): TenantOut => ({ id: t.id, name: t.name, slug: t.slug, created_at: t.created_at });
 
-export function createTenantService(deps: { store: Store; defaultPlan: string }) {
+export function createTenantService(deps: { store: Store; defaultPlan: string; audit?: Pick<AuditService, "record"> }) {
   return {
     async list(): Promise<TenantOut[]> {
       return (await deps.store.tenants.list()).map(tenantOut);
@@ -51,6 +52,9 @@ export function createTenantService(deps: { store: Store; defaultPlan: string })
       const t = await deps.store.tenants.get(tenantId);
       if (!t) throw notFound("Tenant", tenantId);
       await deps.store.tenants.setPlan(tenantId, plan);
+      if (t.plan !== plan) {
+        await deps.audit?.record({ tenantId, actor: { actor_type: "platform", actor_id: null }, action: "tenant.plan_changed", detail: { from: t.plan, to: plan } });
+      }
       return { ...tenantOut(t), plan };
     },
   };

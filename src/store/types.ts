@@ -6,6 +6,7 @@ import type { ContentStore } from "./content-types.js";
 import type { AccountStore, QuotaStore } from "./account-types.js";
 import type { BenchmarkStore } from "./benchmark-types.js";
 import type { CrawlStore } from "./crawl-types.js";
+import type { AuditStore } from "./audit-types.js";
 
 export type Scope = "search" | "ingest" | "admin" | "platform";
 
@@ -77,6 +78,7 @@ export interface Store {
   quotas: QuotaStore;
   benchmarks: BenchmarkStore;
   crawls: CrawlStore;
+  audit: AuditStore;
   /** throws when the database cannot answer */
   ping(): Promise<void>;
   close(): Promise<void>;

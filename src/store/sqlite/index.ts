@@ -9,6 +9,7 @@ import { sqliteQuotas } from "./quotas.js";
 import { sqliteContent } from "./content/index.js";
 import { sqliteBenchmarks } from "./benchmarks.js";
 import { sqliteCrawls } from "./crawls.js";
+import { sqliteAudit } from "./audit.js";
 
 export interface SqliteStore extends Store {
   readonly db: DB;
@@ -27,6 +28,7 @@ export function openSqliteStore(dataDir: string): SqliteStore {
     content: sqliteContent(db),
     benchmarks: sqliteBenchmarks(db),
     crawls: sqliteCrawls(db),
+    audit: sqliteAudit(db),
     async ping() {
       db.prepare("SELECT 1").get();
     },
