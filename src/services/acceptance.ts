@@ -11,6 +11,7 @@
 import type { Logger } from "pino";
 import type { ContentStore, DocumentRow, IncomingDocument } from "../store/content-types.js";
 import type { FileStore } from "../store/files.js";
+import pMap from "p-map";
 
 export interface Acceptance {
   doc: IncomingDocument;
@@ -34,28 +35,33 @@ export async function acceptDocuments(
   items: Acceptance[],
   limit: number | null,
 ): Promise<DocumentRow[]> {
-  const planned = await Promise.all(
-    items.map(async (it) => ({ ...it.doc, id: (await deps.content.findDocumentBySource(tenantId, sourceId, it.doc.source))?.id ?? it.doc.id })),
+  const planned = await pMap(
+    items,
+    async (it) => ({ ...it.doc, id: (await deps.content.findDocumentBySource(tenantId, sourceId, it.doc.source))?.id ?? it.doc.id }),
+    { concurrency: 8 },
   );
   const staged: number[] = [];
   const discardStaged = () =>
     Promise.all(staged.map((i) => deps.files.discardStaged(tenantId, planned[i].id, tagOf(planned[i])).catch(() => undefined)));
   let rows: DocumentRow[];
   try {
-    for (let i = 0; i < items.length; i++) {
-      const temp = items[i].tempPath;
-      if (!temp) continue;
-      await deps.files.stage(tenantId, planned[i].id, tagOf(planned[i]), temp);
-      items[i].tempPath = null; // moved: the caller's cleanup must not look for it
-      staged.push(i);
-    }
+    // renames, a few at a time (see documents.ts: sequential I/O steps queue behind other requests)
+    await pMap(
+      items.map((it, i) => ({ it, i })).filter(({ it }) => it.tempPath),
+      async ({ it, i }) => {
+        await deps.files.stage(tenantId, planned[i].id, tagOf(planned[i]), it.tempPath!);
+        it.tempPath = null; // moved: the caller's cleanup must not look for it
+        staged.push(i);
+      },
+      { concurrency: 8 },
+    );
     rows = await deps.content.upsertDocuments(tenantId, sourceId, planned, limit);
   } catch (err) {
     await discardStaged(); // nothing was committed: upsertDocuments is one transaction
     throw err;
   }
   // Committed: a failure from here on is finished by start-up recovery (the rows carry the tags).
-  for (const i of staged) await deps.files.place(tenantId, planned[i].id, tagOf(planned[i]), rows[i].id);
+  await pMap(staged, (i) => deps.files.place(tenantId, planned[i].id, tagOf(planned[i]), rows[i].id), { concurrency: 8 });
   return rows;
 }
 

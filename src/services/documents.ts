@@ -5,6 +5,7 @@
 // document quota checked, bytes placed) and only then are the ingest jobs queued.
 import fsp from "node:fs/promises";
 import { createHash } from "node:crypto";
+import pMap from "p-map";
 import type { Store } from "../store/types.js";
 import type { FileStore } from "../store/files.js";
 import { LimitReached, type ChunkRow, type DocumentRow, type IncomingDocument } from "../store/content-types.js";
@@ -72,6 +73,44 @@ export interface UploadedFile {
 }
 
 const titleFromName = (name: string) => name.replace(/\.[A-Za-z0-9]{1,8}$/, "") || name;
+
+const PREPARE_CONCURRENCY = 8;
+
+interface PreparedFile {
+  doc: IncomingDocument;
+  tempPath: string | null;
+  /** why the file cannot be indexed, or null */
+  failure: string | null;
+}
+
+/** Reads an uploaded temp file, sniffs its type and describes the document it becomes. */
+async function prepareFile(f: UploadedFile): Promise<PreparedFile> {
+  const name = safeFileName(f.filename || "upload");
+  const bytes = await fsp.readFile(f.tempPath);
+  let failure: string | null = null;
+  let kind: string | null = null;
+  if (bytes.length === 0) failure = `"${name}" is empty (0 bytes); there is nothing to index.`;
+  else {
+    const sniffed = await sniffFile(bytes, name, f.mimetype);
+    if (sniffed.kind === null) failure = unsupportedFileMessage(name, sniffed.reason);
+    else kind = sniffed.kind;
+  }
+  return {
+    tempPath: f.tempPath,
+    failure,
+    doc: {
+      id: newId("doc"),
+      source: name,
+      title: titleFromName(name),
+      source_type: "upload",
+      kind,
+      content_type: f.mimetype ?? null,
+      size_bytes: bytes.length,
+      content_hash: createHash("sha256").update(bytes).digest("hex"),
+      metadata: { filename: name, ...(kind ? { file_type: kind } : {}) },
+    },
+  };
+}
 
 export function createDocumentService(deps: {
   store: Store;
@@ -144,36 +183,13 @@ export function createDocumentService(deps: {
         if (files.length === 0) {
           throw new ValidationError([{ type: "missing", loc: ["body", "files"], msg: "Field required: send one or more files", input: null }]);
         }
-        const prepared: { doc: IncomingDocument; tempPath: string | null; failure: string | null }[] = [];
+        // Files are read and sniffed a few at a time: one after another, each file's handful of
+        // I/O steps waits behind every search the event loop serves meanwhile (an upload of 10
+        // files took 5-30 s under 8 searching clients); all at once, 100 files of 50 MB would be
+        // held in memory together.
+        const prepared = await pMap(files, (f) => prepareFile(f), { concurrency: PREPARE_CONCURRENCY });
         const seen = new Map<string, number>();
-        for (const f of files) {
-          const name = safeFileName(f.filename || "upload");
-          seen.set(name, prepared.length);
-          const bytes = await fsp.readFile(f.tempPath);
-          let failure: string | null = null;
-          let kind: string | null = null;
-          if (bytes.length === 0) failure = `"${name}" is empty (0 bytes); there is nothing to index.`;
-          else {
-            const sniffed = await sniffFile(bytes, name, f.mimetype);
-            if (sniffed.kind === null) failure = unsupportedFileMessage(name, sniffed.reason);
-            else kind = sniffed.kind;
-          }
-          prepared.push({
-            tempPath: f.tempPath,
-            failure,
-            doc: {
-              id: newId("doc"),
-              source: name,
-              title: titleFromName(name),
-              source_type: "upload",
-              kind,
-              content_type: f.mimetype ?? null,
-              size_bytes: bytes.length,
-              content_hash: createHash("sha256").update(bytes).digest("hex"),
-              metadata: { filename: name, ...(kind ? { file_type: kind } : {}) },
-            },
-          });
-        }
+        prepared.forEach((x, i) => seen.set(x.doc.source, i));
         // Two files with the same name in one batch: the later one wins, as a re-upload would.
         // Only one row per name can exist in a source, so the earlier ones are dropped here.
         for (let i = prepared.length - 1; i >= 0; i--) if (seen.get(prepared[i].doc.source) !== i) prepared.splice(i, 1);

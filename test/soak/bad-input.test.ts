@@ -31,7 +31,8 @@ function send(r: BadRequest, scope: string | null) {
   const headers: Record<string, string> = { ...r.headers };
   if (scope === "platform") headers.authorization = `Bearer ${PLATFORM_KEY}`;
   else if (scope) headers.authorization = `Bearer ${key}`;
-  return fetch(s.url + r.path, { method: r.method, headers, body: r.method === "GET" ? undefined : r.body });
+  const body = r.method === "GET" || r.body === undefined ? undefined : typeof r.body === "string" ? r.body : new Uint8Array(r.body);
+  return fetch(s.url + r.path, { method: r.method, headers, body });
 }
 
 it(`answers ${FULL ? "the whole" : "a sample of the"} generated bad-input corpus without a 5xx`, async () => {
