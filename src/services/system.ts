@@ -2,6 +2,7 @@
 import type { Runtime } from "../runtime.js";
 import { VERSION } from "../runtime.js";
 import type { EmbeddingProfile } from "../embed/types.js";
+import { ocrAvailable } from "../ingest/parse/ocr.js";
 
 export interface CheckResult {
   status: "up" | "down" | "degraded";
@@ -62,5 +63,7 @@ export function capabilities(rt: Runtime) {
     max_page_limit: rt.limits.maxPageLimit,
     file_types: rt.limits.fileTypes,
     embedding_profile: rt.activeProfile.name,
+    /** scanned PDFs are read with OCR (tesseract-ocr and poppler-utils found on this server) */
+    ocr: ocrAvailable(),
   };
 }

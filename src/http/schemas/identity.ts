@@ -131,6 +131,7 @@ export const CapabilitiesOut = Type.Object(
     max_page_limit: Type.Integer(),
     file_types: Type.Array(Type.String()),
     embedding_profile: Type.String(),
+    ocr: Type.Boolean({ description: "Scanned PDFs are read with OCR (tesseract-ocr and poppler-utils are installed)" }),
   },
   { $id: "CapabilitiesOut" },
 );

@@ -168,7 +168,7 @@ function runIsolated(
   chunk: ChunkOptions | undefined,
   opts: IsolatedParseOptions,
 ): Promise<{ doc: ParsedDocument; chunks?: ChunkDraft[] }> {
-  const timeoutMs = opts.timeoutMs ?? parseTimeoutMs(bytes.length);
+  const timeoutMs = opts.timeoutMs ?? parseTimeoutMs(bytes.length, kind);
   const maxOldMb = opts.maxOldGenerationSizeMb ?? DEFAULT_MAX_OLD_MB;
   const id = nextId++;
   // A copy is transferred: the caller's Buffer may share a pooled ArrayBuffer we must not detach.

@@ -93,7 +93,9 @@ export function checkCount(count: number, limit: number, what: string, kind: str
  * Wall-clock limit of one parse, proportional to the file's size: a small file that takes long is
  * pathological and should fail quickly, a large one gets the time its size needs.
  */
-export function parseTimeoutMs(sizeBytes: number): number {
+export function parseTimeoutMs(sizeBytes: number, kind?: string): number {
   const perMb = 4_000;
-  return Math.round(Math.min(120_000, 5_000 + (sizeBytes / (1024 * 1024)) * perMb));
+  const base = Math.round(Math.min(120_000, 5_000 + (sizeBytes / (1024 * 1024)) * perMb));
+  // a PDF may turn out to be a scan read page by page with OCR (seconds a page)
+  return kind === "pdf" ? Math.max(60_000, base * 3) : base;
 }

@@ -1,11 +1,13 @@
 // PDF -> blocks with page numbers. pdf.js (via unpdf) gives positioned text items; we rebuild
 // lines, then paragraphs (by vertical gaps), headings (by font size relative to body text), and
 // drop running headers/footers and page numbers that would otherwise pollute every chunk.
-import { extractTextItems, getDocumentProxy, getMeta } from "unpdf";
+import { extractTextItems, getDocumentProxy, getMeta, getResolvedPDFJS } from "unpdf";
 import type { ParsedBlock, ParsedDocument } from "../types.js";
 import { cleanInline, finishDocument, titleFromFilename } from "./common.js";
 import { ParseError } from "./errors.js";
 import { LIMITS, checkCount } from "./limits.js";
+import { MAX_OCR_PAGES, ocrAvailable, ocrPdf } from "./ocr.js";
+import { textToBlocks } from "./text.js";
 
 interface TextItem {
   str: string;
@@ -23,6 +25,35 @@ interface Line {
 
 const NO_TEXT =
   "The PDF has no extractable text (is it a scanned image?). Run it through OCR or export it with a text layer, then upload again.";
+const NO_TEXT_NO_OCR =
+  "The PDF has no text layer (it looks like a scanned image) and OCR is not available on this server (it needs tesseract-ocr and poppler-utils). Run it through OCR or export it with a text layer, then upload again.";
+
+// A scanned PDF often carries a few words of real text (a printer's or scanner's header): below
+// this many characters a page on average, pages that hold images are read with OCR instead.
+const SCANNED_MAX_CHARS_PER_PAGE = 60;
+
+type Proxy = Awaited<ReturnType<typeof getDocumentProxy>>;
+
+/** Whether any of the first pages paints an image (a scan is one image a page). */
+async function paintsImages(proxy: Proxy): Promise<boolean> {
+  const { OPS } = await getResolvedPDFJS();
+  const imageOps = new Set([OPS.paintImageXObject, OPS.paintInlineImageXObject, OPS.paintImageXObjectRepeat]);
+  for (let n = 1; n <= Math.min(proxy.numPages, 5); n++) {
+    const ops = await (await proxy.getPage(n)).getOperatorList();
+    if (ops.fnArray.some((fn: number) => imageOps.has(fn))) return true;
+  }
+  return false;
+}
+
+/** Blocks of a scanned PDF read by OCR, one or more paragraphs a page. */
+async function ocrBlocks(bytes: Uint8Array): Promise<ParsedBlock[]> {
+  if (!ocrAvailable()) throw new ParseError(NO_TEXT_NO_OCR);
+  const pages = await ocrPdf(bytes);
+  const blocks = pages.flatMap((p) => textToBlocks(p.text).map((b) => ({ ...b, text: cleanInline(b.text), page: p.page })));
+  const usable = blocks.filter((b) => /\p{L}{2,}/u.test(b.text));
+  if (usable.length === 0) throw new ParseError(NO_TEXT);
+  return usable;
+}
 
 // A heading is noticeably larger than body text, short, and not a whole paragraph.
 const HEADING_SIZE_RATIO = 1.2;
@@ -160,6 +191,7 @@ function describePdfError(err: unknown): ParseError {
 export async function parsePdf(bytes: Buffer, filename: string): Promise<ParsedDocument> {
   // pdf.js may take ownership of (detach) the buffer it is given, so it gets a copy.
   const data = new Uint8Array(bytes);
+  const forOcr = new Uint8Array(bytes);
   let proxy: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     proxy = await getDocumentProxy(data, { verbosity: 0, isEvalSupported: false });
@@ -173,7 +205,10 @@ export async function parsePdf(bytes: Buffer, filename: string): Promise<ParsedD
       getMeta(proxy).catch(() => ({ info: {} as Record<string, unknown> })),
     ]);
     const pages = dropRunningLines(items.map((pageItems, i) => toLines(pageItems, i + 1)));
-    const blocks = toBlocks(pages);
+    let blocks = toBlocks(pages);
+    const chars = blocks.reduce((n, b) => n + b.text.length, 0);
+    const scanned = chars < SCANNED_MAX_CHARS_PER_PAGE * totalPages && (await paintsImages(proxy));
+    if (scanned) blocks = await ocrBlocks(forOcr);
     if (!blocks.some((b) => b.type !== "heading")) throw new ParseError(NO_TEXT);
 
     const info = meta.info as Record<string, unknown>;
@@ -186,6 +221,10 @@ export async function parsePdf(bytes: Buffer, filename: string): Promise<ParsedD
       titleFromFilename(filename);
 
     const metadata: Record<string, unknown> = { page_count: totalPages };
+    if (scanned) {
+      metadata.ocr = true;
+      if (totalPages > MAX_OCR_PAGES) metadata.ocr_pages = MAX_OCR_PAGES;
+    }
     for (const [key, field] of [
       ["author", "Author"],
       ["subject", "Subject"],
