@@ -34,6 +34,20 @@ const file = (round: number, i: number) => ({
   data: `# Round ${round} file ${i}\n\nNotes written in round ${round}, file ${i}, about durable uploads.\n`,
 });
 
+type Doc = { source: string; status: string; error: string | null };
+
+/** Every document of the source, following the Link rel="next" pages. */
+async function allDocuments(key: string, sourceId: string): Promise<Doc[]> {
+  const out: Doc[] = [];
+  let next: string | null = `/documents?data_source_id=${sourceId}&limit=200`;
+  while (next) {
+    const res = await fetch(p!.url + next, { headers: { authorization: `Bearer ${key}` } });
+    out.push(...((await res.json()) as Doc[]));
+    next = /<([^>]+)>; rel="next"/.exec(res.headers.get("link") ?? "")?.[1] ?? null;
+  }
+  return out;
+}
+
 /** Uploads one batch; true when the server acknowledged it with 202. */
 async function uploadBatch(key: string, sourceId: string, files: { name: string; data: string }[]): Promise<boolean> {
   const mp = multipart({ data_source_id: sourceId }, files);
@@ -77,16 +91,20 @@ it.skipIf(!FULL)(`survives ${size(2, 20)} kill -9 during uploads with no acknowl
   }
   for (const batch of pending) expect(await uploadBatch(key, sourceId, batch)).toBe(true);
 
+  let last: Doc[] = [];
   const docs = await waitFor(
     async () => {
-      const r = await api("GET", `/documents?data_source_id=${sourceId}`, key);
-      const list = r.body as { source: string; status: string; error: string | null }[];
-      return list.length === sent.size && list.every((d) => d.status === "indexed" || d.status === "failed") ? list : null;
+      last = await allDocuments(key, sourceId);
+      return last.length === sent.size && last.every((d) => d.status === "indexed" || d.status === "failed") ? last : null;
     },
     "every sent document to settle",
-    120_000,
-    200,
-  );
+    180_000,
+    500,
+  ).catch((err: Error) => {
+    const pendingNow = last.filter((d) => d.status !== "indexed" && d.status !== "failed").length;
+    const missing = [...sent].filter((n) => !last.some((d) => d.source === n));
+    throw new Error(`${err.message}: ${last.length} documents for ${sent.size} files, ${pendingNow} pending, missing ${missing.slice(0, 5).join(", ")}`);
+  });
   expect(docs.filter((d) => d.status !== "indexed").map((d) => `${d.source}: ${d.error}`)).toEqual([]);
   expect(new Set(docs.map((d) => d.source))).toEqual(sent);
   console.log(`kill loop: ${kills} kills, ${sent.size} files, all indexed once`);
