@@ -41,7 +41,7 @@ async function allDocuments(key: string, sourceId: string): Promise<Doc[]> {
   const out: Doc[] = [];
   let next: string | null = `/documents?data_source_id=${sourceId}&limit=200`;
   while (next) {
-    const res = await fetch(p!.url + next, { headers: { authorization: `Bearer ${key}` } });
+    const res: Response = await fetch(p!.url + next, { headers: { authorization: `Bearer ${key}` } });
     out.push(...((await res.json()) as Doc[]));
     next = /<([^>]+)>; rel="next"/.exec(res.headers.get("link") ?? "")?.[1] ?? null;
   }
