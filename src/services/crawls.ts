@@ -104,6 +104,8 @@ export interface CrawlServiceDeps {
   onDocumentsQueued?: () => void;
   /** replaces the URL policy built from config (tests) */
   guard?: UrlGuard;
+  /** counts for metrics: each page fetched or failed, each crawl that ended */
+  observe?: { page(outcome: "fetched" | "failed"): void; finished(status: "completed" | "failed" | "cancelled"): void };
 }
 
 /** What a crawl saves in its data source's configuration (the sync settings of a website source). */
@@ -248,6 +250,7 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     let pagesCrawled = already.size;
     let pagesFailed = 0;
     let lastCheck = Date.now();
+    const startedAt = Date.now();
     const signal = AbortSignal.any([jobSignal, ctl.signal]);
 
     // cancel from another process, or the source deleted: noticed within STATUS_CHECK_MS
@@ -263,6 +266,7 @@ export function createCrawlService(deps: CrawlServiceDeps) {
 
     const sink: CrawlSink = {
       onPage: async (page) => {
+        deps.observe?.page("fetched");
         await storePage(row, tenant, page);
         await watchStatus();
       },
@@ -272,7 +276,10 @@ export function createCrawlService(deps: CrawlServiceDeps) {
         progress();
         void watchStatus().catch(() => undefined);
       },
-      onError: (url, message) => log.debug({ crawl: row.id, url, message }, "page not crawled"),
+      onError: (url, message) => {
+        deps.observe?.page("failed");
+        log.debug({ crawl: row.id, url, message }, "page not crawled");
+      },
       onSkip: (url, reason) => log.trace({ crawl: row.id, url, reason }, "page skipped"),
     };
     const previous = async (url: string): Promise<PreviousPage | null> => {
@@ -313,10 +320,27 @@ export function createCrawlService(deps: CrawlServiceDeps) {
       await crawls.transition(row.id, ["running"], "queued", { ...counts, finished_at: null });
       throw new Error("The crawl was interrupted by a shutdown; it resumes when the service starts again.");
     }
+    // one line per finished crawl: tenant, ids, counts, duration, error
+    const finished = (status: "completed" | "failed" | "cancelled", extra: Record<string, unknown> = {}) => {
+      deps.observe?.finished(status);
+      const fields = {
+        event: "crawl",
+        crawl: row.id,
+        tenant: row.tenant_id,
+        data_source: row.data_source_id,
+        status,
+        pages_crawled: counts.pages_crawled,
+        pages_failed: counts.pages_failed,
+        ms: Date.now() - startedAt,
+        ...extra,
+      };
+      if (status === "failed") log.warn(fields, "crawl failed");
+      else log.info(fields, `crawl ${status}`);
+    };
     // a cancel that lands while the crawl is finishing wins: the row already says cancelled
     const cancelled = async () => {
       await crawls.transition(row.id, ["cancelled"], "cancelled", counts);
-      log.info({ crawl: row.id, pages: counts.pages_crawled }, "crawl cancelled");
+      finished("cancelled");
     };
     if (ctl.signal.aborted || jobSignal.aborted || result?.stopReason === "cancelled") {
       // cancelled, or the source was deleted (then the row is gone); pages indexed so far stay
@@ -327,12 +351,12 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     if (error) {
       if (!(await crawls.transition(row.id, ["running"], "failed", { ...counts, error }))) return cancelled();
       await content.updateSource(row.tenant_id, row.data_source_id, { error });
-      log.warn({ crawl: row.id, error }, "crawl failed");
+      finished("failed", { error });
       return;
     }
     if (!(await crawls.transition(row.id, ["running"], "completed", { ...counts, error: null }))) return cancelled();
     await content.updateSource(row.tenant_id, row.data_source_id, { error: null, last_synced_at: nowIso() });
-    log.info({ crawl: row.id, pages: counts.pages_crawled, stop: result!.stopReason, requests: result!.requests }, "crawl completed");
+    finished("completed", { stop: result!.stopReason, requests: result!.requests, error: null });
   }
 
   return {
@@ -485,12 +509,13 @@ export function createCrawlService(deps: CrawlServiceDeps) {
       if (n) log.info({ crawls: n }, "resuming interrupted crawls");
     },
 
-    /** Stops running crawls so the queue can stop; they are requeued and resume at next start. */
-    async shutdown(): Promise<void> {
+    /** Stops running crawls so the queue can stop; they are requeued and resume at next start. Returns how many. */
+    async shutdown(): Promise<number> {
       stopping = true;
       const all = [...running.values()];
       for (const r of all) r.ctl.abort();
       await Promise.all(all.map((r) => r.done));
+      return all.length;
     },
   };
 }
