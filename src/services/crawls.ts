@@ -11,7 +11,7 @@ import type { Logger } from "pino";
 import type { Store, TenantRow } from "../store/types.js";
 import type { FileStore } from "../store/files.js";
 import { LimitReached, type Json, type SourceView } from "../store/content-types.js";
-import type { CrawlJobRow, CrawlPageRow } from "../store/crawl-types.js";
+import type { CrawlIndexProgress, CrawlJobRow, CrawlPageRow, CrawlPageStatus } from "../store/crawl-types.js";
 import { newId, nowIso } from "../store/ids.js";
 import { createEmbeddedQueue, type JobQueue, type RunningJob } from "../jobs/embedded-queue.js";
 import {
@@ -48,6 +48,11 @@ const QUEUE_JOB = { kind: CRAWL_JOB_KIND, maxAttempts: CRAWL_JOB_ATTEMPTS };
 const LIST_LIMIT = 200;
 /** How often a running crawl looks at its own row (cancelled by another process, source deleted). */
 const STATUS_CHECK_MS = 1_000;
+/** How often a crawl that has fetched everything looks whether its pages are indexed. */
+const INDEX_POLL_MS = 200;
+/** GET /crawl/{id}/pages: page size bounds. */
+export const PAGES_DEFAULT_LIMIT = 100;
+export const PAGES_MAX_LIMIT = 1000;
 
 export interface CrawlOut {
   id: string;
@@ -64,9 +69,13 @@ export interface CrawlOut {
   pages_failed: number;
   render_js: boolean;
   include_paths: string[];
+  /** pages handed over and indexed (searchable) */
+  pages_indexed: number;
+  /** pages handed over and still waiting to be indexed; a crawl reads completed only at 0 */
+  pages_pending: number;
 }
 
-export const crawlOut = (r: CrawlJobRow): CrawlOut => ({
+export const crawlOut = (r: CrawlJobRow, progress: CrawlIndexProgress = { pending: 0, indexed: 0, failed: 0 }): CrawlOut => ({
   id: r.id,
   data_source_id: r.data_source_id,
   url: r.url,
@@ -81,6 +90,8 @@ export const crawlOut = (r: CrawlJobRow): CrawlOut => ({
   pages_failed: r.pages_failed,
   render_js: r.render_js,
   include_paths: r.include_paths,
+  pages_indexed: progress.indexed,
+  pages_pending: progress.pending,
 });
 
 export interface CrawlCreateBody {
@@ -235,6 +246,21 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     }
   }
 
+  /** Resolves when no document the job handed over is queued or processing, or on abort. */
+  async function waitIndexed(jobId: string, signal: AbortSignal, check: () => Promise<void>): Promise<void> {
+    while (!signal.aborted) {
+      const p = await crawls.indexProgress(jobId);
+      if (p.pending === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, INDEX_POLL_MS));
+      await check();
+    }
+  }
+
+  /** The row with its indexing progress, as the API shows it. */
+  async function out(row: CrawlJobRow): Promise<CrawlOut> {
+    return crawlOut(row, await crawls.indexProgress(row.id));
+  }
+
   /** Why a crawl failed, in words for the job's error. */
   function failureMessage(err: unknown): string {
     if (err instanceof ServiceError) return `The crawl stopped: ${err.message}`;
@@ -251,6 +277,7 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     let pagesFailed = 0;
     let lastCheck = Date.now();
     const startedAt = Date.now();
+    const failureWrites: Promise<void>[] = [];
     const signal = AbortSignal.any([jobSignal, ctl.signal]);
 
     // cancel from another process, or the source deleted: noticed within STATUS_CHECK_MS
@@ -279,6 +306,8 @@ export function createCrawlService(deps: CrawlServiceDeps) {
       onError: (url, message) => {
         deps.observe?.page("failed");
         log.debug({ crawl: row.id, url, message }, "page not crawled");
+        const failure = { job_id: row.id, tenant_id: row.tenant_id, data_source_id: row.data_source_id, url, reason: message, failed_at: nowIso() };
+        failureWrites.push(crawls.recordFailure(failure).catch((err: unknown) => log.warn({ err, crawl: row.id, url }, "could not record a failed page")));
       },
       onSkip: (url, reason) => log.trace({ crawl: row.id, url, reason }, "page skipped"),
     };
@@ -308,6 +337,11 @@ export function createCrawlService(deps: CrawlServiceDeps) {
       );
     } catch (err) {
       failure = err;
+    }
+    await Promise.all(failureWrites);
+    // fetched everything: the crawl stays running until the pages it handed over are indexed
+    if (!failure && !result?.error && result?.stopReason !== "cancelled") {
+      await waitIndexed(row.id, signal, () => watchStatus(true));
     }
     const counts = {
       pages_crawled: result?.pagesCrawled ?? pagesCrawled,
@@ -425,11 +459,24 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     },
 
     async list(p: Principal): Promise<CrawlOut[]> {
-      return (await crawls.list(tenantOf(p).id, LIST_LIMIT)).map(crawlOut);
+      return Promise.all((await crawls.list(tenantOf(p).id, LIST_LIMIT)).map(out));
     },
 
     async get(p: Principal, id: string): Promise<CrawlOut> {
-      return crawlOut(await get(tenantOf(p).id, id));
+      return out(await get(tenantOf(p).id, id));
+    },
+
+    /** GET /crawl/{id}/pages: failed pages (with the reason) and handed-over pages (with their indexing state). */
+    async pages(p: Principal, id: string, o: { status?: string; limit?: number; cursor?: string }): Promise<{ items: CrawlPageStatus[]; next: string | null }> {
+      const tenant = tenantOf(p);
+      await get(tenant.id, id);
+      const limit = o.limit ?? PAGES_DEFAULT_LIMIT;
+      const after = o.cursor ? decodeCursor(o.cursor) : null;
+      const rows = await crawls.pageStatuses(tenant.id, id, { status: o.status ?? null, limit: limit + 1, after });
+      const items = rows.slice(0, limit);
+      const last = items[items.length - 1];
+      const next = rows.length > limit && last ? encodeCursor(`${last.status === "failed" && last.document_id === null ? "0" : "1"}${last.url}`) : null;
+      return { items, next };
     },
 
     /** queued or running -> cancelled; a running crawl stops promptly, its indexed pages stay. */
@@ -442,7 +489,7 @@ export function createCrawlService(deps: CrawlServiceDeps) {
         throw conflict(`Crawl job '${id}' is ${now.status}; only queued or running crawls can be cancelled.`);
       }
       running.get(id)?.ctl.abort();
-      return crawlOut(row);
+      return out(row);
     },
 
     /** failed or cancelled -> queued: resumes, skipping the pages it already indexed. */
@@ -462,7 +509,7 @@ export function createCrawlService(deps: CrawlServiceDeps) {
         throw conflict(`Crawl job '${id}' is ${now.status}; only failed or cancelled crawls can be retried.`);
       }
       deps.queue().notify();
-      return crawlOut(row);
+      return out(row);
     },
 
     /** "syncing" of a data source: a crawl of it is queued or running */
@@ -476,6 +523,7 @@ export function createCrawlService(deps: CrawlServiceDeps) {
       if (stopping) throw new Error("The service is shutting down; the crawl runs when it starts again.");
       const row = await crawls.transition(id, ["queued"], "running", { started_at: nowIso(), finished_at: null, error: null });
       if (!row) return; // cancelled while queued, or deleted
+      await crawls.clearFailures(id); // this attempt tries the failed pages again
       const ctl = new AbortController();
       let finish!: () => void;
       const done = new Promise<void>((resolve) => (finish = resolve));
@@ -521,6 +569,14 @@ export function createCrawlService(deps: CrawlServiceDeps) {
 }
 
 export type CrawlService = ReturnType<typeof createCrawlService>;
+
+// Opaque page cursors: the position key of the last entry, base64url-encoded.
+const encodeCursor = (key: string) => Buffer.from(key, "utf8").toString("base64url");
+function decodeCursor(cursor: string): string {
+  const key = Buffer.from(cursor, "base64url").toString("utf8");
+  if (!/^[01]/.test(key)) throw badRequest("cursor is not valid; pass the cursor of the Link header unchanged, or leave it out to start at the first page.");
+  return key;
+}
 
 /**
  * The crawl queue: a queue instance of its own (kind "crawl") so long crawls never take the
