@@ -7,7 +7,7 @@ import { createMetrics, instrumentEmbedder, instrumentEngine, type Metrics } fro
 import { observedIngestHandler } from "./job-events.js";
 import type { Config } from "./config.js";
 import type { Store } from "./store/types.js";
-import { openSqliteStore } from "./store/sqlite/index.js";
+import { openStore } from "./store/open.js";
 import { createAuthService } from "./services/auth.js";
 import { createApiKeyService } from "./services/api-keys.js";
 import { createTenantService } from "./services/tenants.js";
@@ -104,14 +104,6 @@ export interface RuntimeOptions {
   log?: Logger;
   /** run the ingest and crawl workers in this process (default true) */
   workers?: boolean;
-}
-
-/** The configured store alone (CLI tasks that need no model or queue: tenants, keys, export). */
-export async function openStore(config: Config): Promise<Store> {
-  if (config.databaseUrl) {
-    throw new Error("DATABASE_URL (PostgreSQL) is not supported yet; unset it to use the embedded SQLite store.");
-  }
-  return openSqliteStore(config.dataDir);
 }
 
 export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {

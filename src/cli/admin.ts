@@ -2,7 +2,7 @@
 // workspace administration without the HTTP API or PLATFORM_API_KEY, on the store of DATA_DIR.
 import type { Config } from "../config.js";
 import { PLANS } from "../config.js";
-import { openStore } from "../runtime.js";
+import { openStore } from "../store/open.js";
 import { createTenantService } from "../services/tenants.js";
 import { createApiKeyService } from "../services/api-keys.js";
 import { SCOPE_ORDER } from "../services/scopes.js";

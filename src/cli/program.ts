@@ -198,7 +198,10 @@ function configureErrors(cmd: Command): void {
   cmd.exitOverride();
   if (cmd.parent) cmd.version(VERSION, "-V, --version", "print the version");
   cmd.configureOutput({
-    outputError: (str, write) => write(`${str.trim().replace(/^error: /, "").replace(/\.$/, "")}. Run \`${fullName(cmd)} --help\` for usage.\n`),
+    outputError: (str, write) => {
+      const msg = str.trim().replace(/^error: /, "").replace(/\s*\n\s*/g, " ").replace(/\.$/, "");
+      write(`quarry: ${msg}. Run \`${fullName(cmd)} --help\` for usage.\n`);
+    },
   });
   for (const sub of cmd.commands) configureErrors(sub);
 }
