@@ -196,6 +196,7 @@ const fullName = (c: Command): string => (c.parent ? `${fullName(c.parent)} ${c.
 /** Usage errors become one line that says how to get the command's help; applied to every command. */
 function configureErrors(cmd: Command): void {
   cmd.exitOverride();
+  cmd.configureHelp({ helpWidth: 100 }); // the same text at any terminal width (README reference)
   if (cmd.parent) cmd.version(VERSION, "-V, --version", "print the version");
   cmd.configureOutput({
     outputError: (str, write) => {
@@ -215,4 +216,12 @@ export function helpTexts(program: Command): { command: string; help: string }[]
   };
   walk(program);
   return out;
+}
+
+/** The README's CLI reference: each command's --help in a block, at a fixed width of 100 columns. */
+export function cliReferenceMarkdown(helps: { command: string; help: string }[]): string {
+  return helps
+    .filter((h) => !h.command.endsWith(" help"))
+    .map((h) => `#### \`${h.command}\`\n\n\`\`\`text\n${h.help.trimEnd()}\n\`\`\`\n`)
+    .join("\n");
 }
