@@ -39,12 +39,13 @@ import { limitsOf } from "./plans.js";
 import { acceptDocuments } from "./acceptance.js";
 import { quotaExceededError } from "./quotas.js";
 import { insertSource } from "./sources.js";
+import { decodeKeyset, page } from "./paging.js";
 
 export const CRAWL_JOB_KIND = "crawl";
 /** Queue attempts of one crawl job; a crawl interrupted by a shutdown uses one and resumes. */
 const CRAWL_JOB_ATTEMPTS = 5;
 const QUEUE_JOB = { kind: CRAWL_JOB_KIND, maxAttempts: CRAWL_JOB_ATTEMPTS };
-/** GET /crawl lists this many, newest first. */
+/** GET /crawl lists this many at a time, newest first. */
 const LIST_LIMIT = 200;
 /** How often a running crawl looks at its own row (cancelled by another process, source deleted). */
 const STATUS_CHECK_MS = 1_000;
@@ -261,6 +262,14 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     return crawlOut(row, await crawls.indexProgress(row.id));
   }
 
+  /** GET /crawl: newest first, `limit` (200) at a time; `next` is the cursor of the following page, if any. */
+  async function listPage(p: Principal, o: { limit?: number; cursor?: string }): Promise<{ items: CrawlOut[]; next: string | null }> {
+    const limit = o.limit ?? LIST_LIMIT;
+    const rows = await crawls.list(tenantOf(p).id, limit + 1, o.cursor ? decodeKeyset(o.cursor) : undefined);
+    const { items, next } = page(rows, limit);
+    return { items: await Promise.all(items.map(out)), next };
+  }
+
   /** Why a crawl failed, in words for the job's error. */
   function failureMessage(err: unknown): string {
     if (err instanceof ServiceError) return `The crawl stopped: ${err.message}`;
@@ -459,8 +468,10 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     },
 
     async list(p: Principal): Promise<CrawlOut[]> {
-      return Promise.all((await crawls.list(tenantOf(p).id, LIST_LIMIT)).map(out));
+      return (await listPage(p, {})).items;
     },
+
+    listPage,
 
     async get(p: Principal, id: string): Promise<CrawlOut> {
       return out(await get(tenantOf(p).id, id));

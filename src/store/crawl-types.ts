@@ -83,8 +83,8 @@ export interface CrawlStore {
    */
   create(row: CrawlJobRow, queueJob: { kind: string; maxAttempts: number }): Promise<boolean>;
   get(tenantId: string, id: string): Promise<CrawlJobRow | null>;
-  /** newest first */
-  list(tenantId: string, limit: number): Promise<CrawlJobRow[]>;
+  /** newest first; `before` continues after that (created_at, id), for keyset paging */
+  list(tenantId: string, limit: number, before?: { created_at: string; id: string }): Promise<CrawlJobRow[]>;
   /** the queued or running crawl of a data source, if any */
   activeForSource(sourceId: string): Promise<CrawlJobRow | null>;
   /** a crawl by id for the worker (no tenant: the id comes from the queue) */

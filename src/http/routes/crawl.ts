@@ -47,9 +47,19 @@ export const crawlRoutes =
       "/crawl",
       {
         config: needs("search"),
-        schema: { tags, summary: "List crawl jobs (the 200 most recent)", response: { 200: Type.Array(ref(CrawlOut)), ...errors(401, 403) } },
+        schema: {
+          tags,
+          summary: "List crawl jobs, newest first (200 at a time)",
+          description: "Paged with limit and cursor: the next page is in the Link rel=\"next\" header; no header on the last page.",
+          querystring: Type.Object(pagingQuery(200)),
+          response: { 200: Type.Array(ref(CrawlOut)), ...errors(400, 401, 403, 422) },
+        },
       },
-      async (req) => svc.list(req.principal!),
+      async (req, reply) => {
+        const { items, next } = await svc.listPage(req.principal!, req.query);
+        linkNext(req, reply, next);
+        return items;
+      },
     );
     app.get(
       "/crawl/:job_id",

@@ -102,8 +102,12 @@ export function sqliteCrawls(db: DB): CrawlStore {
       const r = byTenant.get(tenantId, id) as RawJob | undefined;
       return r ? toJob(r) : null;
     },
-    async list(tenantId, limit) {
-      const rows = db.prepare("SELECT * FROM crawl_jobs WHERE tenant_id = ? ORDER BY created_at DESC, id DESC LIMIT ?").all(tenantId, limit) as RawJob[];
+    async list(tenantId, limit, before) {
+      const rows = before
+        ? (db
+            .prepare("SELECT * FROM crawl_jobs WHERE tenant_id = ? AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?")
+            .all(tenantId, before.created_at, before.created_at, before.id, limit) as RawJob[])
+        : (db.prepare("SELECT * FROM crawl_jobs WHERE tenant_id = ? ORDER BY created_at DESC, id DESC LIMIT ?").all(tenantId, limit) as RawJob[]);
       return rows.map(toJob);
     },
     async activeForSource(sourceId) {
