@@ -6,6 +6,8 @@ import { openStore } from "../store/open.js";
 import { createTenantService } from "../services/tenants.js";
 import { createApiKeyService } from "../services/api-keys.js";
 import { SCOPE_ORDER } from "../services/scopes.js";
+import { createAuditService } from "../services/audit.js";
+import { createLogger } from "../logger.js";
 import type { Principal } from "../services/auth.js";
 import type { Store, TenantRow } from "../store/types.js";
 import { CliError } from "./errors.js";
@@ -21,6 +23,10 @@ export async function withStore<T>(config: Config, fn: (store: Store) => Promise
     await store.close();
   }
 }
+
+/** The audit trail of CLI changes (plan changes, keys), as the API records them. */
+const auditOf = (config: Config, store: Store) =>
+  createAuditService({ store, log: createLogger({ level: "warn", format: config.logFormat }), retentionDays: config.auditRetentionDays });
 
 export async function findTenant(store: Store, idOrSlug: string): Promise<TenantRow> {
   const t = (await store.tenants.list()).find((x) => x.id === idOrSlug || x.slug === idOrSlug);
@@ -38,7 +44,7 @@ export function checkPlan(plan: string): string {
 export async function createTenant(config: Config, o: { name: string; slug?: string; plan?: string; keyName?: string }) {
   const plan = checkPlan(o.plan ?? config.defaultPlan);
   return withStore(config, async (store) => {
-    const tenants = createTenantService({ store, defaultPlan: plan });
+    const tenants = createTenantService({ store, defaultPlan: plan, audit: auditOf(config, store) });
     const made = await tenants.create({ name: o.name, slug: o.slug ?? null, admin_key_name: o.keyName });
     return { tenant: made.tenant, plan, admin_key: made.admin_key };
   });
@@ -52,7 +58,7 @@ export async function setPlan(config: Config, tenant: string, plan: string) {
   checkPlan(plan);
   return withStore(config, async (store) => {
     const t = await findTenant(store, tenant);
-    return createTenantService({ store, defaultPlan: config.defaultPlan }).setPlan(t.id, plan);
+    return createTenantService({ store, defaultPlan: config.defaultPlan, audit: auditOf(config, store) }).setPlan(t.id, plan);
   });
 }
 
@@ -61,7 +67,7 @@ export async function createKey(config: Config, o: { tenant: string; name: strin
   if (bad.length) throw new CliError(`Unknown scope '${bad.join("', '")}'`, `Use a comma-separated list of ${TENANT_SCOPES.join(", ")}`, 2);
   return withStore(config, async (store) => {
     const t = await findTenant(store, o.tenant);
-    return createApiKeyService({ store }).create(operator(t), { name: o.name, scopes: o.scopes, expires_in_days: o.expiresInDays ?? null });
+    return createApiKeyService({ store, audit: auditOf(config, store) }).create(operator(t), { name: o.name, scopes: o.scopes, expires_in_days: o.expiresInDays ?? null });
   });
 }
 
@@ -71,7 +77,7 @@ export async function listKeys(config: Config, tenant: string) {
 
 export async function revokeKey(config: Config, tenant: string, keyId: string) {
   return withStore(config, async (store) => {
-    await createApiKeyService({ store }).revoke(operator(await findTenant(store, tenant)), keyId);
+    await createApiKeyService({ store, audit: auditOf(config, store) }).revoke(operator(await findTenant(store, tenant)), keyId);
     return { id: keyId, revoked: true };
   });
 }
