@@ -3,7 +3,7 @@
 // the same way.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { createSource, upload, waitIndexed } from "../helpers/content.js";
+import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
 import { serve, send, html, type FixtureServer } from "../crawl/fixtures.js";
 import { waitCrawl } from "../crawl-api/helpers.js";
 
@@ -73,6 +73,27 @@ describe("paged lists", () => {
     const bad = await s.call("GET", "/documents?cursor=nonsense", { key });
     expect(bad.status).toBe(400);
     expect(bad.body.detail).toMatch(/cursor is not valid/);
+  });
+
+  it("GET /benchmarks/{id}/runs pages a suite's runs, newest first, with their results", async () => {
+    const src = await createSource(s, key, "Bench");
+    const col = await createCollection(s, key, [src], "Bench");
+    const up = await upload(s, key, src, [{ name: "g.md", content: "# Gearbox\n\nThe gearbox lubrication interval." }]);
+    await waitIndexed(s, key, src);
+    const suite = await s.call("POST", "/benchmarks", { key, json: { name: "Paged", collection_id: col, cases: [{ query: "gearbox lubrication", relevant_document_ids: [up.body[0].id] }] } });
+    expect(suite.status).toBe(201);
+    const runIds: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await s.call("POST", `/benchmarks/${suite.body.id}/run`, { key });
+      expect(r.status).toBe(200);
+      runIds.push(r.body.id);
+    }
+    const pages = await allPages(s, key, `/benchmarks/${suite.body.id}/runs?limit=2`);
+    expect(pages.map((p) => p.length)).toEqual([2, 1]);
+    const runs = pages.flat();
+    expect(new Set(runs.map((r) => r.id))).toEqual(new Set(runIds));
+    expect(runs.every((r) => r.status === "completed" && Array.isArray(r.results))).toBe(true);
+    expect((await s.call("GET", "/benchmarks/bs_missing/runs", { key })).status).toBe(404);
   });
 
   it("GET /crawl pages the same way", async () => {
