@@ -1,35 +1,32 @@
-// quarry serve | bench | import ...
-import { ConfigError } from "./config.js";
+// Entry point of the `quarry` command (bin/quarry.js, or `node dist/cli.js` in production):
+// parses the command line (src/cli/program.ts) and turns any failure into one readable line.
+import { CommanderError } from "commander";
+import { buildProgram } from "./cli/program.js";
+import { describeError } from "./cli/errors.js";
+
+function fail(err: unknown): never {
+  if (process.env.QUARRY_DEBUG) console.error(err);
+  const { line, code } = describeError(err);
+  process.stderr.write(`quarry: ${line}\n`);
+  process.exit(code);
+}
 
 async function main(argv: string[]): Promise<void> {
-  const [cmd = "serve", ...rest] = argv;
-  switch (cmd) {
-    case "serve": {
-      const { serve } = await import("./server.js");
-      await serve();
-      return;
+  const program = buildProgram({ done: (code) => process.exit(code) });
+  if (argv.length === 0) {
+    process.stdout.write(program.helpInformation());
+    process.exit(0);
+  }
+  try {
+    await program.parseAsync(argv, { from: "user" });
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end with code 0; usage errors were already printed as one line
+      process.exit(err.exitCode === 0 ? 0 : 2);
     }
-    case "bench": {
-      const { benchCommand } = await import("./bench/run.js");
-      process.exit(await benchCommand(rest));
-      return;
-    }
-    case "import": {
-      const { importCommand } = await import("./bench/import-command.js");
-      process.exit(await importCommand(rest));
-      return;
-    }
-    default:
-      console.error(`Unknown command '${cmd}'. Commands: serve, bench, import beir.`);
-      process.exit(2);
+    fail(err);
   }
 }
 
-main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof ConfigError) {
-    console.error(`Configuration error: ${err.message}`);
-    process.exit(2);
-  }
-  console.error(err);
-  process.exit(1);
-});
+process.on("unhandledRejection", fail);
+void main(process.argv.slice(2));

@@ -26,6 +26,9 @@ export interface Config {
   sessionTtlDays: number;
   ingestWorkers: number;
   logLevel: string;
+  logFormat: "json" | "pretty";
+  /** how long a stopping process waits for running jobs before leaving them to be requeued */
+  shutdownTimeoutMs: number;
   maxUploadBytes: number;
   beirDataDir: string | null;
   rateLimitPerMinute: number;
@@ -68,6 +71,8 @@ export const SETTINGS: Setting[] = [
   { env: "RATE_LIMIT_PER_MINUTE", default: "6000", doc: "Requests a minute per API key or console session (429 with Retry-After beyond); 0 turns rate limiting off" },
   { env: "RATE_LIMIT_ANONYMOUS_PER_MINUTE", default: "300", doc: "Requests a minute per client address without credentials (signup, login, password reset)" },
   { env: "AUDIT_RETENTION_DAYS", default: "365", doc: "How long audit log entries (GET /audit-log) are kept" },
+  { env: "LOG_FORMAT", default: "json", doc: "json: one JSON object a line with ISO timestamps (log shippers). pretty: coloured lines for people" },
+  { env: "SHUTDOWN_TIMEOUT_SECONDS", default: "8", doc: "On SIGTERM/SIGINT, how long running jobs may finish before they are left queued for the next start" },
   { env: "BEIR_DATA_DIR", default: "../shared/datasets if present, else DATA_DIR/datasets", doc: "Local BEIR data sets for GET /industry-benchmarks imports and npm run bench (never downloaded)" },
 ];
 
@@ -92,6 +97,12 @@ function bool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(v)) return true;
   if (/^(0|false|no|off)$/i.test(v)) return false;
   throw new ConfigError(`${name} must be true or false; got "${v}".`);
+}
+
+function logFormat(env: NodeJS.ProcessEnv): "json" | "pretty" {
+  const v = (str(env, "LOG_FORMAT") ?? "json").toLowerCase();
+  if (v !== "json" && v !== "pretty") throw new ConfigError(`LOG_FORMAT must be json or pretty; got "${v}".`);
+  return v;
 }
 
 export const PLANS = ["free", "pro", "enterprise"] as const;
@@ -136,6 +147,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionTtlDays: int(env, "SESSION_TTL_DAYS", 14, 1, 365),
     ingestWorkers: int(env, "INGEST_WORKERS", 2, 1, 32),
     logLevel: str(env, "LOG_LEVEL") ?? "info",
+    logFormat: logFormat(env),
+    shutdownTimeoutMs: int(env, "SHUTDOWN_TIMEOUT_SECONDS", 8, 0, 3600) * 1000,
     maxUploadBytes: 50 * 1024 * 1024,
     beirDataDir: str(env, "BEIR_DATA_DIR"),
     rateLimitPerMinute: int(env, "RATE_LIMIT_PER_MINUTE", 6000, 0, 10_000_000),

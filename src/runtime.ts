@@ -1,10 +1,13 @@
 // The composition root: builds the store, the services and the background machinery from the
 // configuration, and tears them down in reverse order. http/ and cli.ts only talk to a Runtime.
 import path from "node:path";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
+import { createLogger } from "./logger.js";
+import { createMetrics, instrumentEmbedder, instrumentEngine, type Metrics } from "./metrics.js";
+import { observedIngestHandler } from "./job-events.js";
 import type { Config } from "./config.js";
 import type { Store } from "./store/types.js";
-import { openSqliteStore } from "./store/sqlite/index.js";
+import { openStore } from "./store/open.js";
 import { createAuthService } from "./services/auth.js";
 import { createApiKeyService } from "./services/api-keys.js";
 import { createTenantService } from "./services/tenants.js";
@@ -34,7 +37,7 @@ import type { Embedder } from "./embed/types.js";
 import { SUPPORTED_FILE_TYPES } from "./ingest/sniff.js";
 import { MAX_PAGE_LIMIT, PAGE_SIZE_LIMIT_BYTES } from "./crawl/limits.js";
 
-export const VERSION = "0.2.0";
+export { VERSION } from "./version.js";
 
 export interface Runtime {
   config: Config;
@@ -82,15 +85,32 @@ export interface Runtime {
   extraHealthChecks(): Promise<Record<string, CheckResult>>;
   /** the User record of MeOut */
   userOut(userId: string): Promise<UserOut | null>;
-  close(): Promise<void>;
+  /** Prometheus metrics of this process (GET /metrics) */
+  metrics: Metrics;
+  /** false in an API-only process (`quarry serve --no-worker`): jobs wait for a `quarry worker` */
+  workers: boolean;
+  /** stops everything; says what it left behind for the next start */
+  close(): Promise<ShutdownSummary>;
 }
 
-export async function createRuntime(config: Config, opts: { log?: Logger } = {}): Promise<Runtime> {
-  const log = opts.log ?? pino({ level: config.logLevel });
-  if (config.databaseUrl) {
-    throw new Error("DATABASE_URL (PostgreSQL) is not supported yet; unset it to use the embedded SQLite store.");
-  }
-  const store = openSqliteStore(config.dataDir);
+export interface ShutdownSummary {
+  /** jobs still queued or left running (requeued at the next start), null when unknown */
+  jobsLeft: number | null;
+  /** crawls that were running and go back to queued */
+  crawlsInterrupted: number;
+}
+
+export interface RuntimeOptions {
+  log?: Logger;
+  /** run the ingest and crawl workers in this process (default true) */
+  workers?: boolean;
+}
+
+export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
+  const log = opts.log ?? createLogger({ level: config.logLevel, format: config.logFormat });
+  const workers = opts.workers ?? true;
+  const metrics = createMetrics();
+  const store = await openStore(config);
   const profiles = loadProfiles({ profilesFile: config.embeddingProfilesFile });
   const activeProfile = resolveActiveProfile(profiles, config.embeddingProfile);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: path.join(config.dataDir, "outbox"), log });
@@ -102,12 +122,15 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
   };
   let embedder: Embedder | null = null;
   try {
-    embedder = createEmbedder(activeProfile, {
-      modelsDir: config.modelsDir,
-      allowDownload: config.allowModelDownload,
-      logger: log,
-      poolSize: config.embedWorkers,
-    });
+    embedder = instrumentEmbedder(
+      createEmbedder(activeProfile, {
+        modelsDir: config.modelsDir,
+        allowDownload: config.allowModelDownload,
+        logger: log,
+        poolSize: config.embedWorkers,
+      }),
+      metrics,
+    );
   } catch (err) {
     log.error({ err }, "the embedding profile cannot be served; search answers lexically");
   }
@@ -117,10 +140,13 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
   const queue = createEmbeddedQueue({
     store: store.content,
     handlers: {
-      ingest: async (job) => {
-        await ingest.handle(job);
-        backfill.request(); // no-op unless chunks were committed without vectors
-      },
+      ingest: observedIngestHandler(
+        async (job) => {
+          await ingest.handle(job);
+          backfill.request(); // no-op unless chunks were committed without vectors
+        },
+        { content: store.content, log, metrics },
+      ),
     },
     concurrency: config.ingestWorkers,
     log,
@@ -131,11 +157,21 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
     files,
     log,
     config: { allowPrivateNetworks: config.crawlAllowPrivateNetworks, renderJs: config.crawlRenderJs },
-    queue: () => crawlQueue,
+    // API-only process: crawls are queued in the database and a `quarry worker` claims them
+    queue: () => (workers ? crawlQueue : { running: () => true, notify: () => undefined }),
     onDocumentsQueued: () => queue.notify(),
+    observe: {
+      page: (outcome) => metrics.crawlPages.inc({ outcome }),
+      finished: (status) => metrics.crawls.inc({ status }),
+    },
   });
   const crawlQueue = createCrawlQueue({ store, crawls, log });
-  const engine = createEngine({ content: store.content, profile: activeProfile, embedder });
+  const engine = instrumentEngine(createEngine({ content: store.content, profile: activeProfile, embedder }), metrics);
+  metrics.setSources({
+    pendingJobs: () => store.content.pendingJobCount(),
+    embeddingBacklog: () => store.content.countUnembedded(activeProfile.index_name!),
+    tenants: async () => (await store.tenants.list()).length,
+  });
   const backfill = createBackfillScheduler({ ingest, embedder, log });
   void embedder?.whenReady().then((ok) => {
     if (ok) backfill.request();
@@ -211,7 +247,9 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
       const model = embedder?.status() ?? { state: "unavailable", detail: null };
       const pending = await store.content.pendingJobCount().catch(() => null);
       return {
-        queue: !queue.running()
+        queue: !workers
+          ? { status: "up", detail: `jobs run in separate worker processes (quarry worker), ${pending ?? "?"} jobs pending` }
+          : !queue.running()
           ? { status: "down", detail: "the job workers are not running" }
           : !crawlQueue.running()
             ? { status: "down", detail: "the crawl workers are not running; crawls cannot start" }
@@ -224,17 +262,21 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
       };
     },
     userOut: (userId) => accounts.userOut(userId),
+    metrics,
+    workers,
     async close() {
       clearInterval(auditPruner);
       await industryBenchmarks.close();
       await backfill.stop();
-      const crawlWorkersStopped = crawlQueue.stop(); // stops claiming at once
-      await crawls.shutdown(); // running crawls go back to queued and resume at next start
+      const crawlWorkersStopped = crawlQueue.stop(config.shutdownTimeoutMs); // stops claiming at once
+      const crawlsInterrupted = await crawls.shutdown(); // running crawls go back to queued and resume at next start
       await crawlWorkersStopped;
-      await queue.stop();
+      await queue.stop(config.shutdownTimeoutMs);
+      const jobsLeft = await store.content.pendingJobCount().catch(() => null);
       await embedder?.close();
       await mailer.close();
       await store.close();
+      return { jobsLeft, crawlsInterrupted };
     },
   };
   await recoverStagedFiles({ content: store.content, files, log }); // before the queue requeues queued documents
@@ -242,8 +284,10 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
   await pruneAudit();
   const auditPruner = setInterval(pruneAudit, 86_400_000);
   auditPruner.unref();
-  await queue.start(); // requeues ingest jobs left running by a dead process
-  await crawls.recover();
-  await crawlQueue.start();
+  if (workers) {
+    await queue.start(); // requeues ingest jobs left running by a dead process
+    await crawls.recover();
+    await crawlQueue.start();
+  }
   return rt;
 }

@@ -1,6 +1,9 @@
-// Command-line options of `quarry bench`, parsed without a library (a handful of --flags).
+// Command-line options of `quarry bench`, declared on a commander command (src/cli.ts) and turned
+// into the BenchOptions the bench runs with.
 import path from "node:path";
+import { Command, Option } from "commander";
 import type { FusionMethod, ScoreNormalization } from "../search/fusion.js";
+import { intArg, numArg } from "../cli/parsers.js";
 
 export interface BenchOptions {
   /** BEIR directory (corpus.jsonl, queries.jsonl, qrels/) */
@@ -29,109 +32,89 @@ export interface BenchOptions {
   tenant: string | null;
 }
 
-export const BENCH_USAGE = `quarry bench [options]            (npm run bench -- [options])
+export const BENCH_DESCRIPTION =
+  "Load a BEIR data set into a fresh DATA_DIR with the active embedding model, measure quality (nDCG@10, recall@10, MRR@10 per mode), " +
+  "speed over HTTP (p50/p95, QPS) and ingest throughput, and write bench-results/<timestamp>.json and .md (npm run bench -- [options])";
 
-Loads a BEIR data set into a fresh DATA_DIR with the active embedding model, then measures quality
-(nDCG@10, recall@10, MRR@10 per retrieval mode), speed over HTTP (p50/p95, QPS) and ingest
-throughput, and writes bench-results/<timestamp>.json and .md.
+/** Declares the bench options on `cmd`. */
+export function addBenchOptions(cmd: Command): Command {
+  return cmd
+    .option("--dataset <dir>", "BEIR directory (default: BEIR_DATA_DIR/scifact)")
+    .option("--split <name>", "qrels split", "test")
+    .option("--limit-queries <n>", "first N queries of the split", intArg(1))
+    .option("--max-documents <n>", "reduced corpus (relevant documents + first others); not comparable with published scores", intArg(1))
+    .addOption(new Option("--fusion <method>", "add a hybrid row with these settings (also used by the HTTP test)").choices(["rrf", "weighted"]))
+    .option("--lexical-weight <x>", "weight of BM25 in fusion", numArg(0))
+    .option("--vector-weight <y>", "weight of vectors in fusion", numArg(0))
+    .option("--rrf-k <k>", "RRF rank constant", numArg(0))
+    .addOption(new Option("--normalization <method>", "score normalization of weighted fusion").choices(["minmax", "zscore"]))
+    .option("--title-weight <x>", "BM25 weight of the title column", numArg(0))
+    .option("--headings-weight <y>", "BM25 weight of the headings column", numArg(0))
+    .option("--body-weight <z>", "BM25 weight of the body column", numArg(0))
+    .option("--depth <n>", "candidates taken from each retriever", intArg(1))
+    .option("--no-http", "skip the HTTP speed test")
+    .option("--no-ingest", "skip the ingest throughput test")
+    .option("--clients <n>", "concurrent clients for QPS", intArg(1), 8)
+    .option("--qps-seconds <s>", "QPS test length", numArg(1), 10)
+    .option("--latency-queries <n>", "sequential queries per mode for p50/p95", intArg(1), 200)
+    .option("--scale <n>", "opt-in: add N synthetic chunks and measure hybrid latency at that size (slow)", intArg(0), 0)
+    .option("--data-dir <dir>", "keep the loaded data in DIR and reuse it on the next run (fast tuning loops)")
+    .option("--out <dir>", "report directory", "bench-results")
+    .option("--suite <id>", "run an existing suite of the deployment's DATA_DIR and print its metrics")
+    .option("--tenant <id>", "tenant of --suite (id or slug)");
+}
 
-  --dataset DIR          BEIR directory (default: BEIR_DATA_DIR/scifact, i.e. ../shared/datasets/scifact)
-  --split NAME           qrels split (default test)
-  --limit-queries N      first N queries of the split
-  --max-documents N      reduced corpus (relevant documents + first others); not comparable with published scores
-  --fusion rrf|weighted  add a hybrid row with these settings (also used by the HTTP test)
-  --lexical-weight X     weight of BM25 in fusion        --vector-weight Y   weight of vectors in fusion
-  --rrf-k K              RRF rank constant               --normalization minmax|zscore
-  --title-weight X --headings-weight Y --body-weight Z   BM25 column weights (lexical side)
-  --depth N              candidates taken from each retriever
-  --no-http              skip the HTTP speed test        --no-ingest   skip the ingest throughput test
-  --clients N            concurrent clients for QPS (8)  --qps-seconds S   QPS test length (10)
-  --latency-queries N    sequential queries per mode for p50/p95 (200)
-  --scale N              opt-in: add N synthetic chunks and measure hybrid latency at that size (slow)
-  --data-dir DIR         keep the loaded data in DIR and reuse it on the next run (fast tuning loops)
-  --out DIR              report directory (default bench-results)
-  --suite ID [--tenant ID]  run an existing suite of the deployment's DATA_DIR and print its metrics
-`;
+interface RawBenchOptions {
+  dataset?: string;
+  split: string;
+  limitQueries?: number;
+  maxDocuments?: number;
+  fusion?: FusionMethod;
+  lexicalWeight?: number;
+  vectorWeight?: number;
+  rrfK?: number;
+  normalization?: ScoreNormalization;
+  titleWeight?: number;
+  headingsWeight?: number;
+  bodyWeight?: number;
+  depth?: number;
+  http: boolean;
+  ingest: boolean;
+  clients: number;
+  qpsSeconds: number;
+  latencyQueries: number;
+  scale: number;
+  dataDir?: string;
+  out: string;
+  suite?: string;
+  tenant?: string;
+}
 
-export class UsageError extends Error {}
+/** Drops the keys whose value is undefined, so "given" means present. */
+function defined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
 
-export function parseBenchArgs(argv: string[], env: NodeJS.ProcessEnv, defaultDatasetsDir: string): BenchOptions {
-  const o: BenchOptions = {
-    dataset: path.join(defaultDatasetsDir, "scifact"),
-    split: "test",
-    limitQueries: null,
-    maxDocuments: null,
-    fusion: {},
-    lexicalWeights: {},
-    depth: null,
-    http: true,
-    ingest: true,
-    clients: 8,
-    qpsSeconds: 10,
-    latencyQueries: 200,
-    scaleChunks: 0,
-    dataDir: null,
-    out: "bench-results",
-    suite: null,
-    tenant: null,
+export function benchOptionsFrom(raw: RawBenchOptions, defaultDatasetsDir: string): BenchOptions {
+  return {
+    dataset: path.resolve(raw.dataset ?? path.join(defaultDatasetsDir, "scifact")),
+    split: raw.split,
+    limitQueries: raw.limitQueries ?? null,
+    maxDocuments: raw.maxDocuments ?? null,
+    fusion: defined({ method: raw.fusion, lexicalWeight: raw.lexicalWeight, vectorWeight: raw.vectorWeight, rrfK: raw.rrfK, normalization: raw.normalization }),
+    lexicalWeights: defined({ title: raw.titleWeight, headings: raw.headingsWeight, body: raw.bodyWeight }),
+    depth: raw.depth ?? null,
+    http: raw.http,
+    ingest: raw.ingest,
+    clients: raw.clients,
+    qpsSeconds: raw.qpsSeconds,
+    latencyQueries: raw.latencyQueries,
+    scaleChunks: raw.scale,
+    dataDir: raw.dataDir ? path.resolve(raw.dataDir) : null,
+    out: raw.out,
+    suite: raw.suite ?? null,
+    tenant: raw.tenant ?? null,
   };
-  void env;
-  const args = [...argv];
-  const value = (flag: string): string => {
-    const v = args.shift();
-    if (v === undefined || v.startsWith("--")) throw new UsageError(`${flag} needs a value`);
-    return v;
-  };
-  const num = (flag: string, min: number, integer = false): number => {
-    const raw = value(flag);
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) throw new UsageError(`${flag} must be ${integer ? "an integer" : "a number"} >= ${min}; got ${raw}`);
-    return n;
-  };
-  while (args.length) {
-    const a = args.shift()!;
-    switch (a) {
-      case "--dataset": o.dataset = path.resolve(value(a)); break;
-      case "--split": o.split = value(a); break;
-      case "--limit-queries": o.limitQueries = num(a, 1, true); break;
-      case "--max-documents": o.maxDocuments = num(a, 1, true); break;
-      case "--fusion": {
-        const m = value(a);
-        if (m !== "rrf" && m !== "weighted") throw new UsageError(`--fusion must be rrf or weighted; got ${m}`);
-        o.fusion.method = m;
-        break;
-      }
-      case "--lexical-weight": o.fusion.lexicalWeight = num(a, 0); break;
-      case "--vector-weight": o.fusion.vectorWeight = num(a, 0); break;
-      case "--rrf-k": o.fusion.rrfK = num(a, 0); break;
-      case "--normalization": {
-        const m = value(a);
-        if (m !== "minmax" && m !== "zscore") throw new UsageError(`--normalization must be minmax or zscore; got ${m}`);
-        o.fusion.normalization = m;
-        break;
-      }
-      case "--title-weight": o.lexicalWeights.title = num(a, 0); break;
-      case "--headings-weight": o.lexicalWeights.headings = num(a, 0); break;
-      case "--body-weight": o.lexicalWeights.body = num(a, 0); break;
-      case "--depth": o.depth = num(a, 1, true); break;
-      case "--no-http": o.http = false; break;
-      case "--no-ingest": o.ingest = false; break;
-      case "--clients": o.clients = num(a, 1, true); break;
-      case "--qps-seconds": o.qpsSeconds = num(a, 1); break;
-      case "--latency-queries": o.latencyQueries = num(a, 1, true); break;
-      case "--scale": o.scaleChunks = num(a, 0, true); break;
-      case "--data-dir": o.dataDir = path.resolve(value(a)); break;
-      case "--out": o.out = value(a); break;
-      case "--suite": o.suite = value(a); break;
-      case "--tenant": o.tenant = value(a); break;
-      case "--help":
-      case "-h":
-        throw new UsageError("");
-      default:
-        throw new UsageError(`unknown option ${a}`);
-    }
-  }
-  return o;
 }
 
 /** true when any fusion or lexical option was given: the report then has a "custom" hybrid row */

@@ -5,24 +5,13 @@
 import path from "node:path";
 import { loadConfig } from "../config.js";
 import { findDataset } from "../search/beir-catalog.js";
-import { openBenchRuntime, operatorPrincipal } from "./load.js";
+import type { Command } from "commander";
+import { missingBeirFiles } from "../services/beir-import.js";
+import { CliError } from "../cli/errors.js";
+import { intArg } from "../cli/parsers.js";
+import { createProgress } from "../cli/progress.js";
 
-export const IMPORT_USAGE = `quarry import beir <dir> --tenant <tenant id or slug> [options]
-
-Loads a BEIR-format directory (corpus.jsonl, queries.jsonl, qrels/<split>.tsv) into a collection of
-the deployment in DATA_DIR and creates a benchmark suite from the split's queries.
-
-  --collection-name NAME   name of the new collection (default "<data set> (BEIR)")
-  --collection ID          load into this existing collection instead (a data source is added)
-  --split NAME             qrels split (default test)
-  --max-queries N          suite cases: the split's first N queries (at most 500)
-  --max-documents N        reduced corpus: relevant documents of those queries plus the first others
-  --top-k K                suite top_k (default 10)
-  --no-suite               load the documents only
-  --lexical-only           index without vectors (the backfill embeds them once the service runs)
-`;
-
-interface ImportArgs {
+export interface ImportArgs {
   dir: string;
   tenant: string;
   collectionName: string | null;
@@ -35,57 +24,56 @@ interface ImportArgs {
   embed: boolean;
 }
 
-function parse(argv: string[]): ImportArgs {
-  const [kind, dir, ...rest] = argv;
-  if (kind !== "beir" || !dir || dir.startsWith("--")) throw new Error("expected: quarry import beir <dir> --tenant <id|slug>");
-  const a: ImportArgs = { dir: path.resolve(dir), tenant: "", collectionName: null, collectionId: null, split: "test", maxQueries: null, maxDocuments: null, topK: 10, suite: true, embed: true };
-  const value = (flag: string) => {
-    const v = rest.shift();
-    if (v === undefined || v.startsWith("--")) throw new Error(`${flag} needs a value`);
-    return v;
-  };
-  const int = (flag: string, min: number, max = Number.MAX_SAFE_INTEGER) => {
-    const v = Number(value(flag));
-    if (!Number.isInteger(v) || v < min || v > max) throw new Error(`${flag} must be an integer from ${min} to ${max}`);
-    return v;
-  };
-  while (rest.length) {
-    const f = rest.shift()!;
-    if (f === "--tenant") a.tenant = value(f);
-    else if (f === "--collection-name") a.collectionName = value(f);
-    else if (f === "--collection") a.collectionId = value(f);
-    else if (f === "--split") a.split = value(f);
-    else if (f === "--max-queries") a.maxQueries = int(f, 1, 500);
-    else if (f === "--max-documents") a.maxDocuments = int(f, 1);
-    else if (f === "--top-k") a.topK = int(f, 1, 50);
-    else if (f === "--no-suite") a.suite = false;
-    else if (f === "--lexical-only") a.embed = false;
-    else throw new Error(`unknown option ${f}`);
-  }
-  if (!a.tenant) throw new Error("--tenant is required (a tenant id or slug; GET /tenants lists them)");
-  return a;
+/** Declares `import beir <dir>` and its options on `parent` (src/cli.ts); `run` gets the parsed arguments. */
+export function addImportBeirCommand(parent: Command, run: (a: ImportArgs) => Promise<void>): Command {
+  return parent
+    .command("beir")
+    .description("Load a BEIR-format directory (corpus.jsonl, queries.jsonl, qrels/<split>.tsv) into a collection of the deployment in DATA_DIR and create a benchmark suite from the split's queries")
+    .argument("<dir>", "BEIR data set directory, e.g. $BEIR_DATA_DIR/scifact")
+    .requiredOption("--tenant <id>", "tenant id or slug (quarry tenants list)")
+    .option("--collection-name <name>", "name of the new collection (default \"<data set> (BEIR)\")")
+    .option("--collection <id>", "load into this existing collection instead (a data source is added)")
+    .option("--split <name>", "qrels split", "test")
+    .option("--max-queries <n>", "suite cases: the split's first N queries", intArg(1, 500))
+    .option("--max-documents <n>", "reduced corpus: relevant documents of those queries plus the first others", intArg(1))
+    .option("--top-k <k>", "suite top_k", intArg(1, 50), 10)
+    .option("--no-suite", "load the documents only")
+    .option("--lexical-only", "index without vectors (the backfill embeds them once the service runs)")
+    .action(async (dir: string, o: { tenant: string; collectionName?: string; collection?: string; split: string; maxQueries?: number; maxDocuments?: number; topK: number; suite: boolean; lexicalOnly?: boolean }) => {
+      await run({
+        dir: path.resolve(dir),
+        tenant: o.tenant,
+        collectionName: o.collectionName ?? null,
+        collectionId: o.collection ?? null,
+        split: o.split,
+        maxQueries: o.maxQueries ?? null,
+        maxDocuments: o.maxDocuments ?? null,
+        topK: o.topK,
+        suite: o.suite,
+        embed: !o.lexicalOnly,
+      });
+    });
 }
 
-export async function importCommand(argv: string[]): Promise<number> {
-  let a: ImportArgs;
-  try {
-    a = parse(argv);
-  } catch (err) {
-    process.stderr.write(`quarry import: ${(err as Error).message}\n\n${IMPORT_USAGE}`);
-    return 2;
+export async function importCommand(a: ImportArgs): Promise<void> {
+  const missing = missingBeirFiles(a.dir, a.split);
+  if (missing.length) {
+    throw new CliError(
+      `${a.dir} is not a BEIR data set (missing ${missing.join(", ")})`,
+      `Download it from ${findDataset(path.basename(a.dir))?.download_url ?? "https://github.com/beir-cellar/beir"} and unzip it into BEIR_DATA_DIR (${path.dirname(a.dir)})`,
+      2,
+    );
   }
   const log = (m: string) => process.stderr.write(`${m}\n`);
   const config = loadConfig();
+  const { openBenchRuntime, operatorPrincipal } = await import("./load.js");
   const rt = await openBenchRuntime(config.dataDir, log);
   try {
     const tenant = (await rt.store.tenants.list()).find((t) => t.id === a.tenant || t.slug === a.tenant);
-    if (!tenant) {
-      log(`No tenant '${a.tenant}' in ${config.dataDir}.`);
-      return 2;
-    }
+    if (!tenant) throw new CliError(`No tenant '${a.tenant}' in ${config.dataDir}`, "Run `quarry tenants list` for the ids and slugs, or `quarry tenants create <name>`", 2);
     const dataset = path.basename(a.dir);
     const t0 = performance.now();
-    let last = 0;
+    const bar = createProgress("indexed");
     const job = await rt.industryBenchmarks.importer.start(operatorPrincipal(tenant), {
       dir: a.dir,
       dataset,
@@ -98,19 +86,10 @@ export async function importCommand(argv: string[]): Promise<number> {
       topK: a.topK,
       createSuite: a.suite,
       embed: a.embed,
-      onProgress: ({ indexed, total, chunks }) => {
-        if (performance.now() - last > 10_000 || indexed === total) {
-          last = performance.now();
-          log(`indexed ${indexed}/${total} documents (${chunks} chunks), ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-        }
-      },
+      onProgress: ({ indexed, total, chunks }) => bar.update(indexed, total, `${chunks} chunks`),
     });
-    const done = await job.done;
+    const done = await job.done.finally(() => bar.stop());
     process.stdout.write(`${JSON.stringify({ ...job.started, status: "indexed", ...done, seconds: Math.round((performance.now() - t0) / 100) / 10 }, null, 2)}\n`);
-    return 0;
-  } catch (err) {
-    log(`quarry import: ${(err as Error).message}`);
-    return 1;
   } finally {
     await rt.close();
   }

@@ -5,7 +5,7 @@ import path from "node:path";
 import { loadConfig } from "../config.js";
 import { beirDataDir } from "../services/industry-benchmarks.js";
 import { findDataset } from "../search/beir-catalog.js";
-import { BENCH_USAGE, parseBenchArgs, UsageError, type BenchOptions } from "./args.js";
+import type { BenchOptions } from "./args.js";
 import { loadBenchContext, openBenchRuntime, operatorPrincipal, type BenchContext } from "./load.js";
 import { customSettings, evaluateSetup, measureQuality, modeSpecs, searchSettings } from "./quality.js";
 import { measureSpeed } from "./speed.js";
@@ -138,17 +138,7 @@ async function benchSuite(o: BenchOptions): Promise<number> {
   }
 }
 
-export async function benchCommand(argv: string[]): Promise<number> {
-  let o: BenchOptions;
-  try {
-    o = parseBenchArgs(argv, process.env, beirDataDir(process.env.BEIR_DATA_DIR, path.resolve("data")));
-  } catch (err) {
-    if (err instanceof UsageError) {
-      if (err.message) log(`quarry bench: ${err.message}\n`);
-      log(BENCH_USAGE);
-      return err.message ? 2 : 0;
-    }
-    throw err;
-  }
-  return o.suite ? benchSuite(o) : benchDataset(o, ["quarry bench", ...argv].join(" "));
+/** `quarry bench` with options parsed by the CLI (src/cli.ts); `command` is recorded in the report. */
+export async function benchCommand(o: BenchOptions, command: string): Promise<number> {
+  return o.suite ? benchSuite(o) : benchDataset(o, command);
 }

@@ -37,7 +37,7 @@ export interface UrlPolicyOptions {
   resolveTimeoutMs?: number;
 }
 
-const PRIVATE_DISABLED = "crawling private networks is disabled on this deployment.";
+const PRIVATE_DISABLED = "crawling private networks is disabled on this deployment (an operator can allow it with CRAWL_ALLOW_PRIVATE_NETWORKS=true).";
 
 export const systemResolver: Resolver = async (hostname) => {
   const found = await dnsLookup(hostname, { all: true, verbatim: true });

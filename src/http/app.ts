@@ -84,6 +84,13 @@ export async function buildApp(rt: Runtime): Promise<App> {
   registerErrorHandling(app);
   refuseNonUtf8Bodies(app);
 
+  // request rate and latency by route template (never the raw URL: ids would explode the labels)
+  app.addHook("onResponse", async (req, reply) => {
+    const labels = { method: req.method, route: req.routeOptions.url ?? "unmatched", status: String(reply.statusCode) };
+    rt.metrics.httpRequests.inc(labels);
+    rt.metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+  });
+
   app.decorateRequest("principal", null);
   app.addHook("onRequest", async (req) => {
     const scope = req.routeOptions.config?.scope;

@@ -11,6 +11,7 @@ import { tenantOf, type Principal } from "./auth.js";
 import { notFound, ValidationError, type FieldIssue } from "./errors.js";
 import type { QuotaService } from "./quotas.js";
 import type { SearchService } from "./search.js";
+import { decodeKeyset, page } from "./paging.js";
 
 export interface BenchmarkCaseIn {
   query: string;
@@ -247,6 +248,17 @@ export function createBenchmarkService(deps: { store: Store; search: SearchServi
       await failStale(tenantId);
       const [cases, runs] = await Promise.all([bench.listCases(tenantId, [id]), bench.listRuns(tenantId, [id], { withResults: true })]);
       return suiteOut(s, cases.get(id) ?? [], runs.get(id) ?? []);
+    },
+
+    /** GET /benchmarks/{id}/runs: newest first, `limit` at a time; `next` is the following page's cursor */
+    async runs(p: Principal, id: string, o: { limit?: number; cursor?: string }): Promise<{ items: BenchmarkRunOut[]; next: string | null }> {
+      const tenantId = tenantOf(p).id;
+      await suiteRow(tenantId, id);
+      await failStale(tenantId);
+      const limit = o.limit ?? 50;
+      const rows = await bench.pageRuns(tenantId, id, limit + 1, o.cursor ? decodeKeyset(o.cursor) : undefined);
+      const { items, next } = page(rows, limit);
+      return { items: items.map(runOut), next };
     },
 
     /** the stored row, for callers that need `origin` (bench, import) */

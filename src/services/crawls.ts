@@ -11,7 +11,7 @@ import type { Logger } from "pino";
 import type { Store, TenantRow } from "../store/types.js";
 import type { FileStore } from "../store/files.js";
 import { LimitReached, type Json, type SourceView } from "../store/content-types.js";
-import type { CrawlJobRow, CrawlPageRow } from "../store/crawl-types.js";
+import type { CrawlIndexProgress, CrawlJobRow, CrawlPageRow, CrawlPageStatus } from "../store/crawl-types.js";
 import { newId, nowIso } from "../store/ids.js";
 import { createEmbeddedQueue, type JobQueue, type RunningJob } from "../jobs/embedded-queue.js";
 import {
@@ -39,15 +39,21 @@ import { limitsOf } from "./plans.js";
 import { acceptDocuments } from "./acceptance.js";
 import { quotaExceededError } from "./quotas.js";
 import { insertSource } from "./sources.js";
+import { decodeKeyset, page } from "./paging.js";
 
 export const CRAWL_JOB_KIND = "crawl";
 /** Queue attempts of one crawl job; a crawl interrupted by a shutdown uses one and resumes. */
 const CRAWL_JOB_ATTEMPTS = 5;
 const QUEUE_JOB = { kind: CRAWL_JOB_KIND, maxAttempts: CRAWL_JOB_ATTEMPTS };
-/** GET /crawl lists this many, newest first. */
+/** GET /crawl lists this many at a time, newest first. */
 const LIST_LIMIT = 200;
 /** How often a running crawl looks at its own row (cancelled by another process, source deleted). */
 const STATUS_CHECK_MS = 1_000;
+/** How often a crawl that has fetched everything looks whether its pages are indexed. */
+const INDEX_POLL_MS = 200;
+/** GET /crawl/{id}/pages: page size bounds. */
+export const PAGES_DEFAULT_LIMIT = 100;
+export const PAGES_MAX_LIMIT = 1000;
 
 export interface CrawlOut {
   id: string;
@@ -64,9 +70,13 @@ export interface CrawlOut {
   pages_failed: number;
   render_js: boolean;
   include_paths: string[];
+  /** pages handed over and indexed (searchable) */
+  pages_indexed: number;
+  /** pages handed over and still waiting to be indexed; a crawl reads completed only at 0 */
+  pages_pending: number;
 }
 
-export const crawlOut = (r: CrawlJobRow): CrawlOut => ({
+export const crawlOut = (r: CrawlJobRow, progress: CrawlIndexProgress = { pending: 0, indexed: 0, failed: 0 }): CrawlOut => ({
   id: r.id,
   data_source_id: r.data_source_id,
   url: r.url,
@@ -81,6 +91,8 @@ export const crawlOut = (r: CrawlJobRow): CrawlOut => ({
   pages_failed: r.pages_failed,
   render_js: r.render_js,
   include_paths: r.include_paths,
+  pages_indexed: progress.indexed,
+  pages_pending: progress.pending,
 });
 
 export interface CrawlCreateBody {
@@ -104,6 +116,8 @@ export interface CrawlServiceDeps {
   onDocumentsQueued?: () => void;
   /** replaces the URL policy built from config (tests) */
   guard?: UrlGuard;
+  /** counts for metrics: each page fetched or failed, each crawl that ended */
+  observe?: { page(outcome: "fetched" | "failed"): void; finished(status: "completed" | "failed" | "cancelled"): void };
 }
 
 /** What a crawl saves in its data source's configuration (the sync settings of a website source). */
@@ -233,6 +247,29 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     }
   }
 
+  /** Resolves when no document the job handed over is queued or processing, or on abort. */
+  async function waitIndexed(jobId: string, signal: AbortSignal, check: () => Promise<void>): Promise<void> {
+    while (!signal.aborted) {
+      const p = await crawls.indexProgress(jobId);
+      if (p.pending === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, INDEX_POLL_MS));
+      await check();
+    }
+  }
+
+  /** The row with its indexing progress, as the API shows it. */
+  async function out(row: CrawlJobRow): Promise<CrawlOut> {
+    return crawlOut(row, await crawls.indexProgress(row.id));
+  }
+
+  /** GET /crawl: newest first, `limit` (200) at a time; `next` is the cursor of the following page, if any. */
+  async function listPage(p: Principal, o: { limit?: number; cursor?: string }): Promise<{ items: CrawlOut[]; next: string | null }> {
+    const limit = o.limit ?? LIST_LIMIT;
+    const rows = await crawls.list(tenantOf(p).id, limit + 1, o.cursor ? decodeKeyset(o.cursor) : undefined);
+    const { items, next } = page(rows, limit);
+    return { items: await Promise.all(items.map(out)), next };
+  }
+
   /** Why a crawl failed, in words for the job's error. */
   function failureMessage(err: unknown): string {
     if (err instanceof ServiceError) return `The crawl stopped: ${err.message}`;
@@ -248,6 +285,8 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     let pagesCrawled = already.size;
     let pagesFailed = 0;
     let lastCheck = Date.now();
+    const startedAt = Date.now();
+    const failureWrites: Promise<void>[] = [];
     const signal = AbortSignal.any([jobSignal, ctl.signal]);
 
     // cancel from another process, or the source deleted: noticed within STATUS_CHECK_MS
@@ -263,6 +302,7 @@ export function createCrawlService(deps: CrawlServiceDeps) {
 
     const sink: CrawlSink = {
       onPage: async (page) => {
+        deps.observe?.page("fetched");
         await storePage(row, tenant, page);
         await watchStatus();
       },
@@ -272,7 +312,12 @@ export function createCrawlService(deps: CrawlServiceDeps) {
         progress();
         void watchStatus().catch(() => undefined);
       },
-      onError: (url, message) => log.debug({ crawl: row.id, url, message }, "page not crawled"),
+      onError: (url, message) => {
+        deps.observe?.page("failed");
+        log.debug({ crawl: row.id, url, message }, "page not crawled");
+        const failure = { job_id: row.id, tenant_id: row.tenant_id, data_source_id: row.data_source_id, url, reason: message, failed_at: nowIso() };
+        failureWrites.push(crawls.recordFailure(failure).catch((err: unknown) => log.warn({ err, crawl: row.id, url }, "could not record a failed page")));
+      },
       onSkip: (url, reason) => log.trace({ crawl: row.id, url, reason }, "page skipped"),
     };
     const previous = async (url: string): Promise<PreviousPage | null> => {
@@ -302,6 +347,11 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     } catch (err) {
       failure = err;
     }
+    await Promise.all(failureWrites);
+    // fetched everything: the crawl stays running until the pages it handed over are indexed
+    if (!failure && !result?.error && result?.stopReason !== "cancelled") {
+      await waitIndexed(row.id, signal, () => watchStatus(true));
+    }
     const counts = {
       pages_crawled: result?.pagesCrawled ?? pagesCrawled,
       pages_failed: result?.errors ?? pagesFailed,
@@ -313,10 +363,27 @@ export function createCrawlService(deps: CrawlServiceDeps) {
       await crawls.transition(row.id, ["running"], "queued", { ...counts, finished_at: null });
       throw new Error("The crawl was interrupted by a shutdown; it resumes when the service starts again.");
     }
+    // one line per finished crawl: tenant, ids, counts, duration, error
+    const finished = (status: "completed" | "failed" | "cancelled", extra: Record<string, unknown> = {}) => {
+      deps.observe?.finished(status);
+      const fields = {
+        event: "crawl",
+        crawl: row.id,
+        tenant: row.tenant_id,
+        data_source: row.data_source_id,
+        status,
+        pages_crawled: counts.pages_crawled,
+        pages_failed: counts.pages_failed,
+        ms: Date.now() - startedAt,
+        ...extra,
+      };
+      if (status === "failed") log.warn(fields, "crawl failed");
+      else log.info(fields, `crawl ${status}`);
+    };
     // a cancel that lands while the crawl is finishing wins: the row already says cancelled
     const cancelled = async () => {
       await crawls.transition(row.id, ["cancelled"], "cancelled", counts);
-      log.info({ crawl: row.id, pages: counts.pages_crawled }, "crawl cancelled");
+      finished("cancelled");
     };
     if (ctl.signal.aborted || jobSignal.aborted || result?.stopReason === "cancelled") {
       // cancelled, or the source was deleted (then the row is gone); pages indexed so far stay
@@ -327,12 +394,12 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     if (error) {
       if (!(await crawls.transition(row.id, ["running"], "failed", { ...counts, error }))) return cancelled();
       await content.updateSource(row.tenant_id, row.data_source_id, { error });
-      log.warn({ crawl: row.id, error }, "crawl failed");
+      finished("failed", { error });
       return;
     }
     if (!(await crawls.transition(row.id, ["running"], "completed", { ...counts, error: null }))) return cancelled();
     await content.updateSource(row.tenant_id, row.data_source_id, { error: null, last_synced_at: nowIso() });
-    log.info({ crawl: row.id, pages: counts.pages_crawled, stop: result!.stopReason, requests: result!.requests }, "crawl completed");
+    finished("completed", { stop: result!.stopReason, requests: result!.requests, error: null });
   }
 
   return {
@@ -401,11 +468,26 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     },
 
     async list(p: Principal): Promise<CrawlOut[]> {
-      return (await crawls.list(tenantOf(p).id, LIST_LIMIT)).map(crawlOut);
+      return (await listPage(p, {})).items;
     },
 
+    listPage,
+
     async get(p: Principal, id: string): Promise<CrawlOut> {
-      return crawlOut(await get(tenantOf(p).id, id));
+      return out(await get(tenantOf(p).id, id));
+    },
+
+    /** GET /crawl/{id}/pages: failed pages (with the reason) and handed-over pages (with their indexing state). */
+    async pages(p: Principal, id: string, o: { status?: string; limit?: number; cursor?: string }): Promise<{ items: CrawlPageStatus[]; next: string | null }> {
+      const tenant = tenantOf(p);
+      await get(tenant.id, id);
+      const limit = o.limit ?? PAGES_DEFAULT_LIMIT;
+      const after = o.cursor ? decodeCursor(o.cursor) : null;
+      const rows = await crawls.pageStatuses(tenant.id, id, { status: o.status ?? null, limit: limit + 1, after });
+      const items = rows.slice(0, limit);
+      const last = items[items.length - 1];
+      const next = rows.length > limit && last ? encodeCursor(`${last.status === "failed" && last.document_id === null ? "0" : "1"}${last.url}`) : null;
+      return { items, next };
     },
 
     /** queued or running -> cancelled; a running crawl stops promptly, its indexed pages stay. */
@@ -418,7 +500,7 @@ export function createCrawlService(deps: CrawlServiceDeps) {
         throw conflict(`Crawl job '${id}' is ${now.status}; only queued or running crawls can be cancelled.`);
       }
       running.get(id)?.ctl.abort();
-      return crawlOut(row);
+      return out(row);
     },
 
     /** failed or cancelled -> queued: resumes, skipping the pages it already indexed. */
@@ -438,7 +520,7 @@ export function createCrawlService(deps: CrawlServiceDeps) {
         throw conflict(`Crawl job '${id}' is ${now.status}; only failed or cancelled crawls can be retried.`);
       }
       deps.queue().notify();
-      return crawlOut(row);
+      return out(row);
     },
 
     /** "syncing" of a data source: a crawl of it is queued or running */
@@ -452,6 +534,7 @@ export function createCrawlService(deps: CrawlServiceDeps) {
       if (stopping) throw new Error("The service is shutting down; the crawl runs when it starts again.");
       const row = await crawls.transition(id, ["queued"], "running", { started_at: nowIso(), finished_at: null, error: null });
       if (!row) return; // cancelled while queued, or deleted
+      await crawls.clearFailures(id); // this attempt tries the failed pages again
       const ctl = new AbortController();
       let finish!: () => void;
       const done = new Promise<void>((resolve) => (finish = resolve));
@@ -485,17 +568,26 @@ export function createCrawlService(deps: CrawlServiceDeps) {
       if (n) log.info({ crawls: n }, "resuming interrupted crawls");
     },
 
-    /** Stops running crawls so the queue can stop; they are requeued and resume at next start. */
-    async shutdown(): Promise<void> {
+    /** Stops running crawls so the queue can stop; they are requeued and resume at next start. Returns how many. */
+    async shutdown(): Promise<number> {
       stopping = true;
       const all = [...running.values()];
       for (const r of all) r.ctl.abort();
       await Promise.all(all.map((r) => r.done));
+      return all.length;
     },
   };
 }
 
 export type CrawlService = ReturnType<typeof createCrawlService>;
+
+// Opaque page cursors: the position key of the last entry, base64url-encoded.
+const encodeCursor = (key: string) => Buffer.from(key, "utf8").toString("base64url");
+function decodeCursor(cursor: string): string {
+  const key = Buffer.from(cursor, "base64url").toString("utf8");
+  if (!/^[01]/.test(key)) throw badRequest("cursor is not valid; pass the cursor of the Link header unchanged, or leave it out to start at the first page.");
+  return key;
+}
 
 /**
  * The crawl queue: a queue instance of its own (kind "crawl") so long crawls never take the

@@ -8,7 +8,8 @@ import { createHash } from "node:crypto";
 import pMap from "p-map";
 import type { Store } from "../store/types.js";
 import type { FileStore } from "../store/files.js";
-import { LimitReached, type ChunkRow, type DocumentRow, type IncomingDocument } from "../store/content-types.js";
+import { LimitReached, type ChunkRow, type DocumentRow, type DocumentStatus, type IncomingDocument } from "../store/content-types.js";
+import { decodeKeyset, page } from "./paging.js";
 import { newId } from "../store/ids.js";
 import { tenantOf, type Principal } from "./auth.js";
 import { badRequest, notFound, ServiceError, ValidationError } from "./errors.js";
@@ -127,14 +128,33 @@ export function createDocumentService(deps: {
     return d;
   }
 
+  /** newest first, `limit` (200) at a time; `next` is the cursor of the following page, if any */
+  async function listPage(
+    p: Principal,
+    f: { collection_id?: string; data_source_id?: string; status?: DocumentStatus; limit?: number; cursor?: string },
+  ): Promise<{ items: DocumentOut[]; next: string | null }> {
+    const tenant = tenantOf(p);
+    if (f.collection_id && !(await content.getCollection(tenant.id, f.collection_id))) throw notFound("Collection", f.collection_id);
+    if (f.data_source_id && !(await content.getSource(tenant.id, f.data_source_id))) throw notFound("Data source", f.data_source_id);
+    const limit = f.limit ?? 200;
+    const rows = await content.listDocuments(tenant.id, {
+      collectionId: f.collection_id,
+      sourceId: f.data_source_id,
+      status: f.status,
+      before: f.cursor ? decodeKeyset(f.cursor) : undefined,
+      limit: limit + 1,
+    });
+    const { items, next } = page(rows, limit);
+    return { items: items.map(documentOut), next };
+  }
+
   return {
-    async list(p: Principal, f: { collection_id?: string; data_source_id?: string }): Promise<DocumentOut[]> {
-      const tenant = tenantOf(p);
-      if (f.collection_id && !(await content.getCollection(tenant.id, f.collection_id))) throw notFound("Collection", f.collection_id);
-      if (f.data_source_id && !(await content.getSource(tenant.id, f.data_source_id))) throw notFound("Data source", f.data_source_id);
-      const rows = await content.listDocuments(tenant.id, { collectionId: f.collection_id, sourceId: f.data_source_id, limit: 200 });
-      return rows.map(documentOut);
+    /** the first page only (the contract's plain list) */
+    async list(p: Principal, f: { collection_id?: string; data_source_id?: string; status?: DocumentStatus; limit?: number }): Promise<DocumentOut[]> {
+      return (await listPage(p, f)).items;
     },
+
+    listPage,
 
     async get(p: Principal, id: string): Promise<DocumentOut> {
       return documentOut(await get(tenantOf(p).id, id));

@@ -15,7 +15,7 @@ const WHAT: Record<QuotaKind, string> = {
 };
 
 const HOW_TO_FREE: Record<QuotaKind, string> = {
-  sources: "Delete a data source or move to a larger plan.",
+  sources: "Delete a data source you no longer need (a failed crawl's source holds its slot until it is deleted) or move to a larger plan.",
   documents: "Delete documents or move to a larger plan.",
   queries: "",
 };

@@ -17,8 +17,9 @@ async function check(fn: () => Promise<string | null>): Promise<CheckResult> {
   }
 }
 
-/** 200 only when API, database, queue and index are up; the model is reported but does not fail
- * health, because search keeps answering lexically without it. */
+/** 200 only when API, database, queue and index are up; the model does not fail health, because
+ * search keeps answering lexically without it, but a model that is not up makes the status
+ * `degraded` (still 200). */
 export async function healthReport(rt: Runtime) {
   const checks: Record<string, CheckResult> = {
     api: { status: "up", detail: null },
@@ -30,7 +31,26 @@ export async function healthReport(rt: Runtime) {
   };
   const required = ["api", "database", "queue", "index"];
   const ok = required.every((k) => checks[k]?.status === "up");
-  return { status: ok ? "ok" : "down", version: VERSION, checks };
+  const status = !ok ? "down" : Object.values(checks).every((c) => c.status === "up") ? "ok" : "degraded";
+  return { status, version: VERSION, checks };
+}
+
+/**
+ * GET /readyz: whether this process should receive traffic. Not ready (with the reasons) while the
+ * database does not answer, the queue is not running or the model is not ready (loading, or
+ * unavailable): a rolling deploy must not move traffic to a process that could only answer
+ * lexically. /health stays 200 "degraded" in that case, since search still answers.
+ */
+export async function readiness(rt: Runtime): Promise<{ ready: boolean; reasons: string[]; checks: Record<string, CheckResult> }> {
+  const report = await healthReport(rt);
+  const reasons: string[] = [];
+  for (const name of ["database", "queue", "index"]) {
+    const c = report.checks[name];
+    if (c?.status !== "up") reasons.push(`${name}: ${c?.detail ?? "not up"}`);
+  }
+  const model = rt.embedderStatus();
+  if (model.state !== "ready") reasons.push(`model: ${model.state === "loading" ? `${rt.activeProfile.name} is still loading` : (model.detail ?? `${rt.activeProfile.name} is unavailable`)}`);
+  return { ready: reasons.length === 0, reasons, checks: report.checks };
 }
 
 export function profileOut(rt: Runtime, p: EmbeddingProfile) {

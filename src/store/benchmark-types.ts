@@ -63,4 +63,6 @@ export interface BenchmarkStore {
   listRuns(tenantId: string, suiteIds: string[], opts: { withResults: boolean; latestOnly?: boolean }): Promise<Map<string, BenchmarkRunRow[]>>;
   /** runs still `running` that were created before `before` become failed with `error`; returns how many */
   failStaleRuns(tenantId: string, before: string, error: string, at: string): Promise<number>;
+  /** one suite's runs with their results, newest first by (created_at, id); `before` pages on */
+  pageRuns(tenantId: string, suiteId: string, limit: number, before?: { created_at: string; id: string }): Promise<BenchmarkRunRow[]>;
 }

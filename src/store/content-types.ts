@@ -183,7 +183,11 @@ export interface ContentStore {
    * jobs once the files are in place; requeueOrphans() covers a crash in between.
    */
   upsertDocuments(tenantId: string, sourceId: string, docs: IncomingDocument[], limit: number | null): Promise<DocumentRow[]>;
-  listDocuments(tenantId: string, filter: { collectionId?: string; sourceId?: string; limit: number }): Promise<DocumentRow[]>;
+  /** newest first; `before` continues after that (created_at, id), for keyset paging */
+  listDocuments(
+    tenantId: string,
+    filter: { collectionId?: string; sourceId?: string; status?: DocumentStatus; before?: { created_at: string; id: string }; limit: number },
+  ): Promise<DocumentRow[]>;
   getDocument(tenantId: string, id: string): Promise<DocumentRow | null>;
   findDocumentBySource(tenantId: string, sourceId: string, source: string): Promise<DocumentRow | null>;
   deleteDocument(tenantId: string, id: string): Promise<boolean>;

@@ -39,6 +39,35 @@ export interface CrawlPageRow {
   crawled_at: string;
 }
 
+/** A page one attempt of a crawl could not fetch or store. */
+export interface CrawlFailureRow {
+  job_id: string;
+  tenant_id: string;
+  data_source_id: string;
+  url: string;
+  reason: string;
+  failed_at: string;
+}
+
+/** Where the documents a crawl handed over stand in indexing. */
+export interface CrawlIndexProgress {
+  /** queued or processing */
+  pending: number;
+  indexed: number;
+  /** handed over but failed to index (empty page, parse error); listed with the failed pages */
+  failed: number;
+}
+
+/** One entry of GET /crawl/{id}/pages: a page the crawl handed over, or one it could not fetch. */
+export interface CrawlPageStatus {
+  url: string;
+  /** pending | indexed | failed */
+  status: string;
+  document_id: string | null;
+  reason: string | null;
+  at: string;
+}
+
 export interface CrawlPatch {
   pages_crawled?: number;
   pages_failed?: number;
@@ -54,8 +83,8 @@ export interface CrawlStore {
    */
   create(row: CrawlJobRow, queueJob: { kind: string; maxAttempts: number }): Promise<boolean>;
   get(tenantId: string, id: string): Promise<CrawlJobRow | null>;
-  /** newest first */
-  list(tenantId: string, limit: number): Promise<CrawlJobRow[]>;
+  /** newest first; `before` continues after that (created_at, id), for keyset paging */
+  list(tenantId: string, limit: number, before?: { created_at: string; id: string }): Promise<CrawlJobRow[]>;
   /** the queued or running crawl of a data source, if any */
   activeForSource(sourceId: string): Promise<CrawlJobRow | null>;
   /** a crawl by id for the worker (no tenant: the id comes from the queue) */
@@ -78,6 +107,17 @@ export interface CrawlStore {
   pagesOfJob(jobId: string): Promise<CrawlPageRow[]>;
   /** inserts or replaces the page of its source */
   recordPage(row: CrawlPageRow): Promise<void>;
+  /** remembers a page this attempt could not fetch or store (replacing an earlier reason for it) */
+  recordFailure(row: CrawlFailureRow): Promise<void>;
+  /** a new attempt starts: the failures of the previous one are tried again */
+  clearFailures(jobId: string): Promise<void>;
+  /** indexing state of the documents the job handed over */
+  indexProgress(jobId: string): Promise<CrawlIndexProgress>;
+  /**
+   * The job's pages, failures first then handed-over pages, ordered by URL within each; `status`
+   * filters (failed: unfetchable pages and pages whose indexing failed). `afterUrl` pages on.
+   */
+  pageStatuses(tenantId: string, jobId: string, opts: { status: string | null; limit: number; after: string | null }): Promise<CrawlPageStatus[]>;
   /**
    * At start, before the crawl workers run: running crawls go back to queued (their queue jobs
    * were requeued too), and a queued crawl without a live queue job gets one. Returns how many

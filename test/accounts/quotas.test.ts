@@ -101,7 +101,7 @@ describe("plan change by the operator (PUT /tenants/:tenant_id/plan)", () => {
 
 describe("source and document limits", () => {
   it("words the 429 of sources and documents like the query one", () => {
-    expect(quotaExceededError("sources", "free", 5, 5).message).toBe("Data source limit reached on the free plan: 5 of 5 used. Delete a data source or move to a larger plan.");
+    expect(quotaExceededError("sources", "free", 5, 5).message).toBe("Data source limit reached on the free plan: 5 of 5 used. Delete a data source you no longer need (a failed crawl's source holds its slot until it is deleted) or move to a larger plan.");
     expect(quotaExceededError("documents", "free", 998, 1000, 5).message).toBe(
       "Document limit reached on the free plan: 998 of 1000 used; this request needs 5, 2 left. Delete documents or move to a larger plan.",
     );
@@ -117,7 +117,7 @@ describe("source and document limits", () => {
     }
     const sixth = await s.call("POST", "/data-sources", { key: t.adminKey, json: { name: "S5", source_type: "upload" } });
     expect(sixth.status).toBe(429);
-    expect(sixth.body.detail).toBe("Data source limit reached on the free plan: 5 of 5 used. Delete a data source or move to a larger plan.");
+    expect(sixth.body.detail).toBe("Data source limit reached on the free plan: 5 of 5 used. Delete a data source you no longer need (a failed crawl's source holds its slot until it is deleted) or move to a larger plan.");
     expect(await usage(t.adminKey)).toMatchObject({ sources_used: 5, sources_limit: 5, documents_used: 0 });
   });
 });

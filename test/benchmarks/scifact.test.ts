@@ -1,4 +1,4 @@
-// Issue 7's "done when": SciFact from ../shared/datasets goes into a collection through the import
+// Issue 7's "done when": SciFact from BEIR_DATA_DIR goes into a collection through the import
 // path, a suite is made of its test queries, the suite is run over HTTP, and the run's nDCG@10
 // equals (to 3 decimals) what the bench code (src/bench/quality.ts) computes independently for the
 // same queries and search settings.
@@ -14,8 +14,10 @@ import { afterAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { readQrels, readQueries } from "../../src/search/beir.js";
 import { evaluateSetup, searchSettings } from "../../src/bench/quality.js";
+import { beirSet } from "../helpers/beir-data.js";
 
-const SCIFACT = path.resolve("../shared/datasets/scifact");
+// from BEIR_DATA_DIR; skipped with the reason printed when SciFact is not there
+const { dir: SCIFACT, available } = beirSet("scifact");
 const LIGHT = { EMBEDDING_PROFILE: "bge-small-en-v1.5", ALLOW_MODEL_DOWNLOAD: "false" };
 
 const servers: TestServer[] = [];
@@ -44,9 +46,9 @@ async function testQueries(n?: number) {
   return { qrels, queries, ids };
 }
 
-describe("SciFact: suite run nDCG@10 = bench nDCG@10", () => {
+describe.skipIf(!available)("SciFact: suite run nDCG@10 = bench nDCG@10", () => {
   it("whole corpus, all 300 test queries (lexical server)", async () => {
-    const s = await startServer({ ...LIGHT, DEFAULT_PLAN: "enterprise" });
+    const s = await startServer({ ...LIGHT, DEFAULT_PLAN: "enterprise", BEIR_DATA_DIR: path.dirname(SCIFACT) });
     servers.push(s);
     const t0 = performance.now();
     const { tenantId, imp, suite, run } = await importAndRun(s, { split: "test" });
@@ -70,7 +72,7 @@ describe("SciFact: suite run nDCG@10 = bench nDCG@10", () => {
   }, 240_000);
 
   it("reduced corpus with the real default model (hybrid)", async () => {
-    const s = await startServer({ DEFAULT_PLAN: "enterprise" });
+    const s = await startServer({ DEFAULT_PLAN: "enterprise", BEIR_DATA_DIR: path.dirname(SCIFACT) });
     servers.push(s);
     expect(await s.rt.embedder!.whenReady()).toBe(true); // import embeds only with a ready model
     const { tenantId, imp, suite, run } = await importAndRun(s, { max_queries: 10, max_documents: 60 });

@@ -24,7 +24,7 @@ async function refusal(url: string, policy = strict): Promise<UrlPolicyError> {
 describe("URL policy (private networks off)", () => {
   it("refuses loopback with a message a user can act on", async () => {
     const err = await refusal("http://127.0.0.1/");
-    expect(err.message).toBe("The URL resolves to 127.0.0.1, a loopback address; crawling private networks is disabled on this deployment.");
+    expect(err.message).toBe("The URL resolves to 127.0.0.1, a loopback address; crawling private networks is disabled on this deployment (an operator can allow it with CRAWL_ALLOW_PRIVATE_NETWORKS=true).");
     expect(err.code).toBe("blocked_address");
   });
 
@@ -53,7 +53,7 @@ describe("URL policy (private networks off)", () => {
   ])("refuses %s", async (url, fragment) => {
     const err = await refusal(url);
     expect(err.message).toContain(fragment);
-    expect(err.message).toContain("crawling private networks is disabled on this deployment.");
+    expect(err.message).toContain("crawling private networks is disabled on this deployment (an operator can allow it with CRAWL_ALLOW_PRIVATE_NETWORKS=true).");
   });
 
   it("refuses non-http schemes, credentials and overlong URLs before any lookup", async () => {
@@ -74,7 +74,7 @@ describe("URL policy (private networks off)", () => {
           : [{ address: "93.184.216.34", family: 4 }];
     const policy = createUrlPolicy({ allowPrivateNetworks: false, resolve });
     const err = await refusal("https://intranet.example/wiki", policy);
-    expect(err.message).toBe("The host intranet.example resolves to 10.0.0.7, a private network address; crawling private networks is disabled on this deployment.");
+    expect(err.message).toBe("The host intranet.example resolves to 10.0.0.7, a private network address; crawling private networks is disabled on this deployment (an operator can allow it with CRAWL_ALLOW_PRIVATE_NETWORKS=true).");
     expect((await refusal("https://mixed.example/", policy)).address).toBe("fd00::5");
     // public: allowed, and the checked addresses are what the fetcher will connect to
     const ok = await policy.check("https://docs.example.com/guide");
@@ -133,7 +133,7 @@ describe("redirects are re-checked on every hop", () => {
       try {
         const err = await fetcher.fetch(`${site.base}${path}`).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(UrlPolicyError);
-        expect((err as UrlPolicyError).message).toContain("crawling private networks is disabled on this deployment.");
+        expect((err as UrlPolicyError).message).toContain("crawling private networks is disabled on this deployment (an operator can allow it with CRAWL_ALLOW_PRIVATE_NETWORKS=true).");
       } finally {
         fetcher.close();
       }
@@ -149,7 +149,7 @@ describe("redirects are re-checked on every hop", () => {
     expect(result.pagesCrawled).toBe(1);
     expect(errors).toHaveLength(1);
     expect(errors[0][0]).toBe(`${site.base}/hop`);
-    expect(errors[0][1]).toBe("The URL resolves to 10.0.0.1, a private network address; crawling private networks is disabled on this deployment.");
+    expect(errors[0][1]).toBe("The URL resolves to 10.0.0.1, a private network address; crawling private networks is disabled on this deployment (an operator can allow it with CRAWL_ALLOW_PRIVATE_NETWORKS=true).");
   });
 
   it("with the switch off, the crawler and the site check never touch a loopback site", async () => {
@@ -157,7 +157,7 @@ describe("redirects are re-checked on every hop", () => {
     try {
       const result = await runCrawl({ url: `${docs.base}/`, allowPrivateNetworks: false }, { onPage: async () => undefined });
       expect(result.pagesCrawled).toBe(0);
-      expect(result.error).toBe("The URL resolves to 127.0.0.1, a loopback address; crawling private networks is disabled on this deployment.");
+      expect(result.error).toBe("The URL resolves to 127.0.0.1, a loopback address; crawling private networks is disabled on this deployment (an operator can allow it with CRAWL_ALLOW_PRIVATE_NETWORKS=true).");
       const check = await checkSite(`${docs.base}/`, { allowPrivateNetworks: false });
       expect(check.can_crawl).toBe(false);
       expect(check.reachable).toBe(false);

@@ -6,11 +6,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { BeirFormatError, readCorpus, readQrels, readQueries, type BeirDocument } from "../../src/search/beir.js";
 import { buildFtsQuery } from "../../src/search/fts-query.js";
 import { evaluateRun } from "../../src/search/metrics.js";
+import { beirSet } from "../helpers/beir-data.js";
 
-// The shared SciFact copy (read only; see its PROVENANCE.md).
-const SCIFACT = "/work/shared/datasets/scifact";
+// SciFact from BEIR_DATA_DIR (read only); skipped with the reason printed when it is not there.
+const { dir: SCIFACT, available } = beirSet("scifact");
 
-describe("BEIR loader on SciFact", () => {
+describe.skipIf(!available)("BEIR loader on SciFact", () => {
   it("reads the corpus: 5183 documents with ids, titles and texts", async () => {
     const docs: BeirDocument[] = [];
     for await (const d of readCorpus(SCIFACT)) docs.push(d);

@@ -11,6 +11,7 @@ import {
   IndustryBenchmarkOut,
 } from "../schemas/benchmarks.js";
 import { needs } from "../route-config.js";
+import { linkNext, pagingQuery } from "../paging.js";
 
 const SuiteParams = Type.Object({ suite_id: Type.String() });
 const NameParams = Type.Object({ name: Type.String() });
@@ -49,6 +50,25 @@ export const benchmarkRoutes =
         schema: { tags, summary: "Get a suite with its cases and runs (newest first)", params: SuiteParams, response: { 200: ref(BenchmarkSuiteOut), ...errors(401, 403, 404) } },
       },
       async (req) => svc.get(req.principal!, req.params.suite_id),
+    );
+    app.get(
+      "/benchmarks/:suite_id/runs",
+      {
+        config: needs("search"),
+        schema: {
+          tags,
+          summary: "A suite's runs with their per-case results, newest first (50 at a time)",
+          description: "Paged with limit and cursor: the next page is in the Link rel=\"next\" header; no header on the last page.",
+          params: SuiteParams,
+          querystring: Type.Object(pagingQuery(50)),
+          response: { 200: Type.Array(ref(BenchmarkRunOut)), ...errors(400, 401, 403, 404, 422) },
+        },
+      },
+      async (req, reply) => {
+        const { items, next } = await svc.runs(req.principal!, req.params.suite_id, req.query);
+        linkNext(req, reply, next);
+        return items;
+      },
     );
     app.post(
       "/benchmarks/:suite_id/run",

@@ -2,7 +2,9 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import type { Runtime } from "../../runtime.js";
 import { errors, ref } from "../schemas/common.js";
-import { CrawlCreate, CrawlOut, SiteCheckOut, SiteCheckRequest } from "../schemas/crawl.js";
+import { CrawlCreate, CrawlOut, CrawlPageOut, SiteCheckOut, SiteCheckRequest } from "../schemas/crawl.js";
+import { PAGES_DEFAULT_LIMIT } from "../../services/crawls.js";
+import { linkNext, pagingQuery } from "../paging.js";
 import { needs } from "../route-config.js";
 
 const JobParams = Type.Object({ job_id: Type.String() });
@@ -45,9 +47,19 @@ export const crawlRoutes =
       "/crawl",
       {
         config: needs("search"),
-        schema: { tags, summary: "List crawl jobs (the 200 most recent)", response: { 200: Type.Array(ref(CrawlOut)), ...errors(401, 403) } },
+        schema: {
+          tags,
+          summary: "List crawl jobs, newest first (200 at a time)",
+          description: "Paged with limit and cursor: the next page is in the Link rel=\"next\" header; no header on the last page.",
+          querystring: Type.Object(pagingQuery(200)),
+          response: { 200: Type.Array(ref(CrawlOut)), ...errors(400, 401, 403, 422) },
+        },
       },
-      async (req) => svc.list(req.principal!),
+      async (req, reply) => {
+        const { items, next } = await svc.listPage(req.principal!, req.query);
+        linkNext(req, reply, next);
+        return items;
+      },
     );
     app.get(
       "/crawl/:job_id",
@@ -56,6 +68,29 @@ export const crawlRoutes =
         schema: { tags, summary: "Get a crawl job", params: JobParams, response: { 200: ref(CrawlOut), ...errors(401, 403, 404) } },
       },
       async (req) => svc.get(req.principal!, req.params.job_id),
+    );
+    app.get(
+      "/crawl/:job_id/pages",
+      {
+        config: needs("search"),
+        schema: {
+          tags,
+          summary: "Pages of a crawl job: failed ones with the reason, handed-over ones with their indexing state",
+          description:
+            "status=failed lists each URL the crawl could not fetch (dead link, oversize page, timeout, ...) or could not index, with the reason. Paged: limit and cursor; the next page is in the Link rel=\"next\" header.",
+          params: JobParams,
+          querystring: Type.Object({
+            status: Type.Optional(Type.Union([Type.Literal("failed"), Type.Literal("pending"), Type.Literal("indexed")])),
+            ...pagingQuery(PAGES_DEFAULT_LIMIT),
+          }),
+          response: { 200: Type.Array(ref(CrawlPageOut)), ...errors(400, 401, 403, 404, 422) },
+        },
+      },
+      async (req, reply) => {
+        const { items, next } = await svc.pages(req.principal!, req.params.job_id, req.query);
+        linkNext(req, reply, next);
+        return items;
+      },
     );
     app.post(
       "/crawl/:job_id/cancel",

@@ -8,6 +8,7 @@ import { ChunkList, DocumentOut, UploadBody } from "../schemas/content.js";
 import { needs } from "../route-config.js";
 import { ServiceError, ValidationError } from "../../services/errors.js";
 import type { UploadedFile } from "../../services/documents.js";
+import { linkNext, pagingQuery } from "../paging.js";
 
 const DocParams = Type.Object({ document_id: Type.String() });
 const MAX_FILES = 100;
@@ -43,15 +44,22 @@ export const documentRoutes =
         config: needs("search"),
         schema: {
           tags,
-          summary: "The 200 most recent documents",
+          summary: "Documents, newest first (200 at a time)",
+          description: "Filters: collection_id, data_source_id, status. Paged with limit and cursor: the next page is in the Link rel=\"next\" header; no header on the last page.",
           querystring: Type.Object({
             collection_id: Type.Optional(Type.String({ minLength: 1 })),
             data_source_id: Type.Optional(Type.String({ minLength: 1 })),
+            status: Type.Optional(Type.Union(["queued", "processing", "indexed", "failed"].map((s) => Type.Literal(s)))),
+            ...pagingQuery(200),
           }),
-          response: { 200: Type.Array(ref(DocumentOut)), ...errors(401, 403, 404, 422) },
+          response: { 200: Type.Array(ref(DocumentOut)), ...errors(400, 401, 403, 404, 422) },
         },
       },
-      async (req) => svc.list(req.principal!, req.query),
+      async (req, reply) => {
+        const { items, next } = await svc.listPage(req.principal!, req.query as Parameters<typeof svc.listPage>[1]);
+        linkNext(req, reply, next);
+        return items;
+      },
     );
 
     app.post(

@@ -8,7 +8,7 @@ import { tenantOf } from "../../services/auth.js";
 import { tenantOut } from "../../services/tenants.js";
 import { keyOut } from "../../services/api-keys.js";
 import { usageOf } from "../../services/plans.js";
-import { profileOut, healthReport, capabilities } from "../../services/system.js";
+import { profileOut, healthReport, capabilities, readiness } from "../../services/system.js";
 import { openAiTools } from "../openai-tools.js";
 
 export const systemRoutes =
@@ -22,7 +22,48 @@ export const systemRoutes =
       },
       async (_req, reply) => {
         const report = await healthReport(rt);
-        return reply.status(report.status === "ok" ? 200 : 503).send(report);
+        return reply.status(report.status === "down" ? 503 : 200).send(report);
+      },
+    );
+
+    // Probes and metrics for orchestrators and Prometheus: no credentials, kept out of the OpenAPI
+    // document's main sections (tag "operations").
+    app.get(
+      "/livez",
+      {
+        config: publicRoute,
+        schema: { tags: ["operations"], summary: "Liveness: the process answers", response: { 200: Type.Object({ status: Type.Literal("ok") }) } },
+      },
+      async () => ({ status: "ok" as const }),
+    );
+
+    const ReadyOut = Type.Object({
+      status: Type.Union([Type.Literal("ready"), Type.Literal("not_ready")]),
+      reasons: Type.Array(Type.String()),
+    });
+    app.get(
+      "/readyz",
+      {
+        config: publicRoute,
+        schema: {
+          tags: ["operations"],
+          summary: "Readiness: 200 when database, queue and model are ready; 503 with the reasons otherwise",
+          response: { 200: ReadyOut, 503: ReadyOut },
+        },
+      },
+      async (_req, reply) => {
+        const r = await readiness(rt);
+        return reply.status(r.ready ? 200 : 503).send({ status: r.ready ? "ready" : "not_ready", reasons: r.reasons });
+      },
+    );
+
+    app.get(
+      "/metrics",
+      { config: publicRoute, schema: { tags: ["operations"], summary: "Prometheus metrics (text exposition format)", produces: ["text/plain"] } },
+      async (_req, reply) => {
+        rt.metrics.modelReady.set(rt.embedderStatus().state === "ready" ? 1 : 0);
+        const body = await rt.metrics.registry.metrics();
+        return reply.type(rt.metrics.registry.contentType).send(body);
       },
     );
 

@@ -17,8 +17,21 @@ export const CrawlOut = Type.Object(
     pages_failed: Type.Optional(Type.Integer()),
     render_js: Type.Optional(Type.Boolean()),
     include_paths: Type.Optional(Type.Array(Type.String())),
+    pages_indexed: Type.Optional(Type.Integer({ description: "pages handed over and indexed (searchable)" })),
+    pages_pending: Type.Optional(Type.Integer({ description: "pages handed over and still waiting to be indexed; the crawl stays running until this is 0" })),
   },
   { $id: "CrawlOut" },
+);
+
+export const CrawlPageOut = Type.Object(
+  {
+    url: Type.String(),
+    status: Type.String({ description: "failed (not fetched or not indexable, see reason), pending (waiting to be indexed) or indexed" }),
+    document_id: Nullable(Type.String()),
+    reason: Nullable(Type.String()),
+    at: DateTime,
+  },
+  { $id: "CrawlPageOut" },
 );
 
 export const CrawlCreate = strictObject(

@@ -108,6 +108,16 @@ export function sqliteBenchmarks(db: DB): BenchmarkStore {
       const rows = db.prepare(sql).all(tenantId, JSON.stringify(suiteIds)) as RawRun[];
       return group(rows.map(toRun));
     },
+    async pageRuns(tenantId, suiteId, limit, before) {
+      const rows = db
+        .prepare(
+          `SELECT ${RUN_SUMMARY_COLUMNS}, results FROM benchmark_runs WHERE tenant_id = ? AND suite_id = ?
+             AND (? IS NULL OR created_at < ? OR (created_at = ? AND id < ?))
+           ORDER BY created_at DESC, id DESC LIMIT ?`,
+        )
+        .all(tenantId, suiteId, before?.created_at ?? null, before?.created_at ?? null, before?.created_at ?? null, before?.id ?? null, limit) as RawRun[];
+      return rows.map(toRun);
+    },
     async failStaleRuns(tenantId, before, error, at) {
       return db
         .prepare("UPDATE benchmark_runs SET status = 'failed', error = ?, completed_at = ? WHERE tenant_id = ? AND status = 'running' AND created_at < ?")

@@ -1,7 +1,7 @@
 // Crawl jobs and crawled pages in SQLite. A crawl row and its queue job are written in one
 // transaction, so a crawl is never queued without a job to run it (or the other way round).
 import type { DB } from "./db.js";
-import type { CrawlJobRow, CrawlPageRow, CrawlPatch, CrawlStatus, CrawlStore } from "../crawl-types.js";
+import type { CrawlJobRow, CrawlPageRow, CrawlPageStatus, CrawlPatch, CrawlStatus, CrawlStore } from "../crawl-types.js";
 import { enqueue } from "./content/jobs.js";
 import { parseJson } from "./content/json.js";
 
@@ -102,8 +102,12 @@ export function sqliteCrawls(db: DB): CrawlStore {
       const r = byTenant.get(tenantId, id) as RawJob | undefined;
       return r ? toJob(r) : null;
     },
-    async list(tenantId, limit) {
-      const rows = db.prepare("SELECT * FROM crawl_jobs WHERE tenant_id = ? ORDER BY created_at DESC, id DESC LIMIT ?").all(tenantId, limit) as RawJob[];
+    async list(tenantId, limit, before) {
+      const rows = before
+        ? (db
+            .prepare("SELECT * FROM crawl_jobs WHERE tenant_id = ? AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?")
+            .all(tenantId, before.created_at, before.created_at, before.id, limit) as RawJob[])
+        : (db.prepare("SELECT * FROM crawl_jobs WHERE tenant_id = ? ORDER BY created_at DESC, id DESC LIMIT ?").all(tenantId, limit) as RawJob[]);
       return rows.map(toJob);
     },
     async activeForSource(sourceId) {
@@ -157,6 +161,42 @@ export function sqliteCrawls(db: DB): CrawlStore {
     },
     async recoverInterrupted(q) {
       return recover(q);
+    },
+    async recordFailure(f) {
+      db.prepare(
+        `INSERT INTO crawl_failures (job_id, tenant_id, data_source_id, url, reason, failed_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (job_id, url) DO UPDATE SET reason = excluded.reason, failed_at = excluded.failed_at`,
+      ).run(f.job_id, f.tenant_id, f.data_source_id, f.url, f.reason, f.failed_at);
+    },
+    async clearFailures(jobId) {
+      db.prepare("DELETE FROM crawl_failures WHERE job_id = ?").run(jobId);
+    },
+    async indexProgress(jobId) {
+      const rows = db
+        .prepare(
+          `SELECT d.status AS status, count(*) AS n FROM crawl_pages p JOIN documents d ON d.id = p.document_id
+           WHERE p.job_id = ? GROUP BY d.status`,
+        )
+        .all(jobId) as { status: string; n: number }[];
+      const n = (s: string[]) => rows.filter((r) => s.includes(r.status)).reduce((a, r) => a + r.n, 0);
+      return { pending: n(["queued", "processing"]), indexed: n(["indexed"]), failed: n(["failed"]) };
+    },
+    async pageStatuses(tenantId, jobId, o) {
+      // one ordered list: key "0<url>" for failures, "1<url>" for handed-over pages; `after` is a key
+      const rows = db
+        .prepare(
+          `SELECT * FROM (
+             SELECT '0' || url AS k, url, 'failed' AS status, NULL AS document_id, reason, failed_at AS at
+               FROM crawl_failures WHERE tenant_id = ? AND job_id = ?
+             UNION ALL
+             SELECT '1' || p.url, p.url,
+                    CASE WHEN d.status IN ('queued', 'processing') THEN 'pending' ELSE d.status END,
+                    d.id, d.error, p.crawled_at
+               FROM crawl_pages p JOIN documents d ON d.id = p.document_id WHERE p.tenant_id = ? AND p.job_id = ?
+           ) WHERE (? IS NULL OR status = ?) AND (? IS NULL OR k > ?) ORDER BY k LIMIT ?`,
+        )
+        .all(tenantId, jobId, tenantId, jobId, o.status, o.status, o.after, o.after, o.limit) as (CrawlPageStatus & { k: string })[];
+      return rows.map(({ k: _k, ...r }) => r);
     },
   };
 }

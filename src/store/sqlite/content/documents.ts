@@ -146,6 +146,14 @@ export function documentMethods(db: DB): DocumentMethods {
         where.push("d.data_source_id IN (SELECT data_source_id FROM collection_sources WHERE collection_id = ?)");
         params.push(f.collectionId);
       }
+      if (f.status) {
+        where.push("d.status = ?");
+        params.push(f.status);
+      }
+      if (f.before) {
+        where.push("(d.created_at < ? OR (d.created_at = ? AND d.id < ?))");
+        params.push(f.before.created_at, f.before.created_at, f.before.id);
+      }
       const sql = `SELECT d.* FROM documents d WHERE ${where.join(" AND ")} ORDER BY d.created_at DESC, d.id DESC LIMIT ?`;
       return (db.prepare(sql).all(...params, f.limit) as RawDoc[]).map(toDoc);
     },

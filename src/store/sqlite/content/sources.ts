@@ -10,7 +10,10 @@ const VIEW = `
     (SELECT json_group_array(cs.collection_id) FROM collection_sources cs WHERE cs.data_source_id = s.id) AS collection_ids,
     (SELECT count(*) FROM documents d WHERE d.data_source_id = s.id) AS document_count,
     (SELECT count(*) FROM documents d WHERE d.data_source_id = s.id AND d.status = 'indexed') AS indexed_count,
-    (SELECT count(*) FROM documents d WHERE d.data_source_id = s.id AND d.status = 'failed') AS failed_count,
+    (SELECT count(*) FROM documents d WHERE d.data_source_id = s.id AND d.status = 'failed')
+      -- plus the pages the source's latest crawl could not fetch (they have no document)
+      + (SELECT count(*) FROM crawl_failures f WHERE f.job_id =
+          (SELECT j.id FROM crawl_jobs j WHERE j.data_source_id = s.id ORDER BY j.created_at DESC, j.id DESC LIMIT 1)) AS failed_count,
     (SELECT count(*) FROM documents d WHERE d.data_source_id = s.id AND d.status IN ('queued', 'processing')) AS pending_count
   FROM data_sources s`;
 
