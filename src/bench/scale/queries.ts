@@ -57,7 +57,7 @@ export function keywordQuery(chunk: string, s: DfSample, rnd: () => number): str
 const TEMPLATES = ["how do I {}", "what is {}", "how to {}", "why does {} fail", "which {} options are there", "can {}", "where is {} configured", "{} not working"];
 
 export function questionQuery(chunk: string, s: DfSample, rnd: () => number): string | null {
-  const content = terms(chunk).filter((t) => (s.df.get(t) ?? 0) <= s.size * 0.05);
+  const content = terms(chunk).filter((t) => (s.df.get(t) ?? 0) <= Math.max(2, s.size * 0.05));
   if (content.length === 0) return null;
   const n = 2 + Math.floor(rnd() * 3);
   const start = Math.floor(rnd() * Math.max(1, content.length - n));

@@ -26,9 +26,16 @@ export function stripEscapes(s: string): string {
     .replace(/\\"/g, "");
 }
 
-function macroArgs(rest: string): string {
+/** .BR, .IR ...: arguments in alternating fonts, printed without spaces between them */
+const ALTERNATING = new Set(["BR", "RB", "BI", "IB", "IR", "RI"]);
+
+function macroArgs(rest: string, joiner = " "): string {
   // quoted arguments keep their spaces; the quotes go
-  return rest.replace(/"([^"]*)"/g, "$1").trim();
+  const args = rest.match(/"[^"]*"|\S+/g) ?? [];
+  return args
+    .map((a) => a.replace(/^"|"$/g, ""))
+    .join(joiner)
+    .trim();
 }
 
 /** The man page's title (from .TH or .Dt) and its text, paragraphs separated by blank lines. */
@@ -56,7 +63,7 @@ export function roffToText(src: string): { title: string | null; text: string } 
     if ((name === "TH" || name === "Dt") && !title) title = macroArgs(stripEscapes(rest)).split(/\s+/)[0] ?? null;
     if (BREAK.has(name)) out.push("");
     if (DROP.has(name) || name === "Dt") continue;
-    const args = macroArgs(stripEscapes(rest));
+    const args = macroArgs(stripEscapes(rest), ALTERNATING.has(name) ? "" : " ");
     if (args) out.push(args);
     if (name === "SH" || name === "SS" || name === "Sh" || name === "Ss") out.push("");
   }
