@@ -57,7 +57,10 @@ export function keywordQuery(chunk: string, s: DfSample, rnd: () => number): str
 const TEMPLATES = ["how do I {}", "what is {}", "how to {}", "why does {} fail", "which {} options are there", "can {}", "where is {} configured", "{} not working"];
 
 export function questionQuery(chunk: string, s: DfSample, rnd: () => number): string | null {
-  const content = terms(chunk).filter((t) => (s.df.get(t) ?? 0) <= Math.max(2, s.size * 0.05));
+  const all = terms(chunk);
+  const specific = all.filter((t) => (s.df.get(t) ?? 0) <= Math.max(2, s.size * 0.05));
+  // a chunk of only common words still gets a question (of common words: the costly kind)
+  const content = specific.length >= 2 ? specific : all;
   if (content.length === 0) return null;
   const n = 2 + Math.floor(rnd() * 3);
   const start = Math.floor(rnd() * Math.max(1, content.length - n));
