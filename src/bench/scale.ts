@@ -63,8 +63,7 @@ async function runScale(o: ScaleOptions, command: string): Promise<void> {
   const { corpus, ms } = readCorpus(o);
   const df = dfSample(corpus.real.flatMap((d) => d.chunks).slice(0, DF_SAMPLE_CHUNKS));
   const vectors = o.vectors === "model" ? "real embeddings from the active model (passages and queries)" : `clustered synthetic 512-d vectors (${o.clusters} topics; documents near a topic, chunks near their document, queries near the chunk they were sampled from; seed ${o.seed})`;
-  const layouts = [];
-  for (const layout of layoutsOf(o)) layouts.push(await runLayout(o, corpus, df, layout));
+  const layouts: ScaleReport["layouts"] = [];
   const report: ScaleReport = {
     date: new Date().toISOString(),
     command,
@@ -81,9 +80,14 @@ async function runScale(o: ScaleOptions, command: string): Promise<void> {
     },
     vectors,
     layouts,
-    total_ms: performance.now() - t0,
+    total_ms: 0,
   };
-  const files = writeScaleReport(report, o.out);
+  let files = { md: "", json: "" };
+  for (const layout of layoutsOf(o)) {
+    layouts.push(await runLayout(o, corpus, df, layout));
+    report.total_ms = performance.now() - t0;
+    files = writeScaleReport(report, o.out); // after every layout: a long run that fails later keeps its figures
+  }
   process.stdout.write(renderScaleMarkdown(report));
   log(`report: ${files.md} and ${files.json}`);
 }

@@ -96,7 +96,8 @@ function peakRss(): number | null {
 /** the real model's query embedding alone, on new texts (the synthetic path leaves it out of hybrid) */
 async function queryEmbedding(model: Runtime["embedder"], job: MeasureJob): Promise<Latency | null> {
   if (!model || model.status().state !== "ready") return null;
-  return timed("model query embedding", job, async (q) => (await model.embedQuery(`${q.text} (${q.q})`)).length > 0);
+  let n = 0; // a new text every call: the embedder caches repeated queries, warm-up included
+  return timed("model query embedding", job, async (q) => (await model.embedQuery(`${q.text} (${n++})`)).length > 0);
 }
 
 export async function measure(rt: Runtime, job: MeasureJob, model: Runtime["embedder"]): Promise<Measured> {
