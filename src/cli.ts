@@ -18,6 +18,11 @@ async function main(argv: string[]): Promise<void> {
     process.exit(0);
   }
   try {
+    // the scale bench has options of its own (see `quarry bench --scale 1 --help`)
+    if (argv[0] === "bench" && argv.includes("--scale")) {
+      const { scaleCommand } = await import("./bench/scale.js");
+      process.exit(await scaleCommand(argv.slice(1)));
+    }
     await program.parseAsync(argv, { from: "user" });
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -57,7 +57,7 @@ export function addBenchOptions(cmd: Command): Command {
     .option("--clients <n>", "concurrent clients for QPS", intArg(1), 8)
     .option("--qps-seconds <s>", "QPS test length", numArg(1), 10)
     .option("--latency-queries <n>", "sequential queries per mode for p50/p95", intArg(1), 200)
-    .option("--scale <n>", "opt-in: add N synthetic chunks and measure hybrid latency at that size (slow)", intArg(0), 0)
+    .option("--scale <n>", "run the scale bench on N chunks of real text instead (its own options: quarry bench --scale 1 --help)", intArg(0), 0)
     .option("--data-dir <dir>", "keep the loaded data in DIR and reuse it on the next run (fast tuning loops)")
     .option("--out <dir>", "report directory", "bench-results")
     .option("--suite <id>", "run an existing suite of the deployment's DATA_DIR and print its metrics")

@@ -1,5 +1,5 @@
 // `quarry bench`: load -> quality per mode -> suite cross-check -> speed over HTTP -> ingest
-// throughput -> (opt-in) scale, then the JSON + Markdown report. Progress goes to stderr, the
+// throughput, then the JSON + Markdown report (`--scale N` runs the scale bench instead, scale.ts). Progress goes to stderr, the
 // Markdown table to stdout.
 import path from "node:path";
 import { loadConfig } from "../config.js";
@@ -10,7 +10,6 @@ import { loadBenchContext, openBenchRuntime, operatorPrincipal, type BenchContex
 import { customSettings, evaluateSetup, measureQuality, modeSpecs, searchSettings } from "./quality.js";
 import { measureSpeed } from "./speed.js";
 import { measureIngest } from "./ingest.js";
-import { measureScale } from "./scale.js";
 import { checkTargets, machineInfo, renderMarkdown, writeReport, type BenchReport, type SuiteCheck } from "./report.js";
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
@@ -69,11 +68,7 @@ async function benchDataset(o: BenchOptions, command: string): Promise<number> {
       log("ingest throughput:");
       ingest = await measureIngest(o.dataset, o.split, ctx.load, { maxDocuments: o.maxDocuments, limitQueries: o.limitQueries, embeddingSampleDocs: 200 }, log);
     }
-    let scale = null;
-    if (o.scaleChunks > 0) {
-      log(`scale test with ${o.scaleChunks} synthetic chunks:`);
-      scale = await measureScale(o.dataset, [...ctx.queries.values()], o.scaleChunks, 100, log);
-    }
+    const scale = null; // the scale bench runs on its own: `--scale N` (scale.ts)
     const partial = {
       date: new Date().toISOString(),
       command,
