@@ -333,6 +333,7 @@ function validateProviderOptions(p: EmbeddingProfile, where: string): void {
       }
       const a = o.sif_a;
       if (a !== undefined && (typeof a !== "number" || !(a > 0) || a > 1)) fail("sif_a", "must be a number in (0, 1], e.g. 0.001");
+      optBool("center");
       break;
     }
     case "onnx":

@@ -33,6 +33,7 @@ export class StaticEmbedder implements Embedder {
   private readonly log: EmbedLogger;
   private readonly file: string;
   private readonly sifA: number;
+  private readonly center: boolean;
   private state: EmbedderStatus = { state: "loading", detail: "Loading the static token vectors." };
   private readonly ready: Promise<boolean>;
   private tokenizer: SentencePieceTokenizer | null = null;
@@ -54,6 +55,7 @@ export class StaticEmbedder implements Embedder {
     this.log = options.logger ?? silentLogger;
     this.file = staticTablePath(options.modelsDir);
     this.sifA = typeof profile.options.sif_a === "number" ? profile.options.sif_a : DEFAULT_SIF_A;
+    this.center = profile.options.center === true;
     this.ready = this.load().catch((err: unknown) => {
       this.fail(`the static token vectors could not be loaded: ${(err as Error).message}`);
       return false;
@@ -131,12 +133,13 @@ export class StaticEmbedder implements Embedder {
   private prepare(table: StaticTable): void {
     const { vocabulary, rows } = table;
     this.tokenizer = new SentencePieceTokenizer(vocabulary);
+    const mean = this.center ? meanRow(rows, vocabulary.length) : new Float32Array(STATIC_DIMENSION);
     const weighted = new Float32Array(rows.length);
     for (let id = 0; id < vocabulary.length; id++) {
       // the vocabulary's score is the piece's log-probability; control pieces (score 0, p = 1) get ~0 weight
       const w = this.sifA / (this.sifA + Math.exp(vocabulary[id][1]));
       const base = id * STATIC_DIMENSION;
-      for (let d = 0; d < STATIC_DIMENSION; d++) weighted[base + d] = rows[base + d] * w;
+      for (let d = 0; d < STATIC_DIMENSION; d++) weighted[base + d] = (rows[base + d] - mean[d]) * w;
     }
     this.weighted = weighted;
     const boundary = Math.max(0, vocabulary.findIndex(([piece]) => piece === "\u2581"));
@@ -185,4 +188,22 @@ export class StaticEmbedder implements Embedder {
     this.state = { state: "unavailable", detail };
     this.log.error({ profile: this.profile.name }, detail);
   }
+}
+
+/**
+ * The mean of the pieces' rows (option `center`). Every one-piece input shares a large common
+ * direction (the mean row has norm 0.63 against 1 for a row), which squeezes cosines into a band
+ * near 0.8-0.9; subtracting it spreads them (SIF's common-component removal, taken from the table
+ * instead of a corpus). Off by default: on SciFact it lowered vector-only nDCG@10 from 0.247 to
+ * 0.232 and left hybrid unchanged (0.692), and it ranked the paraphrase fixture slightly worse.
+ * Control pieces (ids below 6) are left out.
+ */
+function meanRow(rows: Float32Array, pieces: number): Float32Array {
+  const mean = new Float32Array(STATIC_DIMENSION);
+  for (let id = 6; id < pieces; id++) {
+    const base = id * STATIC_DIMENSION;
+    for (let d = 0; d < STATIC_DIMENSION; d++) mean[d] += rows[base + d];
+  }
+  for (let d = 0; d < STATIC_DIMENSION; d++) mean[d] /= pieces - 6;
+  return mean;
 }
