@@ -72,6 +72,19 @@ describe("use-lite-static profile", () => {
     }
   });
 
+  it("yields to the event loop during a large batch, so searches are not held up", async () => {
+    const texts = Array.from({ length: 300 }, (_, i) => `Passage ${i} about gearbox lubrication intervals and seals.`);
+    const events: string[] = [];
+    const done = embedder.embedPassages(texts).then((v) => {
+      events.push("embedded");
+      return v;
+    });
+    setImmediate(() => events.push("other work"));
+    const vectors = await done;
+    expect(vectors).toHaveLength(300);
+    expect(events).toEqual(["other work", "embedded"]);
+  });
+
   it("puts related text closer than unrelated text", async () => {
     const q = await embedder.embedQuery("How do I reset my password?");
     const [near, far] = await embedder.embedPassages([
@@ -118,7 +131,7 @@ describe("use-lite-static profile", () => {
     expect(readStaticTable(file, 512)).toEqual({ table: null, reason: "it is truncated or damaged" });
     const e = new StaticEmbedder(profile, { modelsDir: dir });
     try {
-      expect(e.status().state).toBe("loading");
+      expect(e.status()).toMatchObject({ state: "loading", detail: expect.stringMatching(/Building the static token vectors/) });
       expect(await e.whenReady()).toBe(true);
       expect(readStaticTable(file, 512).table).not.toBeNull();
       expect(maxDiff(await e.embedQuery("gearbox oil"), await embedder.embedQuery("gearbox oil"))).toBeLessThan(1e-6);
