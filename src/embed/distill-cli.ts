@@ -3,8 +3,7 @@
 // stderr. A server with that profile active does the same at first start; this lets an operator
 // do it at install time instead (e.g. in a container build). `--force` rebuilds a valid table.
 import { loadConfig } from "../config.js";
-import { buildStaticTable, readStaticTable, staticTablePath } from "./static-table.js";
-import { STATIC_DIMENSION } from "./static.js";
+import { buildStaticTable, readStaticTable, STATIC_DIMENSION, staticTablePath } from "./static-table.js";
 
 async function main(argv: string[]): Promise<number> {
   const force = argv.includes("--force");

