@@ -57,7 +57,7 @@ export const SETTINGS: Setting[] = [
   { env: "MAIL_FROM", default: "Quarry <no-reply@localhost>", doc: "Sender of account emails" },
   { env: "EMBEDDING_PROFILE", default: "default", doc: "Active embedding profile (GET /embedding-profiles lists them)" },
   { env: "EMBEDDING_PROFILES_FILE", default: "(unset)", doc: "JSON file with extra embedding profiles" },
-  { env: "MODELS_DIR", default: "DATA_DIR/models", doc: "Where local ONNX models are looked up before any download" },
+  { env: "MODELS_DIR", default: "DATA_DIR/models", doc: "Where local ONNX models are looked up before any download, and where the use-lite-static profile's token-vector table is built (npm run distill)" },
   { env: "ALLOW_MODEL_DOWNLOAD", default: "false", doc: "Allow downloading ONNX models from the Hugging Face hub on first use" },
   { env: "EMBED_WORKERS", default: "2", doc: "Worker threads that run the local embedding model" },
   { env: "CRAWL_RENDER_JS", default: "true when Chromium is found", doc: "Allow render_js crawls in headless Chromium" },

@@ -3,6 +3,7 @@ import { silentLogger, type EmbedLogger } from "./logger.js";
 import { OnnxEmbedder } from "./onnx.js";
 import { OpenAiEmbedder } from "./openai.js";
 import { UseLiteEmbedder } from "./use-lite.js";
+import { StaticEmbedder } from "./static.js";
 import type { Embedder, EmbeddingProfile } from "./types.js";
 
 export type { Embedder, EmbedderState, EmbedderStatus, EmbeddingProfile, EmbeddingProvider } from "./types.js";
@@ -21,6 +22,8 @@ export {
 } from "./profiles.js";
 export { UseLiteEmbedder, type PassageOptions, type UseLiteOptions, type UseLiteStats } from "./use-lite.js";
 export { OnnxEmbedder } from "./onnx.js";
+export { StaticEmbedder, type StaticOptions } from "./static.js";
+export { SentencePieceTokenizer } from "./sentencepiece.js";
 export { OpenAiEmbedder } from "./openai.js";
 
 export interface CreateEmbedderOptions {
@@ -46,6 +49,8 @@ export function createEmbedder(profile: EmbeddingProfile, options: CreateEmbedde
   switch (profile.provider) {
     case "use-lite":
       return new UseLiteEmbedder(profile, { logger, poolSize: options.poolSize, queryWorker: options.queryWorker });
+    case "static":
+      return new StaticEmbedder(profile, { modelsDir: options.modelsDir, logger });
     case "onnx":
       return new OnnxEmbedder(profile, { modelsDir: options.modelsDir, allowDownload: options.allowDownload, logger });
     case "openai":

@@ -5,14 +5,13 @@
 // workers take jobs as they free up. Queries go to a dedicated query worker when it is idle (so a
 // search never waits behind an upload's batches, which take ~1 s each), else to any idle pool
 // worker, else they wait at the front of the queue. Recent query vectors are kept in an LRU cache.
-import { createRequire } from "node:module";
 import os from "node:os";
-import { pathToFileURL } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { EmbedderUnavailableError, EmbeddingError } from "./errors.js";
 import { silentLogger, type EmbedLogger } from "./logger.js";
 import { USE_LITE_MAX_TOKENS } from "./profiles.js";
 import { LruCache } from "./lru.js";
+import { startModuleWorker } from "./worker-thread.js";
 import type { Embedder, EmbedderStatus, EmbeddingProfile } from "./types.js";
 import type { EmbedRequest, WorkerMessage } from "./use-worker.js";
 
@@ -415,20 +414,6 @@ export class UseLiteEmbedder implements Embedder {
   }
 }
 
-/**
- * Spawns use-worker. Compiled (.js) it is a plain worker. From TypeScript sources (tsx, vitest)
- * the worker needs tsx's loader, but on Node 20 `execArgv: ["--import", "tsx"]` does not apply
- * to a worker's entry module ("Unknown file extension .ts"), so a tiny bootstrap registers tsx
- * through its API inside the worker and then imports the entry.
- */
 function createWorker(): Worker {
-  const here = import.meta.url;
-  if (!here.endsWith(".ts")) return new Worker(new URL("./use-worker.js", here));
-  const entry = new URL("./use-worker.ts", here).href;
-  const requireHere = createRequire(here);
-  const tsxApi = new URL("./dist/esm/api/index.mjs", pathToFileURL(requireHere.resolve("tsx/package.json"))).href;
-  const bootstrap =
-    `import(${JSON.stringify(tsxApi)})` +
-    `.then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true });
+  return startModuleWorker("use-worker");
 }

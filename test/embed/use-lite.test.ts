@@ -97,7 +97,7 @@ describe("use-lite embedder", () => {
     const seen = { ticks, expected: Math.round(elapsed / 10), maxGap: Math.round(maxGap) };
     expect(seen.ticks, JSON.stringify(seen)).toBeGreaterThan(seen.expected * 0.3);
     expect(seen.maxGap, JSON.stringify(seen)).toBeLessThan(500);
-  }, 60_000);
+  }, 180_000); // 500 passages take ~40 s on a quiet machine; the bound is for the responsiveness checks, not speed
 
   it("answers a query while a large upload is being embedded", async () => {
     const texts = Array.from({ length: 300 }, (_, i) => `Passage ${i} about warehouses, shipping and returns policy number ${i}.`);
