@@ -3,7 +3,7 @@
 // queries. Without a ready model the engine answers lexically (mode "lexical").
 import type { ContentStore, ChunkHit, LexicalWeights } from "../store/content-types.js";
 import type { Embedder, EmbeddingProfile } from "../embed/types.js";
-import { buildFtsQuery } from "./fts-query.js";
+import { isEmptyQuery, parseQuery } from "./fts-query.js";
 import { fuse, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
 
 export interface EngineSettings {
@@ -54,25 +54,30 @@ export function createEngine(deps: { content: ContentStore; profile: EmbeddingPr
       if (sourceIds.length === 0) return { mode: "hybrid", ranked: [] };
       const useVectors = mode !== "lexical" && vectorsAvailable();
       const useLexical = mode !== "vector";
-      const match = useLexical ? buildFtsQuery(query) : null;
+      const parsed = parseQuery(query);
+      const lexicalQuery = useLexical && !isEmptyQuery(parsed) ? parsed : null;
       // Start the query embedding first: it runs in a worker thread while SQLite answers BM25.
       const vectorPromise = useVectors
         ? deps.embedder!.embedQuery(query).then((v) => deps.content.vectorSearch(indexName, tenantId, sourceIds, v, settings.depth))
         : Promise.resolve([]);
-      const lexical = match ? await deps.content.lexicalSearch(tenantId, sourceIds, match, settings.depth, settings.lexicalWeights) : [];
+      const lexical = lexicalQuery
+        ? await deps.content.lexicalSearch(tenantId, sourceIds, lexicalQuery, settings.depth, settings.lexicalWeights)
+        : [];
       const vector = await vectorPromise;
       const fused = fuse(
-        lexical.map((c) => ({ id: String(c.chunkId), score: c.score })),
-        vector.map((c) => ({ id: String(c.chunkId), score: c.score })),
+        lexical.map((c) => ({ id: c.chunkId, score: c.score })),
+        vector.map((c) => ({ id: c.chunkId, score: c.score })),
         mode === "hybrid" ? settings.fusion : { ...settings.fusion, lexicalWeight: useLexical ? 1 : 0, vectorWeight: useVectors ? 1 : 0 },
+        // fewer than asked: every lexical match is in the list (exact matches then come first)
+        { lexicalComplete: lexical.length < settings.depth },
       );
       const chunks = await deps.content.hydrateChunks(
         tenantId,
-        fused.map((f) => Number(f.id)),
+        fused.map((f) => f.id),
       );
       const ranked: RankedChunk[] = [];
       for (const f of fused) {
-        const chunk = chunks.get(Number(f.id));
+        const chunk = chunks.get(f.id);
         if (chunk) ranked.push({ chunk, score: f.score, lexicalRank: f.lexicalRank, vectorRank: f.vectorRank });
       }
       return { mode: useVectors ? (useLexical ? "hybrid" : "vector") : "lexical", ranked };

@@ -1,19 +1,19 @@
-// User query -> SQLite FTS5 MATCH expression that can never be a syntax error.
+// User query -> ParsedQuery: the dialect-free lexical query every store renders for its own engine.
 //
-// Users type natural language, paste code and error messages, and use punctuation that FTS5
-// reads as syntax (`"`, `*`, `-`, `:`, `^`, `(`, `)`, AND/OR/NOT/NEAR). We do not try to honour
-// that syntax: a search box is not a query language, and half-honoured operators fail in
-// surprising ways. Instead every term is put in double quotes (inside quotes FTS5 sees only a
-// string, which its tokenizer re-tokenises exactly as at index time, porter stemming included)
-// and the terms are OR-ed, so BM25 ranks documents that match more (and rarer) terms higher.
+// Users type natural language, paste code and error messages, and use punctuation that query
+// languages read as syntax (`"`, `*`, `-`, `:`, `^`, `(`, `)`, AND/OR/NOT/NEAR). We do not try to
+// honour that syntax: a search box is not a query language, and half-honoured operators fail in
+// surprising ways. Instead the query is cut into normalised words (OR-ed by the stores, so BM25
+// ranks chunks that match more and rarer words higher) and phrases.
 //
-// Two kinds of phrase are OR-ed in as extra boost terms, each beside its own words:
+// Two kinds of phrase are boosts beside their own words:
 // - text the user put in quotes ("machine learning"; also “smart” quotes and «guillemets»);
 // - a whitespace-free word that splits into several tokens (ERR_CONN_RESET, foo.bar(), v2.3.1,
 //   state-of-the-art), so the exact identifier outranks documents with the parts scattered.
 // An unbalanced quote is ignored (its text is searched as plain words).
 
 import { tokenizeWords } from "./tokenize.js";
+import type { ParsedQuery } from "../store/content-types.js";
 
 /**
  * Compact English stop list (Lucene's default set plus pronouns, auxiliaries and question words).
@@ -34,12 +34,7 @@ export const MAX_QUERY_TERMS = 64;
 export const MAX_QUERY_PHRASES = 8;
 export const MAX_PHRASE_TOKENS = 32;
 
-export interface ParsedQuery {
-  /** distinct normalised single-word terms, in order of first appearance */
-  terms: string[];
-  /** distinct phrases (2+ normalised tokens each), user-quoted first, in order of appearance */
-  phrases: string[][];
-}
+export type { ParsedQuery };
 
 const OPEN_QUOTES = new Set(['"', "“", "„", "«"]);
 const CLOSE_QUOTES = new Set(['"', "”", "“", "»"]);
@@ -111,19 +106,9 @@ function dedupe(values: string[]): string[] {
   return [...new Set(values)];
 }
 
-/** An FTS5 string: inside double quotes only a doubled quote is special. */
-function quote(text: string): string {
-  return `"${text.replace(/"/g, '""')}"`;
-}
-
-/**
- * The MATCH expression for a user query, or null when nothing in it is searchable (only
- * punctuation, emoji, whitespace). Every term and phrase is quoted and they are OR-ed.
- */
-export function buildFtsQuery(query: string): string | null {
-  const { terms, phrases } = parseQuery(query);
-  const parts = [...terms.map(quote), ...phrases.map((p) => quote(p.join(" ")))];
-  return parts.length === 0 ? null : parts.join(" OR ");
+/** Nothing in the query is searchable (only punctuation, emoji, whitespace). */
+export function isEmptyQuery(q: ParsedQuery): boolean {
+  return q.terms.length === 0 && q.phrases.length === 0;
 }
 
 /**

@@ -88,10 +88,23 @@ function dedupeList(list: readonly Candidate[]): Candidate[] {
 }
 
 /**
- * Normalised scores of a list, in list order, plus the value used for documents the list did not
- * return. Non-finite scores count as the list's worst score.
+ * Bound of z-scores. A list's outliers (a z-score of n candidates reaches sqrt(n - 1), ~10 for
+ * 100) could otherwise outweigh everything the other list says: with the bound, a lexical list
+ * that holds every match gives its candidates at least -Z_BOUND and every other chunk exactly
+ * -Z_BOUND, so with lexical weight >= vector weight no vector-only neighbour passes the only exact
+ * match (issue 16: an identifier that occurs in one chunk must come first).
  */
-function normalize(list: readonly Candidate[], method: ScoreNormalization): { values: number[]; missing: number } {
+export const Z_BOUND = 3;
+
+const clip = (z: number): number => (z > Z_BOUND ? Z_BOUND : z < -Z_BOUND ? -Z_BOUND : z);
+
+/**
+ * Normalised scores of a list, in list order, plus the value used for documents the list did not
+ * return. Non-finite scores count as the list's worst score. `complete`: the list holds every
+ * match there is (it came back shorter than asked), so a document missing from it did not match at
+ * all and gets the floor rather than the list's weakest value.
+ */
+function normalize(list: readonly Candidate[], method: ScoreNormalization, complete = false): { values: number[]; missing: number } {
   const finite = list.map((c) => c.score).filter((s) => Number.isFinite(s));
   if (finite.length === 0) return { values: list.map(() => 0), missing: 0 };
   const min = finite.reduce((a, b) => (b < a ? b : a));
@@ -104,11 +117,14 @@ function normalize(list: readonly Candidate[], method: ScoreNormalization): { va
   }
   const mean = finite.reduce((a, b) => a + b, 0) / finite.length;
   const sd = Math.sqrt(finite.reduce((a, b) => a + (b - mean) ** 2, 0) / finite.length);
-  // One candidate (or all equal): nothing to spread, but being in the list is still evidence,
-  // so present candidates sit one unit above absent ones (as min-max gives them 1 vs 0).
-  if (sd === 0) return { values: scores.map(() => 1), missing: 0 };
-  const values = scores.map((s) => (s - mean) / sd);
-  return { values, missing: (min - mean) / sd };
+  if (sd === 0) {
+    // One candidate (or all equal): nothing to spread. If these are all the matches there are,
+    // they are the best the list can say (the bound) and the rest did not match (the floor);
+    // otherwise present candidates sit one unit above absent ones (as min-max gives 1 vs 0).
+    return complete ? { values: scores.map(() => Z_BOUND), missing: -Z_BOUND } : { values: scores.map(() => 1), missing: 0 };
+  }
+  const values = scores.map((s) => clip((s - mean) / sd));
+  return { values, missing: complete ? -Z_BOUND : clip((min - mean) / sd) };
 }
 
 function checkWeight(name: string, value: number): void {
@@ -126,6 +142,8 @@ export function fuse(
   lexical: readonly Candidate[],
   vector: readonly Candidate[],
   options: Partial<FusionOptions> = {},
+  /** the lexical list holds every lexical match (a vector list never does: chunks may lack vectors) */
+  lists: { lexicalComplete?: boolean } = {},
 ): FusedHit[] {
   const opts: Required<FusionOptions> = { ...DEFAULT_FUSION_OPTIONS, ...options };
   checkWeight("lexicalWeight", opts.lexicalWeight);
@@ -167,7 +185,7 @@ export function fuse(
   if (opts.method === "rrf") {
     for (const e of entries.values()) e.hit.score = e.rankScore;
   } else {
-    const ln = normalize(lex, opts.normalization);
+    const ln = normalize(lex, opts.normalization, lists.lexicalComplete === true);
     const vn = normalize(vec, opts.normalization);
     for (const { hit } of entries.values()) {
       const l = hit.lexicalRank !== null ? ln.values[hit.lexicalRank - 1] : ln.missing;

@@ -62,8 +62,8 @@ export const chunkOut = (c: ChunkRow) => ({
   embedded: c.embedded_in !== null,
 });
 
-/** Chunk ids are integers inside the store and "chk_<n>" in the API. */
-export const chunkId = (n: number) => `chk_${n}`;
+/** Chunk ids are opaque strings of the store, "chk_<id>" in the API. */
+export const chunkId = (id: string) => `chk_${id}`;
 
 export interface UploadedFile {
   /** name as sent by the client */

@@ -61,7 +61,8 @@ export interface DocumentRow {
 }
 
 export interface ChunkRow {
-  id: number;
+  /** opaque: each store chooses its form (the SQLite store uses its rowid in decimal) */
+  id: string;
   tenant_id: string;
   document_id: string;
   data_source_id: string;
@@ -141,6 +142,17 @@ export interface IncomingDocument {
   metadata: Json;
 }
 
+/**
+ * A lexical query, free of any engine's syntax (search/fts-query.ts parses user text into it).
+ * Terms are OR-ed; each phrase adds a boost to chunks that contain it as written.
+ */
+export interface ParsedQuery {
+  /** distinct normalised single-word terms (case folded, diacritics removed), in order of first appearance */
+  terms: string[];
+  /** distinct phrases (2+ normalised tokens each), user-quoted first, in order of appearance */
+  phrases: string[][];
+}
+
 export interface LexicalWeights {
   title: number;
   headings: number;
@@ -148,7 +160,7 @@ export interface LexicalWeights {
 }
 
 export interface Scored {
-  chunkId: number;
+  chunkId: string;
   score: number;
 }
 
@@ -210,13 +222,18 @@ export interface ContentStore {
   // vectors
   ensureVectorIndex(indexName: string, dimension: number): Promise<void>;
   unembeddedChunks(indexName: string, limit: number, tenantId?: string): Promise<ChunkRow[]>;
-  storeEmbeddings(indexName: string, items: { chunkId: number; vector: Float32Array }[]): Promise<void>;
+  storeEmbeddings(indexName: string, items: { chunkId: string; vector: Float32Array }[]): Promise<void>;
   countUnembedded(indexName: string, tenantId?: string): Promise<number>;
 
   // search
-  lexicalSearch(tenantId: string, sourceIds: string[], match: string, limit: number, weights: LexicalWeights): Promise<Scored[]>;
+  /**
+   * BM25 over the tenant's chunks in these sources, best first. The store renders the parsed query
+   * for its own engine; statistics (N, average length, document frequencies) are the tenant's live
+   * chunks only, so other tenants' writes never change the scores.
+   */
+  lexicalSearch(tenantId: string, sourceIds: string[], query: ParsedQuery, limit: number, weights: LexicalWeights): Promise<Scored[]>;
   vectorSearch(indexName: string, tenantId: string, sourceIds: string[], vector: Float32Array, k: number): Promise<Scored[]>;
-  hydrateChunks(tenantId: string, chunkIds: number[]): Promise<Map<number, ChunkHit>>;
+  hydrateChunks(tenantId: string, chunkIds: string[]): Promise<Map<string, ChunkHit>>;
   chunksAt(tenantId: string, documentId: string, positions: number[]): Promise<ChunkHit[]>;
 
   // jobs

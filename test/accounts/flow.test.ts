@@ -178,7 +178,7 @@ describe("account lifecycle", () => {
     const left = (table: string, col: string) =>
       chunkIds.filter((id) => sqlite.prepare(`SELECT 1 FROM ${table} WHERE ${col} = ?`).get(table.startsWith("vec_") ? BigInt(id) : id)).length;
     expect(left("chunks", "id")).toBe(0);
-    expect(left("chunks_fts", "rowid")).toBe(0);
+    expect(left("chunk_terms", "chunk_id")).toBe(0);
     expect(left(`vec_${s.rt.activeProfile.index_name!.replace(/^vec_/, "")}`, "chunk_id")).toBe(0);
 
     for (const cred of [{ cookie }, { key: apiKey }, { key: searchKey }]) {

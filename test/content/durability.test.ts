@@ -153,7 +153,7 @@ test("kill -9 mid-ingest, restart on the same DATA_DIR: every document ends inde
       expect(n("SELECT count(*) AS n FROM documents")).toBe(40);
       const half = n(`SELECT count(*) AS n FROM documents d WHERE d.status != 'indexed' AND EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id)`);
       expect(half).toBe(0); // no chunks were committed for a document that is not indexed yet
-      expect(n("SELECT count(*) AS n FROM chunks_fts")).toBe(n("SELECT count(*) AS n FROM chunks"));
+      expect(n("SELECT count(*) AS n FROM chunk_terms")).toBe(n("SELECT count(*) AS n FROM chunks"));
     } finally {
       db.close();
     }
@@ -215,7 +215,7 @@ test("kill -9 mid-ingest, restart on the same DATA_DIR: every document ends inde
     expect(chunks).toBe(expectedChunks);
     expect(n("SELECT count(*) AS n FROM (SELECT DISTINCT document_id, position FROM chunks)")).toBe(chunks);
     expect(n("SELECT coalesce(sum(chunk_count), 0) AS n FROM documents")).toBe(chunks);
-    expect(n("SELECT count(*) AS n FROM chunks_fts")).toBe(chunks);
+    expect(n("SELECT count(*) AS n FROM chunk_terms")).toBe(chunks);
     let vec = 0;
     for (const table of vecTables(db)) vec += n(`SELECT count(*) AS n FROM ${table}`);
     expect(vec).toBe(chunks);

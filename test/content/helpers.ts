@@ -135,14 +135,14 @@ export function vecTables(db: Database.Database): string[] {
   ).map((r) => r.name);
 }
 
-/** Index rows the database holds for these chunk ids: chunks, FTS rows (by rowid) and vector rows. */
+/** Index rows the database holds for these chunk ids: chunks, lexical rows (chunk_terms) and vector rows. */
 export function indexRows(dataDir: string, chunkIds: number[]): { chunks: number; fts: number; vec: number } {
   const db = openDb(dataDir);
   try {
     const ids = JSON.stringify(chunkIds);
     const chunks = (db.prepare("SELECT count(*) AS n FROM chunks WHERE id IN (SELECT value FROM json_each(?))").get(ids) as any).n;
     let fts = 0;
-    const ftsOne = db.prepare("SELECT count(*) AS n FROM chunks_fts WHERE rowid = ?");
+    const ftsOne = db.prepare("SELECT count(*) AS n FROM chunk_terms WHERE chunk_id = ?");
     for (const id of chunkIds) fts += (ftsOne.get(id) as any).n;
     let vec = 0;
     for (const t of vecTables(db)) {
@@ -167,7 +167,7 @@ export function chunkIdsOf(dataDir: string, docIds: string[]): number[] {
   }
 }
 
-/** Whole-table counts: chunks, chunks_fts, every vec_ table. */
+/** Whole-table counts: chunks, chunk_terms (lexical), every vec_ table. */
 export function tableCounts(dataDir: string): { chunks: number; fts: number; vec: number; documents: number; jobs: number } {
   const db = openDb(dataDir);
   try {
@@ -176,7 +176,7 @@ export function tableCounts(dataDir: string): { chunks: number; fts: number; vec
     for (const t of vecTables(db)) vec += n(`SELECT count(*) AS n FROM ${t}`);
     return {
       chunks: n("SELECT count(*) AS n FROM chunks"),
-      fts: n("SELECT count(*) AS n FROM chunks_fts"),
+      fts: n("SELECT count(*) AS n FROM chunk_terms"),
       vec,
       documents: n("SELECT count(*) AS n FROM documents"),
       jobs: n("SELECT count(*) AS n FROM jobs"),

@@ -1,5 +1,5 @@
 // The contract's related rules 1-4 over real HTTP, with the SQLite file checked directly: what the
-// API says is gone must be gone from chunks, chunks_fts and the vector table, and from DATA_DIR.
+// API says is gone must be gone from chunks, chunk_terms (lexical) and the vector table, and from DATA_DIR.
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {

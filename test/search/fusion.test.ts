@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_FUSION_OPTIONS, fuse, type Candidate } from "../../src/search/fusion.js";
+import { DEFAULT_FUSION_OPTIONS, Z_BOUND, fuse, type Candidate } from "../../src/search/fusion.js";
 
 const lex: Candidate[] = [
   { id: "a", score: 10 },
@@ -118,6 +118,30 @@ describe("fuse: shared behaviour", () => {
       method: "weighted", lexicalWeight: 0.7, vectorWeight: 0.3, rrfK: 60, normalization: "zscore",
     });
     expect(hits[0].id).toBe("exact");
+  });
+
+  it("z-score: vector-only outliers never pass the only exact match of a complete lexical list", () => {
+    // 99 vector neighbours of similar score and one far outlier (z ~ 9.9 unbounded), the lexical
+    // match itself at the bottom of the vector list
+    const vector: Candidate[] = [{ id: "outlier", score: 0.99 }];
+    for (let i = 0; i < 98; i++) vector.push({ id: `n${i}`, score: 0.3 - i * 1e-4 });
+    vector.push({ id: "exact", score: -0.5 });
+    const hits = fuse([{ id: "exact", score: 12.5 }], vector, DEFAULT_FUSION_OPTIONS, { lexicalComplete: true });
+    expect(hits[0]!.id).toBe("exact");
+    // the same when the match is not among the vector candidates at all
+    expect(fuse([{ id: "exact", score: 12.5 }], vector.slice(0, 99), DEFAULT_FUSION_OPTIONS, { lexicalComplete: true })[0]!.id).toBe("exact");
+    // a few exact matches all come before every vector-only chunk
+    const few = fuse([{ id: "x1", score: 9 }, { id: "x2", score: 4 }, { id: "x3", score: 3.9 }], vector.slice(0, 99), DEFAULT_FUSION_OPTIONS, {
+      lexicalComplete: true,
+    });
+    expect(few.slice(0, 3).map((h) => h.id).sort()).toEqual(["x1", "x2", "x3"]);
+  });
+
+  it("z-score: scores are bounded, so no list's outlier counts more than Z_BOUND", () => {
+    const vector: Candidate[] = [{ id: "o", score: 1 }, ...Array.from({ length: 99 }, (_, i) => ({ id: `v${i}`, score: 0 }))];
+    const [top] = fuse([], vector, { ...DEFAULT_FUSION_OPTIONS, lexicalWeight: 0, vectorWeight: 1 });
+    expect(top!.id).toBe("o");
+    expect(top!.score).toBe(Z_BOUND);
   });
 
   it("defaults: weighted z-score 0.7 / 0.3, k = 60", () => {

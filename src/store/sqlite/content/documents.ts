@@ -10,13 +10,16 @@ import {
 } from "../../content-types.js";
 import { parseJson, vectorTable } from "./json.js";
 import { removeChunkEntries, vectorBytes } from "./index-entries.js";
+import { chunkTermsWriter } from "./lexical/lexical-index.js";
+import { headingsField } from "./lexical/analyze.js";
 
 type RawDoc = Omit<DocumentRow, "metadata"> & { metadata: string };
-type RawChunk = Omit<ChunkRow, "heading_path" | "metadata"> & { heading_path: string; metadata: string };
+type RawChunk = Omit<ChunkRow, "id" | "heading_path" | "metadata"> & { id: number; heading_path: string; metadata: string };
 
 export const toDoc = (r: RawDoc): DocumentRow => ({ ...r, metadata: parseJson(r.metadata, {}) });
 export const toChunk = (r: RawChunk): ChunkRow => ({
   ...r,
+  id: String(r.id),
   heading_path: parseJson<string[]>(r.heading_path, []),
   metadata: parseJson(r.metadata, {}),
 });
@@ -103,7 +106,7 @@ export function documentMethods(db: DB): DocumentMethods {
         `INSERT INTO chunks (tenant_id, document_id, data_source_id, position, heading_path, text, token_count, metadata, embedded_in)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
-      const insFts = db.prepare("INSERT INTO chunks_fts (rowid, title, headings, body) VALUES (?, ?, ?, ?)");
+      const insTerms = chunkTermsWriter(db);
       const vt = vectors ? vectorTable(vectors.indexName) : null;
       const insVec = vt
         ? db.prepare(`INSERT INTO ${vt} (chunk_id, embedding, tenant_id, data_source_id) VALUES (?, ?, ?, ?)`)
@@ -121,7 +124,7 @@ export function documentMethods(db: DB): DocumentMethods {
           vectors ? vectors.indexName : null,
         );
         const id = Number(res.lastInsertRowid);
-        insFts.run(id, doc.title, c.heading_path.join(" \u203a "), c.text);
+        insTerms(id, tenantId, row.data_source_id, { title: doc.title, headings: headingsField(c.heading_path), body: c.text });
         if (insVec && vectors) insVec.run(BigInt(id), vectorBytes(vectors.values[i]), tenantId, row.data_source_id);
       });
       db.prepare(

@@ -1,5 +1,6 @@
-// Lexical and vector index entries of chunks. Neither virtual table can cascade from the chunks
-// table, so every path that removes chunks goes through removeChunkEntries first.
+// Vector index entries of chunks. A virtual table cannot cascade from the chunks table, so every
+// path that removes chunks goes through removeChunkEntries first. (Lexical entries, chunk_terms,
+// cascade from chunks.)
 import type { DB } from "../db.js";
 import { vectorTable } from "./json.js";
 
@@ -11,12 +12,10 @@ export function vectorTables(db: DB): string[] {
   ).map((r) => r.name);
 }
 
-/** Deletes FTS and vector entries of the chunks selected by `where` (a condition on chunks c). */
+/** Deletes the vector entries of the chunks selected by `where` (a condition on chunks c). */
 export function removeChunkEntries(db: DB, where: string, params: unknown[]): void {
   const ids = (db.prepare(`SELECT c.id FROM chunks c WHERE ${where}`).all(...params) as { id: number }[]).map((r) => r.id);
   if (ids.length === 0) return;
-  const delFts = db.prepare("DELETE FROM chunks_fts WHERE rowid = ?");
-  for (const id of ids) delFts.run(id);
   for (const t of vectorTables(db)) {
     const del = db.prepare(`DELETE FROM ${t} WHERE chunk_id = ?`);
     for (const id of ids) del.run(BigInt(id));

@@ -4,6 +4,7 @@ import type { ChunkHit, ContentStore } from "../../content-types.js";
 import { parseJson, vectorTable } from "./json.js";
 import { createVectorTable, removeChunkEntries, vectorBytes } from "./index-entries.js";
 import { toChunk } from "./documents.js";
+import { backfillChunkTerms, createLexicalIndexes } from "./lexical/lexical-index.js";
 
 type RawHit = Parameters<typeof toChunk>[0] & { title: string; source: string; document_metadata: string };
 const toHit = (r: RawHit): ChunkHit => ({
@@ -30,21 +31,23 @@ type SearchMethods = Pick<
 >;
 
 export function searchMethods(db: DB): SearchMethods {
-  const store = db.transaction((indexName: string, items: { chunkId: number; vector: Float32Array }[]) => {
+  backfillChunkTerms(db);
+  const lexical = createLexicalIndexes(db);
+  const store = db.transaction((indexName: string, items: { chunkId: string; vector: Float32Array }[]) => {
     const t = vectorTable(indexName);
     const info = db.prepare("SELECT tenant_id, data_source_id FROM chunks WHERE id = ?");
     const del = db.prepare(`DELETE FROM ${t} WHERE chunk_id = ?`);
     const ins = db.prepare(`INSERT INTO ${t} (chunk_id, embedding, tenant_id, data_source_id) VALUES (?, ?, ?, ?)`);
     const mark = db.prepare("UPDATE chunks SET embedded_in = ? WHERE id = ?");
     for (const it of items) {
-      const c = info.get(it.chunkId) as { tenant_id: string; data_source_id: string } | undefined;
+      const rowid = Number(it.chunkId);
+      const c = info.get(rowid) as { tenant_id: string; data_source_id: string } | undefined;
       if (!c) continue; // chunk replaced or deleted meanwhile
-      del.run(BigInt(it.chunkId));
-      ins.run(BigInt(it.chunkId), vectorBytes(it.vector), c.tenant_id, c.data_source_id);
-      mark.run(indexName, it.chunkId);
+      del.run(BigInt(rowid));
+      ins.run(BigInt(rowid), vectorBytes(it.vector), c.tenant_id, c.data_source_id);
+      mark.run(indexName, rowid);
     }
   });
-  const lexicalStmts = new Map<string, Statement<unknown[]>>();
   return {
     async ensureVectorIndex(indexName, dimension) {
       createVectorTable(db, indexName, dimension);
@@ -68,19 +71,8 @@ export function searchMethods(db: DB): SearchMethods {
       const r = (tenantId ? db.prepare(sql).get(tenantId) : db.prepare(sql).get()) as { n: number };
       return r.n;
     },
-    async lexicalSearch(tenantId, sourceIds, match, limit, w) {
-      if (sourceIds.length === 0) return [];
-      // bm25() is "lower is better"; negate so every score in the engine is higher-is-better.
-      const sql = `SELECT c.id AS chunkId, -bm25(chunks_fts, ${w.title}, ${w.headings}, ${w.body}) AS score
-        FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-        WHERE chunks_fts MATCH ? AND c.tenant_id = ? AND c.data_source_id IN (SELECT value FROM json_each(?))
-        ORDER BY score DESC LIMIT ?`;
-      let stmt = lexicalStmts.get(sql);
-      if (!stmt) {
-        stmt = db.prepare<unknown[]>(sql);
-        lexicalStmts.set(sql, stmt);
-      }
-      return stmt.all(match, tenantId, JSON.stringify(sourceIds), limit) as { chunkId: number; score: number }[];
+    async lexicalSearch(tenantId, sourceIds, query, limit, w) {
+      return lexical.search(tenantId, sourceIds, query, limit, w);
     },
     async vectorSearch(indexName, tenantId, sourceIds, vector, k) {
       if (sourceIds.length === 0) return [];
@@ -93,15 +85,19 @@ export function searchMethods(db: DB): SearchMethods {
            WHERE embedding MATCH ? AND k = ? AND tenant_id = ? AND data_source_id IN (SELECT value FROM json_each(?))`,
         )
         .all(vectorBytes(vector), Math.min(k, 4096), tenantId, JSON.stringify(sourceIds)) as { chunkId: number; distance: number }[];
-      return rows.map((r) => ({ chunkId: Number(r.chunkId), score: 1 - r.distance }));
+      return rows.map((r) => ({ chunkId: String(r.chunkId), score: 1 - r.distance }));
     },
     async hydrateChunks(tenantId, ids) {
-      const out = new Map<number, ChunkHit>();
+      const out = new Map<string, ChunkHit>();
       if (ids.length === 0) return out;
+      const rowids = ids.map(Number).filter(Number.isSafeInteger);
       const rows = db
         .prepare(`${HIT} WHERE c.tenant_id = ? AND c.id IN (SELECT value FROM json_each(?))`)
-        .all(tenantId, JSON.stringify(ids)) as RawHit[];
-      for (const r of rows) out.set(r.id, toHit(r));
+        .all(tenantId, JSON.stringify(rowids)) as RawHit[];
+      for (const r of rows) {
+        const hit = toHit(r);
+        out.set(hit.id, hit);
+      }
       return out;
     },
     async chunksAt(tenantId, documentId, positions) {

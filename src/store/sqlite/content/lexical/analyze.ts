@@ -1,0 +1,82 @@
+// Text analysis of the embedded lexical index: the same cut as the FTS5 tokenizer it replaces
+// (`porter unicode61 remove_diacritics 2`): letter/digit runs, case folded, Latin diacritics
+// removed (src/search/tokenize.ts), then Porter-stemmed (the `stemmer` package: Porter 1980, as
+// FTS5's porter tokenizer). Chunks and queries go through the same functions, so a query term
+// meets exactly the index terms its word was cut into.
+import { stemmer } from "stemmer";
+import { tokenizeWords } from "../../../../search/tokenize.js";
+
+const stemCache = new Map<string, string>();
+const STEM_CACHE_MAX = 200_000;
+
+/** Porter stem of a normalised (folded) word; memoised because vocabularies repeat heavily. */
+export function stem(word: string): string {
+  let s = stemCache.get(word);
+  if (s === undefined) {
+    // stemmer only rewrites ASCII suffixes; other scripts come back unchanged.
+    s = stemmer(word);
+    if (s.length === 0) s = word;
+    if (stemCache.size >= STEM_CACHE_MAX) stemCache.clear();
+    stemCache.set(word, s);
+  }
+  return s;
+}
+
+/** The index terms of a text, in order (one per token). */
+export function analyzeText(text: string): string[] {
+  return tokenizeWords(text).map((t) => stem(t.norm));
+}
+
+// Term frequencies are packed per field in 16 bits: title 3 bits, headings 3 bits, body 10 bits.
+// BM25 saturates long before these caps (7, 7, 1023 occurrences in one chunk).
+export const TITLE_SHIFT = 13;
+export const HEADINGS_SHIFT = 10;
+export const MAX_TITLE_TF = 7;
+export const MAX_HEADINGS_TF = 7;
+export const MAX_BODY_TF = 1023;
+
+export function packTf(title: number, headings: number, body: number): number {
+  return (
+    (Math.min(title, MAX_TITLE_TF) << TITLE_SHIFT) | (Math.min(headings, MAX_HEADINGS_TF) << HEADINGS_SHIFT) | Math.min(body, MAX_BODY_TF)
+  );
+}
+
+/** What the index stores of one chunk: its distinct terms, their packed field counts, its length. */
+export interface ChunkTerms {
+  /** distinct terms, in order of first appearance */
+  terms: string[];
+  /** packed field frequencies (packTf), parallel to terms */
+  tfs: Uint16Array;
+  /** tokens in all fields together (BM25's document length, as FTS5 counts it) */
+  length: number;
+}
+
+/** The fields of a chunk as the lexical index sees them. */
+export interface ChunkFields {
+  title: string;
+  /** heading path joined into one string */
+  headings: string;
+  body: string;
+}
+
+export function analyzeChunk(fields: ChunkFields): ChunkTerms {
+  const counts = new Map<string, [number, number, number]>();
+  const parts = [analyzeText(fields.title), analyzeText(fields.headings), analyzeText(fields.body)];
+  parts.forEach((tokens, field) => {
+    for (const t of tokens) {
+      let c = counts.get(t);
+      if (!c) counts.set(t, (c = [0, 0, 0]));
+      c[field]++;
+    }
+  });
+  const terms = [...counts.keys()];
+  const tfs = new Uint16Array(terms.length);
+  terms.forEach((t, i) => {
+    const c = counts.get(t)!;
+    tfs[i] = packTf(c[0], c[1], c[2]);
+  });
+  return { terms, tfs, length: parts[0]!.length + parts[1]!.length + parts[2]!.length };
+}
+
+/** Heading path as one field, joined as the chunk's breadcrumb is shown. */
+export const headingsField = (path: string[]): string => path.join(" \u203a ");
