@@ -147,7 +147,7 @@ async function main(): Promise<void> {
     }
     store.db.close();
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   }
 }
 

@@ -67,6 +67,22 @@ describe("Bm25Index", () => {
     }
   });
 
+  it("a bulk load answers exactly like chunk-by-chunk adds", () => {
+    const rand = prng(9);
+    const chunks = Array.from({ length: 2000 }, () => randomChunk(rand, 800));
+    const one = new Bm25Index();
+    chunks.forEach((c, i) => one.add(i + 1, i % 2, c));
+    const bulk = new Bm25Index();
+    bulk.bulkAdd(chunks.map((chunk, i) => ({ key: i + 1, source: i % 2, chunk })));
+    expect(bulk.docCount).toBe(one.docCount);
+    expect(bulk.avgdl).toBe(one.avgdl);
+    for (let q = 0; q < 30; q++) {
+      const query = randomQuery(rand, 800);
+      const allowed = new Uint8Array([1, q % 2]);
+      expect(bulk.search(query, 10, W, allowed)).toEqual(one.search(query, 10, W, allowed));
+    }
+  });
+
   it("after deletes, statistics and scores equal those of a fresh index of the remaining chunks", () => {
     const rand = prng(42);
     const chunks = Array.from({ length: 3000 }, () => randomChunk(rand, 1500));

@@ -186,7 +186,6 @@ export class Bm25Index {
   private baseTfs = new Uint16Array(0);
   private delta = new Map<number, number[]>();
   private deltaPostings = 0;
-  private bulk = false;
   /**
    * Per-term maximum of the BM25 tf factor over its postings, for `ubWeights` and an average
    * length `ubAvgdl` at or above the current one (the factor grows with avgdl, so the bound stays
@@ -269,18 +268,55 @@ export class Bm25Index {
       list.push(d, tf);
     });
     this.deltaPostings += chunk.terms.length;
-    if (!this.bulk && this.deltaPostings > Math.max(20_000, this.baseDocs.length / 8)) this.merge();
+    if (this.deltaPostings > Math.max(20_000, this.baseDocs.length / 8)) this.merge();
   }
 
-  /** Adds many chunks at once (a tenant's load), merging once at the end. */
+  /**
+   * Adds many chunks at once (a tenant's load): postings go into flat arrays and are put in term
+   * order with one counting sort, straight into the base segment.
+   */
   bulkAdd(chunks: Iterable<{ key: number; source: number; chunk: ChunkTerms }>): void {
-    this.bulk = true;
-    try {
+    if (this.nDocs > 0) {
       for (const c of chunks) this.add(c.key, c.source, c.chunk);
-    } finally {
-      this.bulk = false;
+      return;
     }
-    this.merge();
+    let pt = new Uint32Array(1 << 16);
+    let pd = new Uint32Array(1 << 16);
+    let pf = new Uint16Array(1 << 16);
+    let np = 0;
+    for (const { key, source, chunk } of chunks) {
+      if (this.byKey.has(key)) continue;
+      const d = this.newDoc(key, source, chunk.length);
+      const need = np + chunk.terms.length;
+      if (need > pt.length) {
+        pt = grow(pt, need);
+        pd = grow(pd, need);
+        pf = grow(pf, need);
+      }
+      chunk.terms.forEach((term, i) => {
+        const t = this.termId(term);
+        this.dfs[t]!++;
+        pt[np] = t;
+        pd[np] = d;
+        pf[np++] = chunk.tfs[i]!;
+      });
+    }
+    const nT = this.names.length;
+    const off = new Uint32Array(nT + 1);
+    for (let i = 0; i < np; i++) off[pt[i]! + 1]!++;
+    for (let t = 0; t < nT; t++) off[t + 1]! += off[t]!;
+    const fill = off.slice(0, nT);
+    const docs = new Uint32Array(np);
+    const tfs = new Uint16Array(np);
+    for (let i = 0; i < np; i++) {
+      const p = fill[pt[i]!]!++;
+      docs[p] = pd[i]!;
+      tfs[p] = pf[i]!;
+    }
+    this.baseOff = off;
+    this.baseDocs = docs;
+    this.baseTfs = tfs;
+    this.ub = new Float64Array(Math.max(nT, 16)).fill(NaN);
   }
 
   /** Removes a chunk; `terms` are its distinct terms as added. Unknown keys are ignored. */
