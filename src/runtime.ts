@@ -116,8 +116,8 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: path.join(config.dataDir, "outbox"), log });
   const files = localFileStore(path.join(config.dataDir, "files"));
   const audit = createAuditService({ store, log, retentionDays: config.auditRetentionDays });
+  // Index entries go with the tenant in the store's own deletion (accounts.deleteTenant).
   const purgeTenantContent = async (tenantId: string): Promise<void> => {
-    await store.content.purgeTenantIndex(tenantId);
     await files.removeTenant(tenantId);
   };
   let embedder: Embedder | null = null;

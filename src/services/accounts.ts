@@ -373,9 +373,9 @@ export function createAccountService(deps: {
           },
         ]);
       }
-      // Index entries and stored files first: if that fails, the tenant row (and with it every
-      // credential) still exists and the owner can simply retry. The rows then go in one
-      // statement through ON DELETE CASCADE.
+      // Stored files first: if that fails, the tenant row (and with it every credential) still
+      // exists and the owner can simply retry. The store then deletes the tenant with its rows and
+      // index entries in one transaction.
       await deps.purgeTenantContent(tenant.id);
       await accounts.deleteTenant(tenant.id);
       deps.log.info({ tenant: tenant.id }, "workspace deleted");

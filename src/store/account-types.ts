@@ -96,7 +96,7 @@ export interface AccountStore {
   releaseAttempt(id: string): Promise<void>;
   clearAttempts(subject: string): Promise<void>;
 
-  /** deletes the tenant row; every row referencing it goes with it (ON DELETE CASCADE) */
+  /** removes the tenant with everything it owns, index entries included, in one transaction */
   deleteTenant(tenantId: string): Promise<boolean>;
 }
 

@@ -246,7 +246,4 @@ export interface ContentStore {
   /** queues an ingest job for every queued/processing document that has no live job */
   requeueOrphans(): Promise<number>;
   pendingJobCount(): Promise<number>;
-
-  /** removes every chunk index entry of a tenant (before the tenant row cascades) */
-  purgeTenantIndex(tenantId: string): Promise<void>;
 }

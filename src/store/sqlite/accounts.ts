@@ -3,6 +3,7 @@ import { isUniqueViolation } from "./db.js";
 import { UniqueViolation, type TenantRow } from "../types.js";
 import type { AccountStore, AccountTokenRow, SessionRow, TokenPurpose, TokenRedemption, UserRow } from "../account-types.js";
 import { newId } from "../ids.js";
+import { removeChunkEntries } from "./content/index-entries.js";
 
 interface RawTenant extends Omit<TenantRow, "verified"> {
   verified: number;
@@ -76,6 +77,12 @@ export function sqliteAccounts(db: DB): AccountStore {
   const insertAttempt = db.prepare("INSERT INTO auth_attempts (reservation, subject, at_ms) VALUES (?, ?, ?)");
   // Each subject is pruned by its own window (login and reset throttles use different ones);
   // anything older than a day is garbage whatever its subject.
+  // Vector entries cannot cascade (virtual tables): they go first, in the same transaction; every
+  // other row of the tenant (lexical terms included) follows the tenant row through ON DELETE CASCADE.
+  const deleteTenant = db.transaction((tenantId: string): boolean => {
+    removeChunkEntries(db, "c.tenant_id = ?", [tenantId]);
+    return db.prepare("DELETE FROM tenants WHERE id = ?").run(tenantId).changes > 0;
+  });
   const pruneSubject = db.prepare("DELETE FROM auth_attempts WHERE subject = ? AND at_ms <= ?");
   const pruneAll = db.prepare("DELETE FROM auth_attempts WHERE at_ms <= ?");
   // IMMEDIATE takes the write lock before reading, so two processes cannot both read "4 of 5".
@@ -164,7 +171,7 @@ export function sqliteAccounts(db: DB): AccountStore {
     },
 
     async deleteTenant(tenantId) {
-      return db.prepare("DELETE FROM tenants WHERE id = ?").run(tenantId).changes > 0;
+      return deleteTenant(tenantId);
     },
   };
 }

@@ -2,7 +2,7 @@ import type { Statement } from "better-sqlite3";
 import type { DB } from "../db.js";
 import type { ChunkHit, ContentStore } from "../../content-types.js";
 import { parseJson, vectorTable } from "./json.js";
-import { createVectorTable, removeChunkEntries, vectorBytes } from "./index-entries.js";
+import { createVectorTable, vectorBytes } from "./index-entries.js";
 import { toChunk } from "./documents.js";
 import { backfillChunkTerms, createLexicalIndexes } from "./lexical/lexical-index.js";
 
@@ -27,7 +27,6 @@ type SearchMethods = Pick<
   | "vectorSearch"
   | "hydrateChunks"
   | "chunksAt"
-  | "purgeTenantIndex"
 >;
 
 export function searchMethods(db: DB): SearchMethods {
@@ -107,9 +106,6 @@ export function searchMethods(db: DB): SearchMethods {
           .prepare(`${HIT} WHERE c.tenant_id = ? AND c.document_id = ? AND c.position IN (SELECT value FROM json_each(?)) ORDER BY c.position`)
           .all(tenantId, documentId, JSON.stringify(positions)) as RawHit[]
       ).map(toHit);
-    },
-    async purgeTenantIndex(tenantId) {
-      db.transaction(() => removeChunkEntries(db, "c.tenant_id = ?", [tenantId]))();
     },
   };
 }
