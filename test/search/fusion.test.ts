@@ -137,11 +137,11 @@ describe("fuse: shared behaviour", () => {
     expect(few.slice(0, 3).map((h) => h.id).sort()).toEqual(["x1", "x2", "x3"]);
   });
 
-  it("z-score: scores are bounded, so no list's outlier counts more than Z_BOUND", () => {
+  it("z-score: with a complete lexical list scores are bounded by Z_BOUND; full lists keep their outliers", () => {
     const vector: Candidate[] = [{ id: "o", score: 1 }, ...Array.from({ length: 99 }, (_, i) => ({ id: `v${i}`, score: 0 }))];
-    const [top] = fuse([], vector, { ...DEFAULT_FUSION_OPTIONS, lexicalWeight: 0, vectorWeight: 1 });
-    expect(top!.id).toBe("o");
-    expect(top!.score).toBe(Z_BOUND);
+    const only = { ...DEFAULT_FUSION_OPTIONS, lexicalWeight: 0, vectorWeight: 1 };
+    expect(fuse([{ id: "x", score: 1 }], vector, only, { lexicalComplete: true })[0]).toMatchObject({ id: "o", score: Z_BOUND });
+    expect(fuse([{ id: "x", score: 1 }], vector, only)[0]!.score).toBeCloseTo(Math.sqrt(99), 9);
   });
 
   it("defaults: weighted z-score 0.7 / 0.3, k = 60", () => {

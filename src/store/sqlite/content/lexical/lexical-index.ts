@@ -111,7 +111,11 @@ export function createLexicalIndexes(db: DB) {
         // an added chunk already deleted again has no row: its later removal is ignored as well
         const a = addedRow.get(r.chunk_id) as (TermsRow & { data_source_id: string }) | undefined;
         if (a) t.index.add(r.chunk_id, sourceOrdinal(t, a.data_source_id), decode(a));
-      } else t.index.remove(r.chunk_id, splitTerms(removedTerms.get(r.seq) as string | null));
+      } else {
+        t.index.remove(r.chunk_id, splitTerms(removedTerms.get(r.seq) as string | null));
+        // an emptied tenant (deleted, or all its content removed) gives its memory back
+        if (t.index.docCount === 0) tenants.delete(r.tenant_id);
+      }
     }
   });
 
