@@ -445,7 +445,7 @@ export class Bm25Index {
    * after selection, so a chunk's score does not depend on what pruning happened to skip.
    */
   search(query: QueryTerm[], k: number, w: FieldWeights, allowed: Uint8Array): IndexHit[] {
-    if (k <= 0 || this.live === 0) return [];
+    if (k <= 0 || this.live === 0 || !allowed.includes(1)) return [];
     const avgdl = this.avgdl;
     const n = this.live;
     this.prepareBounds(w, avgdl);
