@@ -279,7 +279,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     async extraHealthChecks() {
       const model = embedder?.status() ?? { state: "unavailable", detail: null };
       const pending = await Promise.all([queue.pending(), crawlQueue.pending()]).catch(() => null);
-      const here = workers ? `${queue.workers()} ingest and ${crawlQueue.workers()} crawl workers in this process` : "no workers in this process (API only)";
+      const here = workers ? `${queue.workers()} ingest and ${crawlQueue.workers()} crawl workers in this process` : "no workers in this process: jobs run in separate worker processes (quarry worker)";
       return {
         queue: !queue.available()
           ? { status: "down", detail: `the job queue is not running (${queue.backend})` }
