@@ -25,6 +25,8 @@ export interface Config {
   defaultPlan: string;
   sessionTtlDays: number;
   ingestWorkers: number;
+  queueTenantConcurrency: number;
+  queuePrefix: string;
   logLevel: string;
   logFormat: "json" | "pretty";
   /** how long a stopping process waits for running jobs before leaving them to be requeued */
@@ -51,7 +53,7 @@ export const SETTINGS: Setting[] = [
   { env: "PUBLIC_URL", default: "http://127.0.0.1:8000", doc: "Base URL used in emailed links; https makes the session cookie Secure" },
   { env: "DATA_DIR", default: "./data", doc: "Where the SQLite database, uploaded files and the mail outbox live" },
   { env: "DATABASE_URL", default: "(unset)", doc: "Unset: SQLite at DATA_DIR/quarry.db. postgres://... selects PostgreSQL (scale-out; not implemented yet)" },
-  { env: "REDIS_URL", default: "(unset)", doc: "Unset: embedded durable queue in the database. redis://... for the scale-out queue (not implemented yet)" },
+  { env: "REDIS_URL", default: "(unset)", doc: "Unset: durable job queue in the database. redis://... runs jobs on BullMQ in Redis (scale-out)" },
   { env: "PLATFORM_API_KEY", default: "(unset)", doc: "Operator key with the platform scope (manages tenants; X-Tenant-Id acts inside one). Unset: no platform access" },
   { env: "SMTP_URL", default: "(unset)", doc: "smtp(s)://user:pass@host:port for outgoing mail. Unset: messages are written to DATA_DIR/outbox/ and logged" },
   { env: "MAIL_FROM", default: "Quarry <no-reply@localhost>", doc: "Sender of account emails" },
@@ -67,6 +69,8 @@ export const SETTINGS: Setting[] = [
   { env: "DEFAULT_PLAN", default: "free", doc: "Plan of new workspaces: free, pro or enterprise" },
   { env: "SESSION_TTL_DAYS", default: "14", doc: "Console session lifetime" },
   { env: "INGEST_WORKERS", default: "2", doc: "Concurrent ingest jobs in this process" },
+  { env: "QUEUE_TENANT_CONCURRENCY", default: "1", doc: "Most jobs of one kind a tenant runs at once while another tenant's jobs wait (a tenant alone uses every worker)" },
+  { env: "QUEUE_PREFIX", default: "quarry", doc: "Key prefix of the BullMQ queues in Redis (separates deployments sharing one Redis)" },
   { env: "LOG_LEVEL", default: "info", doc: "pino log level (fatal, error, warn, info, debug, trace, silent)" },
   { env: "RATE_LIMIT_PER_MINUTE", default: "6000", doc: "Requests a minute per API key or console session (429 with Retry-After beyond); 0 turns rate limiting off" },
   { env: "RATE_LIMIT_ANONYMOUS_PER_MINUTE", default: "300", doc: "Requests a minute per client address without credentials (signup, login, password reset)" },
@@ -105,6 +109,12 @@ function logFormat(env: NodeJS.ProcessEnv): "json" | "pretty" {
   return v;
 }
 
+function queuePrefix(env: NodeJS.ProcessEnv): string {
+  const v = str(env, "QUEUE_PREFIX") ?? "quarry";
+  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(v)) throw new ConfigError(`QUEUE_PREFIX must be 1-64 letters, digits, '_', '.', ':' or '-'; got "${v}".`);
+  return v;
+}
+
 export const PLANS = ["free", "pro", "enterprise"] as const;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -114,6 +124,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = str(env, "DATABASE_URL");
   if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError(`DATABASE_URL must start with postgres:// (or be unset for SQLite); got "${databaseUrl}".`);
+  }
+  const redisUrl = str(env, "REDIS_URL");
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError(`REDIS_URL must start with redis:// or rediss:// (or be unset for the queue in the database); got "${redisUrl}".`);
   }
   const defaultPlan = str(env, "DEFAULT_PLAN") ?? "free";
   if (!(PLANS as readonly string[]).includes(defaultPlan)) {
@@ -130,7 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (str(env, "PUBLIC_URL") ?? `http://${host}:${port}`).replace(/\/+$/, ""),
     dataDir,
     databaseUrl,
-    redisUrl: str(env, "REDIS_URL"),
+    redisUrl,
     platformApiKey,
     smtpUrl: str(env, "SMTP_URL"),
     mailFrom: str(env, "MAIL_FROM") ?? "Quarry <no-reply@localhost>",
@@ -146,6 +160,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultPlan,
     sessionTtlDays: int(env, "SESSION_TTL_DAYS", 14, 1, 365),
     ingestWorkers: int(env, "INGEST_WORKERS", 2, 1, 32),
+    queueTenantConcurrency: int(env, "QUEUE_TENANT_CONCURRENCY", 1, 1, 64),
+    queuePrefix: queuePrefix(env),
     logLevel: str(env, "LOG_LEVEL") ?? "info",
     logFormat: logFormat(env),
     shutdownTimeoutMs: int(env, "SHUTDOWN_TIMEOUT_SECONDS", 8, 0, 3600) * 1000,

@@ -1,7 +1,8 @@
 // One log line and the metrics of every finished ingest job: tenant, document, data source,
 // outcome, chunk count, duration and error, so an operator can follow indexing from the logs alone.
 import type { Logger } from "pino";
-import type { ContentStore, JobRow } from "./store/content-types.js";
+import type { ContentStore } from "./store/content-types.js";
+import type { QueuedJob as JobRow } from "./jobs/types.js";
 import type { Metrics } from "./metrics.js";
 
 export function observedIngestHandler(

@@ -29,8 +29,8 @@ import { createSearchService, type SearchService } from "./services/search.js";
 import { createBenchmarkService, type BenchmarkService } from "./services/benchmarks.js";
 import { beirDataDir, createIndustryBenchmarkService, type IndustryBenchmarkService } from "./services/industry-benchmarks.js";
 import { createBeirImporter } from "./services/beir-import.js";
-import { createEmbeddedQueue, type JobQueue } from "./jobs/embedded-queue.js";
-import { createCrawlQueue, createCrawlService, type CrawlService } from "./services/crawls.js";
+import { createQueueBackend, type JobQueue, type RecoveryHook } from "./jobs/index.js";
+import { CRAWL_JOB_KIND, createCrawlService, type CrawlService } from "./services/crawls.js";
 import { createEngine, type Engine } from "./search/engine.js";
 import { createEmbedder } from "./embed/index.js";
 import type { Embedder } from "./embed/types.js";
@@ -66,6 +66,7 @@ export interface Runtime {
   engine: Engine;
   /** the audit trail (GET /audit-log) */
   audit: AuditService;
+  /** the ingest jobs' queue */
   queue: JobQueue;
   /** website crawls: site check, crawl jobs and their handler */
   crawls: CrawlService;
@@ -106,6 +107,24 @@ export interface RuntimeOptions {
   workers?: boolean;
 }
 
+/**
+ * Recovery's jobs wait this long before they run: another process may be between committing a
+ * document and placing its file (its own enqueue then finds this job queued and adds none).
+ */
+const INGEST_RECOVERY_DELAY_MS = 5_000;
+
+/** Ingest recovery: every document left queued/processing has a live ingest job (a crash between commit and enqueue). */
+function ingestRecovery(store: Store): RecoveryHook {
+  return async (queue) => {
+    const docs = await store.content.documentsAwaitingIngest(new Date(), 10_000);
+    let n = 0;
+    for (const d of docs) {
+      if (await queue.enqueue({ tenant_id: d.tenant_id, kind: "ingest", subject: d.id, unlessLive: true, delayMs: INGEST_RECOVERY_DELAY_MS })) n++;
+    }
+    return n;
+  };
+}
+
 export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
   const log = opts.log ?? createLogger({ level: config.logLevel, format: config.logFormat });
   const workers = opts.workers ?? true;
@@ -137,8 +156,15 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   await store.content.ensureVectorIndex(activeProfile.index_name!, activeProfile.dimension);
   const quotas = createQuotaService({ store });
   const ingest = createIngestService({ store, files, profile: activeProfile, embedder, log });
-  const queue = createEmbeddedQueue({
+  const queues = await createQueueBackend({
+    redisUrl: config.redisUrl,
+    prefix: config.queuePrefix,
+    tenantConcurrency: config.queueTenantConcurrency,
     store: store.content,
+    log,
+  });
+  const queue = queues.create({
+    name: "ingest",
     handlers: {
       ingest: observedIngestHandler(
         async (job) => {
@@ -149,33 +175,40 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
       ),
     },
     concurrency: config.ingestWorkers,
-    log,
     onGiveUp: (job, error) => ingest.giveUp(job, error),
+    recovery: [ingestRecovery(store)],
   });
   const crawls = createCrawlService({
     store,
     files,
     log,
     config: { allowPrivateNetworks: config.crawlAllowPrivateNetworks, renderJs: config.crawlRenderJs },
-    // API-only process: crawls are queued in the database and a `quarry worker` claims them
-    queue: () => (workers ? crawlQueue : { running: () => true, notify: () => undefined }),
-    onDocumentsQueued: () => queue.notify(),
+    queue: () => crawlQueue,
+    ingestQueue: () => queue,
     observe: {
       page: (outcome) => metrics.crawlPages.inc({ outcome }),
       finished: (status) => metrics.crawls.inc({ status }),
     },
   });
-  const crawlQueue = createCrawlQueue({ store, crawls, log });
+  // crawls have a queue of their own so long crawls never take the ingest workers
+  const crawlQueue = queues.create({
+    name: "crawl",
+    handlers: { [CRAWL_JOB_KIND]: (job) => crawls.handle(job) },
+    concurrency: 2,
+    onGiveUp: (job, error) => crawls.giveUp(job, error),
+    recovery: [crawls.recover],
+  });
   const engine = instrumentEngine(createEngine({ content: store.content, profile: activeProfile, embedder }), metrics);
   metrics.setSources({
-    pendingJobs: () => store.content.pendingJobCount(),
+    pendingJobs: async () => (await queue.pending()) + (await crawlQueue.pending()),
     embeddingBacklog: () => store.content.countUnembedded(activeProfile.index_name!),
     tenants: async () => (await store.tenants.list()).length,
   });
   const backfill = createBackfillScheduler({ ingest, embedder, log });
   void embedder?.whenReady().then((ok) => {
-    if (ok) backfill.request();
-    else log.warn({ detail: embedder?.status().detail }, "embedding model unavailable: searching lexically");
+    if (ok) {
+      if (workers) backfill.request();
+    } else log.warn({ detail: embedder?.status().detail }, "embedding model unavailable: searching lexically");
   });
   const accounts = createAccountService({
     store,
@@ -228,7 +261,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     files,
     collections,
     sources,
-    documents: createDocumentService({ store, files, profileName: activeProfile.name, onQueued: () => queue.notify(), audit }),
+    documents: createDocumentService({ store, files, profileName: activeProfile.name, queue, log, audit }),
     ingest,
     backfill,
     search,
@@ -245,15 +278,14 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     embedderStatus: () => embedder?.status() ?? { state: "unavailable", detail: "The active embedding profile cannot be served." },
     async extraHealthChecks() {
       const model = embedder?.status() ?? { state: "unavailable", detail: null };
-      const pending = await store.content.pendingJobCount().catch(() => null);
+      const pending = await Promise.all([queue.pending(), crawlQueue.pending()]).catch(() => null);
+      const here = workers ? `${queue.workers()} ingest and ${crawlQueue.workers()} crawl workers in this process` : "no workers in this process: jobs run in separate worker processes (quarry worker)";
       return {
-        queue: !workers
-          ? { status: "up", detail: `jobs run in separate worker processes (quarry worker), ${pending ?? "?"} jobs pending` }
-          : !queue.running()
-          ? { status: "down", detail: "the job workers are not running" }
-          : !crawlQueue.running()
-            ? { status: "down", detail: "the crawl workers are not running; crawls cannot start" }
-            : { status: "up", detail: `embedded queue, ${pending ?? "?"} jobs pending` },
+        queue: !queue.available()
+          ? { status: "down", detail: `the job queue is not running (${queue.backend})` }
+          : !crawlQueue.available()
+            ? { status: "down", detail: "the crawl queue is not running; crawls cannot start" }
+            : { status: "up", detail: `${queue.backend}, ${pending ? pending[0] + pending[1] : "?"} jobs pending; ${here}` },
         index: await store.content
           .countUnembedded(activeProfile.index_name!)
           .then((n) => ({ status: "up" as const, detail: `lexical (FTS5) and vector (sqlite-vec) indexes; ${n} chunks awaiting vectors` }))
@@ -272,7 +304,12 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
       const crawlsInterrupted = await crawls.shutdown(); // running crawls go back to queued and resume at next start
       await crawlWorkersStopped;
       await queue.stop(config.shutdownTimeoutMs);
-      const jobsLeft = await store.content.pendingJobCount().catch(() => null);
+      const jobsLeft = await Promise.all([queue.pending(), crawlQueue.pending()])
+        .then(([a, b]) => a + b)
+        .catch(() => null);
+      await queue.close();
+      await crawlQueue.close();
+      await queues.close();
       await embedder?.close();
       await mailer.close();
       await store.close();
@@ -285,9 +322,11 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   const auditPruner = setInterval(pruneAudit, 86_400_000);
   auditPruner.unref();
   if (workers) {
-    await queue.start(); // requeues ingest jobs left running by a dead process
-    await crawls.recover();
+    await queue.start(); // takes over ingest jobs left running by a dead process
     await crawlQueue.start();
+  } else {
+    await queue.open();
+    await crawlQueue.open();
   }
   return rt;
 }

@@ -13,7 +13,7 @@ import type { FileStore } from "../store/files.js";
 import { LimitReached, type Json, type SourceView } from "../store/content-types.js";
 import type { CrawlIndexProgress, CrawlJobRow, CrawlPageRow, CrawlPageStatus } from "../store/crawl-types.js";
 import { newId, nowIso } from "../store/ids.js";
-import { createEmbeddedQueue, type JobQueue, type RunningJob } from "../jobs/embedded-queue.js";
+import { QueueUnavailableError, type JobQueue, type RecoveryHook, type RunningJob } from "../jobs/types.js";
 import {
   checkSite,
   chromiumAvailable,
@@ -44,7 +44,12 @@ import { decodeKeyset, page } from "./paging.js";
 export const CRAWL_JOB_KIND = "crawl";
 /** Queue attempts of one crawl job; a crawl interrupted by a shutdown uses one and resumes. */
 const CRAWL_JOB_ATTEMPTS = 5;
-const QUEUE_JOB = { kind: CRAWL_JOB_KIND, maxAttempts: CRAWL_JOB_ATTEMPTS };
+const queueJob = (row: { id: string; tenant_id: string }) => ({
+  tenant_id: row.tenant_id,
+  kind: CRAWL_JOB_KIND,
+  subject: row.id,
+  max_attempts: CRAWL_JOB_ATTEMPTS,
+});
 /** GET /crawl lists this many at a time, newest first. */
 const LIST_LIMIT = 200;
 /** How often a running crawl looks at its own row (cancelled by another process, source deleted). */
@@ -111,9 +116,9 @@ export interface CrawlServiceDeps {
   log: Logger;
   config: { allowPrivateNetworks: boolean; renderJs: boolean };
   /** the crawl queue; a getter because the queue's handler is this service */
-  queue: () => Pick<JobQueue, "running" | "notify">;
-  /** wakes the ingest workers: pages were queued for indexing */
-  onDocumentsQueued?: () => void;
+  queue: () => Pick<JobQueue, "available" | "enqueue" | "cancel">;
+  /** where crawled pages are queued for indexing */
+  ingestQueue: () => Pick<JobQueue, "enqueue">;
   /** replaces the URL policy built from config (tests) */
   guard?: UrlGuard;
   /** counts for metrics: each page fetched or failed, each crawl that ended */
@@ -167,8 +172,19 @@ export function createCrawlService(deps: CrawlServiceDeps) {
   }
 
   function checkQueue(): void {
-    if (!deps.queue().running()) {
-      throw unavailable("The crawl queue is not running, so the crawl was not started. Try again in a moment.");
+    if (!deps.queue().available()) throw queueDown();
+  }
+
+  const queueDown = () => unavailable("The crawl queue is not running, so the crawl was not started. Try again in a moment.");
+
+  /** queues the crawl's job; if the queue went away since checkQueue, the crawl fails and the answer is 503 */
+  async function enqueueCrawl(row: CrawlJobRow): Promise<void> {
+    try {
+      await deps.queue().enqueue(queueJob(row));
+    } catch (err) {
+      if (!(err instanceof QueueUnavailableError)) throw err;
+      await crawls.transition(row.id, ["queued"], "failed", { error: "The crawl queue was unavailable; the crawl did not start.", finished_at: nowIso() });
+      throw queueDown();
     }
   }
 
@@ -239,8 +255,7 @@ export function createCrawlService(deps: CrawlServiceDeps) {
         throw err;
       }
       const doc = docs[0];
-      await content.enqueueJob({ tenant_id: row.tenant_id, kind: "ingest", subject: doc.id });
-      deps.onDocumentsQueued?.();
+      await deps.ingestQueue().enqueue({ tenant_id: row.tenant_id, kind: "ingest", subject: doc.id });
       await record(doc.id);
     } finally {
       await fsp.rm(temp, { force: true });
@@ -458,12 +473,12 @@ export function createCrawlService(deps: CrawlServiceDeps) {
         started_at: null,
         finished_at: null,
       };
-      if (!(await crawls.create(row, QUEUE_JOB))) {
+      if (!(await crawls.create(row))) {
         // another request started a crawl of this source since the check above
         await refuseIfActive(source.id);
         throw conflict(`Data source '${source.id}' had a crawl in progress; try again.`);
       }
-      deps.queue().notify();
+      await enqueueCrawl(row);
       return crawlOut(row);
     },
 
@@ -499,7 +514,9 @@ export function createCrawlService(deps: CrawlServiceDeps) {
         const now = await get(tenant.id, id);
         throw conflict(`Crawl job '${id}' is ${now.status}; only queued or running crawls can be cancelled.`);
       }
+      // reaches the worker that runs it, in this process or another
       running.get(id)?.ctl.abort();
+      await deps.queue().cancel(CRAWL_JOB_KIND, id);
       return out(row);
     },
 
@@ -513,13 +530,13 @@ export function createCrawlService(deps: CrawlServiceDeps) {
       checkRenderJs(before.render_js);
       checkQueue();
       await refuseIfActive(before.data_source_id, id);
-      const row = await crawls.requeue(tenant.id, id, QUEUE_JOB);
+      const row = await crawls.requeue(tenant.id, id);
       if (!row) {
         await refuseIfActive(before.data_source_id, id); // another crawl of the source started meanwhile
         const now = await get(tenant.id, id);
         throw conflict(`Crawl job '${id}' is ${now.status}; only failed or cancelled crawls can be retried.`);
       }
-      deps.queue().notify();
+      await enqueueCrawl(row);
       return out(row);
     },
 
@@ -532,7 +549,8 @@ export function createCrawlService(deps: CrawlServiceDeps) {
       // a retried crawl waits until its cancelled attempt has wound down in this process
       await running.get(id)?.done;
       if (stopping) throw new Error("The service is shutting down; the crawl runs when it starts again.");
-      const row = await crawls.transition(id, ["queued"], "running", { started_at: nowIso(), finished_at: null, error: null });
+      // "running": its worker died and this job took over (the crawl resumes)
+      const row = await crawls.transition(id, ["queued", "running"], "running", { started_at: nowIso(), finished_at: null, error: null });
       if (!row) return; // cancelled while queued, or deleted
       await crawls.clearFailures(id); // this attempt tries the failed pages again
       const ctl = new AbortController();
@@ -561,12 +579,13 @@ export function createCrawlService(deps: CrawlServiceDeps) {
       if (row) await content.updateSource(row.tenant_id, row.data_source_id, { error: row.error });
     },
 
-    /** At start, before the crawl workers: interrupted crawls go back to queued with a queue job. */
-    async recover(): Promise<void> {
-      stopping = false;
-      const n = await crawls.recoverInterrupted(QUEUE_JOB);
+    /** crawl queue recovery: every queued or running crawl has a live queue job */
+    recover: (async (queue) => {
+      let n = 0;
+      for (const row of await crawls.unfinished()) if (await queue.enqueue({ ...queueJob(row), unlessLive: true })) n++;
       if (n) log.info({ crawls: n }, "resuming interrupted crawls");
-    },
+      return n;
+    }) satisfies RecoveryHook,
 
     /** Stops running crawls so the queue can stop; they are requeued and resume at next start. Returns how many. */
     async shutdown(): Promise<number> {
@@ -587,19 +606,4 @@ function decodeCursor(cursor: string): string {
   const key = Buffer.from(cursor, "base64url").toString("utf8");
   if (!/^[01]/.test(key)) throw badRequest("cursor is not valid; pass the cursor of the Link header unchanged, or leave it out to start at the first page.");
   return key;
-}
-
-/**
- * The crawl queue: a queue instance of its own (kind "crawl") so long crawls never take the
- * ingest workers. It shares the jobs table with the ingest queue; each queue's start requeues
- * only its own kinds, and CrawlService.recover() puts the crawl rows in step before it starts.
- */
-export function createCrawlQueue(deps: { store: Store; crawls: CrawlService; log: Logger; concurrency?: number }): JobQueue {
-  return createEmbeddedQueue({
-    store: deps.store.content,
-    handlers: { [CRAWL_JOB_KIND]: (job) => deps.crawls.handle(job as RunningJob) },
-    concurrency: deps.concurrency ?? 2,
-    log: deps.log,
-    onGiveUp: (job, error) => deps.crawls.giveUp(job, error),
-  });
 }

@@ -18,6 +18,7 @@ import { quotaExceededError } from "./quotas.js";
 import { safeFileName, sniffFile, unsupportedFileMessage } from "../ingest/sniff.js";
 import { acceptDocuments } from "./acceptance.js";
 import type { AuditService } from "./audit.js";
+import { QueueUnavailableError, type JobQueue } from "../jobs/types.js";
 
 export interface DocumentOut {
   id: string;
@@ -113,14 +114,31 @@ async function prepareFile(f: UploadedFile): Promise<PreparedFile> {
   };
 }
 
-export function createDocumentService(deps: {
+export interface DocumentServiceDeps {
   store: Store;
   files: FileStore;
   profileName: string;
-  onQueued?: () => void;
+  /** where ingest jobs go */
+  queue: Pick<JobQueue, "enqueue">;
+  log?: { warn(obj: object, msg: string): void };
   audit?: Pick<AuditService, "record">;
-}) {
+}
+
+export function createDocumentService(deps: DocumentServiceDeps) {
   const content = deps.store.content;
+
+  /**
+   * Queues the document's ingest job. The row is committed (queued) already; if the queue cannot
+   * take the job now, ingest recovery queues it once the queue is back, so the upload still stands.
+   */
+  async function queueIngest(tenantId: string, documentId: string): Promise<void> {
+    try {
+      await deps.queue.enqueue({ tenant_id: tenantId, kind: "ingest", subject: documentId });
+    } catch (err) {
+      if (!(err instanceof QueueUnavailableError)) throw err;
+      deps.log?.warn({ document: documentId, err: err.message }, "ingest job not queued now; recovery will queue it");
+    }
+  }
 
   async function get(tenantId: string, id: string): Promise<DocumentRow> {
     const d = await content.getDocument(tenantId, id);
@@ -175,8 +193,7 @@ export function createDocumentService(deps: {
       const tenant = tenantOf(p);
       if (sourceId && !(await content.getSource(tenant.id, sourceId))) throw notFound("Data source", sourceId);
       const ids = await content.documentIds(tenant.id, sourceId);
-      for (const id of ids) await content.enqueueJob({ tenant_id: tenant.id, kind: "ingest", subject: id });
-      deps.onQueued?.();
+      for (const id of ids) await queueIngest(tenant.id, id);
       return { status: "queued", documents: ids.length, embedding_profile: deps.profileName };
     },
 
@@ -245,10 +262,9 @@ export function createDocumentService(deps: {
             await deps.files.remove(tenant.id, rows[i].id);
             rows[i] = { ...rows[i], status: "failed", error: x.failure, chunk_count: 0 };
           } else {
-            await content.enqueueJob({ tenant_id: tenant.id, kind: "ingest", subject: rows[i].id });
+            await queueIngest(tenant.id, rows[i].id);
           }
         }
-        deps.onQueued?.();
         return rows.map(documentOut);
       } finally {
         await Promise.all(files.map((f) => fsp.rm(f.tempPath, { force: true })));

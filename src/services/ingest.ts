@@ -4,7 +4,7 @@
 import type { Logger } from "pino";
 import type { Store } from "../store/types.js";
 import type { FileStore } from "../store/files.js";
-import type { JobRow } from "../store/content-types.js";
+import type { QueuedJob as JobRow } from "../jobs/types.js";
 import type { Embedder, EmbeddingProfile } from "../embed/types.js";
 import type { FileKind, ParsedDocument } from "../ingest/types.js";
 import { parseAndChunkIsolated } from "../ingest/parse/isolated.js";

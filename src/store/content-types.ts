@@ -89,8 +89,9 @@ export interface NewChunk {
   metadata: Json;
 }
 
+/** A job as the embedded queue stores it. Ids are opaque strings (each backend makes its own). */
 export interface JobRow {
-  id: number;
+  id: string;
   tenant_id: string;
   kind: string;
   subject: string;
@@ -100,6 +101,8 @@ export interface JobRow {
   max_attempts: number;
   run_after: string;
   last_error: string | null;
+  /** the worker holding a running job (null otherwise) */
+  owner: string | null;
 }
 
 export interface NewJob {
@@ -108,6 +111,35 @@ export interface NewJob {
   subject: string;
   payload?: Json;
   max_attempts?: number;
+  /**
+   * Skip when a job of the same kind and subject is queued or running (recovery). Without it a
+   * job is skipped only when one is still queued: a running one may be working on a stale version.
+   */
+  unlessLive?: boolean;
+  /** run no earlier than this many ms from now */
+  delayMs?: number;
+}
+
+/** How a worker claims a job (see the jobs section of ContentStore). */
+export interface JobClaim {
+  /** worker id recorded as the job's owner */
+  owner: string;
+  /** the claim holds until then unless renewed; after it the job may be taken over */
+  leaseUntil: Date;
+  /** take only a job of this tenant */
+  tenantId?: string;
+  /** ...and only while the tenant runs fewer than this many jobs of these kinds */
+  tenantCap?: number;
+}
+
+/** Ready and running jobs of one tenant, for fair scheduling. */
+export interface TenantJobLoad {
+  tenant_id: string;
+  /** ready jobs; at least 1 (a backend may stop counting at 1) */
+  ready: number;
+  running: number;
+  /** id of its oldest ready job: ties go to the tenant that has waited longest */
+  first_ready: string;
 }
 
 /** Thrown inside a store transaction when adding would pass a plan limit; nothing is written. */
@@ -192,7 +224,7 @@ export interface ContentStore {
   /**
    * Inserts new documents or replaces same-named ones in the source (status queued), in one
    * transaction. LimitReached when new documents would pass `limit`. The caller queues the ingest
-   * jobs once the files are in place; requeueOrphans() covers a crash in between.
+   * jobs once the files are in place; documentsAwaitingIngest() lets recovery cover a crash in between.
    */
   upsertDocuments(tenantId: string, sourceId: string, docs: IncomingDocument[], limit: number | null): Promise<DocumentRow[]>;
   /** newest first; `before` continues after that (created_at, id), for keyset paging */
@@ -236,14 +268,38 @@ export interface ContentStore {
   hydrateChunks(tenantId: string, chunkIds: string[]): Promise<Map<string, ChunkHit>>;
   chunksAt(tenantId: string, documentId: string, positions: number[]): Promise<ChunkHit[]>;
 
-  // jobs
-  enqueueJob(job: NewJob): Promise<void>;
-  claimJob(kinds: string[], now: Date): Promise<JobRow | null>;
-  completeJob(id: number): Promise<void>;
-  failJob(id: number, error: string, retryAt: Date | null): Promise<void>;
-  /** jobs left running by a process that died go back to the queue */
-  requeueRunningJobs(kinds: string[]): Promise<number>;
-  /** queues an ingest job for every queued/processing document that has no live job */
-  requeueOrphans(): Promise<number>;
-  pendingJobCount(): Promise<number>;
+  // jobs: the storage of the embedded queue (jobs/embedded-queue.ts). Services never call these;
+  // they enqueue and cancel through the JobQueue.
+  /** Queues a job (see NewJob.unlessLive); returns its id, or null when an existing job covers it. */
+  enqueueJob(job: NewJob): Promise<string | null>;
+  /** tenants with ready jobs (queued, run_after <= now) of these kinds, with their running counts */
+  jobTenantLoads(kinds: string[], now: Date): Promise<TenantJobLoad[]>;
+  /**
+   * Atomically takes the oldest ready job of these kinds (optionally of one tenant, under its cap)
+   * whose subject has no running job, marks it running for `claim.owner` and counts the attempt.
+   */
+  claimJob(kinds: string[], now: Date, claim: JobClaim): Promise<JobRow | null>;
+  /** extends the leases of the owner's running jobs; returns the ids of those asked to cancel */
+  renewJobLeases(owner: string, leaseUntil: Date): Promise<string[]>;
+  /** removes the job if `owner` still holds it (false: it was taken over or cancelled) */
+  completeJob(id: string, owner: string): Promise<boolean>;
+  /** back to queued at retryAt, or failed for good (retryAt null), if `owner` still holds it */
+  failJob(id: string, owner: string, error: string, retryAt: Date | null): Promise<boolean>;
+  /**
+   * Running jobs of these kinds whose lease ran out, or whose owner is in `deadOwners`, or that
+   * have no owner, go back to queued (the attempt stays counted). Returns how many.
+   */
+  requeueStalledJobs(kinds: string[], now: Date, deadOwners: string[]): Promise<number>;
+  /** owners of running jobs of these kinds */
+  jobOwners(kinds: string[]): Promise<string[]>;
+  /** removes queued jobs of the subject and flags running ones for cancel; returns how many */
+  cancelJobs(kind: string, subject: string): Promise<number>;
+  /** queued and running jobs of these kinds (all kinds when omitted) */
+  pendingJobCount(kinds?: string[]): Promise<number>;
+  /**
+   * Documents still queued or processing and not touched since `updatedBefore`: the ingest
+   * wiring's recovery makes sure each has a live job (a crash between commit and enqueue).
+   */
+  documentsAwaitingIngest(updatedBefore: Date, limit: number): Promise<{ tenant_id: string; id: string }[]>;
+
 }

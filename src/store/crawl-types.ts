@@ -78,10 +78,10 @@ export interface CrawlPatch {
 
 export interface CrawlStore {
   /**
-   * Inserts the job row and its queue job (kind "crawl", subject = crawl id) in one transaction.
-   * False, and nothing written, when the source already has a queued or running crawl.
+   * Inserts the crawl row (the caller queues its job through the JobQueue). False, and nothing
+   * written, when the source already has a queued or running crawl.
    */
-  create(row: CrawlJobRow, queueJob: { kind: string; maxAttempts: number }): Promise<boolean>;
+  create(row: CrawlJobRow): Promise<boolean>;
   get(tenantId: string, id: string): Promise<CrawlJobRow | null>;
   /** newest first; `before` continues after that (created_at, id), for keyset paging */
   list(tenantId: string, limit: number, before?: { created_at: string; id: string }): Promise<CrawlJobRow[]>;
@@ -95,10 +95,10 @@ export interface CrawlStore {
    */
   transition(id: string, from: readonly CrawlStatus[], to: CrawlStatus, patch?: CrawlPatch): Promise<CrawlJobRow | null>;
   /**
-   * failed/cancelled -> queued and a fresh queue job, in one transaction (retry). Null when the
-   * crawl is missing (in this tenant), in another state, or another crawl of its source is active.
+   * failed/cancelled -> queued (retry; the caller queues the job). Null when the crawl is missing
+   * (in this tenant), in another state, or another crawl of its source is active.
    */
-  requeue(tenantId: string, id: string, queueJob: { kind: string; maxAttempts: number }): Promise<CrawlJobRow | null>;
+  requeue(tenantId: string, id: string): Promise<CrawlJobRow | null>;
   /** progress of a running crawl; no-op in any other state */
   setProgress(id: string, pagesCrawled: number, pagesFailed: number): Promise<void>;
   /** the page of the source, only while its document still exists */
@@ -118,10 +118,6 @@ export interface CrawlStore {
    * filters (failed: unfetchable pages and pages whose indexing failed). `afterUrl` pages on.
    */
   pageStatuses(tenantId: string, jobId: string, opts: { status: string | null; limit: number; after: string | null }): Promise<CrawlPageStatus[]>;
-  /**
-   * At start, before the crawl workers run: running crawls go back to queued (their queue jobs
-   * were requeued too), and a queued crawl without a live queue job gets one. Returns how many
-   * crawls were touched.
-   */
-  recoverInterrupted(queueJob: { kind: string; maxAttempts: number }): Promise<number>;
+  /** queued and running crawls of every tenant (recovery makes sure each has a live queue job) */
+  unfinished(): Promise<{ id: string; tenant_id: string }[]>;
 }

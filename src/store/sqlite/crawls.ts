@@ -1,8 +1,7 @@
-// Crawl jobs and crawled pages in SQLite. A crawl row and its queue job are written in one
-// transaction, so a crawl is never queued without a job to run it (or the other way round).
+// Crawl jobs and crawled pages in SQLite. Their queue jobs belong to the JobQueue: the crawl
+// service queues them, and the crawl queue's recovery gives any unfinished crawl a missing job.
 import type { DB } from "./db.js";
 import type { CrawlJobRow, CrawlPageRow, CrawlPageStatus, CrawlPatch, CrawlStatus, CrawlStore } from "../crawl-types.js";
-import { enqueue } from "./content/jobs.js";
 import { parseJson } from "./content/json.js";
 
 type RawJob = Omit<CrawlJobRow, "render_js" | "include_paths"> & { render_js: number; include_paths: string };
@@ -20,14 +19,9 @@ const PATCH_COLUMNS = ["pages_crawled", "pages_failed", "error", "started_at", "
 export function sqliteCrawls(db: DB): CrawlStore {
   const byId = db.prepare("SELECT * FROM crawl_jobs WHERE id = ?");
   const byTenant = db.prepare("SELECT * FROM crawl_jobs WHERE tenant_id = ? AND id = ?");
-  const liveJob = db.prepare("SELECT 1 FROM jobs WHERE kind = ? AND subject = ? AND status IN ('queued', 'running')");
-
-  const queue = (row: { id: string; tenant_id: string }, q: { kind: string; maxAttempts: number }) =>
-    enqueue(db, { tenant_id: row.tenant_id, kind: q.kind, subject: row.id, max_attempts: q.maxAttempts });
-
   const activeOf = db.prepare("SELECT 1 FROM crawl_jobs WHERE data_source_id = ? AND status IN ('queued', 'running') AND id != ?");
 
-  const create = db.transaction((row: CrawlJobRow, q: { kind: string; maxAttempts: number }) => {
+  const create = db.transaction((row: CrawlJobRow) => {
     if (activeOf.get(row.data_source_id, row.id)) return false;
     db.prepare(
       `INSERT INTO crawl_jobs (id, tenant_id, data_source_id, url, status, pages_crawled, pages_failed, page_limit, max_depth,
@@ -50,7 +44,6 @@ export function sqliteCrawls(db: DB): CrawlStore {
       row.started_at,
       row.finished_at,
     );
-    queue(row, q);
     return true;
   });
 
@@ -69,7 +62,7 @@ export function sqliteCrawls(db: DB): CrawlStore {
     return r ? toJob(r) : null;
   });
 
-  const requeue = db.transaction((tenantId: string, id: string, q: { kind: string; maxAttempts: number }) => {
+  const requeue = db.transaction((tenantId: string, id: string) => {
     const current = byTenant.get(tenantId, id) as RawJob | undefined;
     if (!current || activeOf.get(current.data_source_id, id)) return null;
     const r = db
@@ -78,25 +71,12 @@ export function sqliteCrawls(db: DB): CrawlStore {
          WHERE tenant_id = ? AND id = ? AND status IN ('failed', 'cancelled') RETURNING *`,
       )
       .get(tenantId, id) as RawJob | undefined;
-    if (!r) return null;
-    queue(r, q);
-    return toJob(r);
-  });
-
-  const recover = db.transaction((q: { kind: string; maxAttempts: number }) => {
-    let n = db.prepare("UPDATE crawl_jobs SET status = 'queued' WHERE status = 'running'").run().changes;
-    const queued = db.prepare("SELECT id, tenant_id FROM crawl_jobs WHERE status = 'queued'").all() as { id: string; tenant_id: string }[];
-    for (const row of queued) {
-      if (liveJob.get(q.kind, row.id)) continue;
-      queue(row, q);
-      n++;
-    }
-    return n;
+    return r ? toJob(r) : null;
   });
 
   return {
-    async create(row, q) {
-      return create(row, q);
+    async create(row) {
+      return create(row);
     },
     async get(tenantId, id) {
       const r = byTenant.get(tenantId, id) as RawJob | undefined;
@@ -123,8 +103,8 @@ export function sqliteCrawls(db: DB): CrawlStore {
     async transition(id, from, to, patch = {}) {
       return transition(id, from, to, patch);
     },
-    async requeue(tenantId, id, q) {
-      return requeue(tenantId, id, q);
+    async requeue(tenantId, id) {
+      return requeue(tenantId, id);
     },
     async setProgress(id, pagesCrawled, pagesFailed) {
       db.prepare("UPDATE crawl_jobs SET pages_crawled = ?, pages_failed = ? WHERE id = ? AND status = 'running'").run(pagesCrawled, pagesFailed, id);
@@ -159,8 +139,8 @@ export function sqliteCrawls(db: DB): CrawlStore {
         p.crawled_at,
       );
     },
-    async recoverInterrupted(q) {
-      return recover(q);
+    async unfinished() {
+      return db.prepare("SELECT id, tenant_id FROM crawl_jobs WHERE status IN ('queued', 'running')").all() as { id: string; tenant_id: string }[];
     },
     async recordFailure(f) {
       db.prepare(

@@ -1,0 +1,55 @@
+// Picks the queue backend from the configuration: BullMQ on Redis when REDIS_URL is set, else the
+// queue over the database's jobs table (SQLite embedded, or PostgreSQL). Every queue of a runtime
+// (ingest, crawl) comes from the same backend.
+import type { Logger } from "pino";
+import type { ContentStore } from "../store/content-types.js";
+import { createEmbeddedQueue } from "./embedded-queue.js";
+import type { GiveUpHook, JobHandler, JobQueue, RecoveryHook } from "./types.js";
+
+export * from "./types.js";
+
+/** One queue: its name (for keys and logs), its handlers and how many workers run them. */
+export interface QueueSpec {
+  name: string;
+  handlers: Record<string, JobHandler>;
+  concurrency: number;
+  onGiveUp?: GiveUpHook;
+  recovery?: RecoveryHook[];
+}
+
+export interface QueueBackend {
+  readonly name: string;
+  create(spec: QueueSpec): JobQueue;
+  /** releases shared connections once every queue is closed */
+  close(): Promise<void>;
+}
+
+export interface BackendOptions {
+  redisUrl: string | null;
+  prefix: string;
+  tenantConcurrency: number;
+  store: ContentStore;
+  log: Logger;
+}
+
+export async function createQueueBackend(o: BackendOptions): Promise<QueueBackend> {
+  if (o.redisUrl) {
+    const { createBullBackend } = await import("./bullmq-queue.js");
+    return createBullBackend({ url: o.redisUrl, prefix: o.prefix, tenantConcurrency: o.tenantConcurrency, log: o.log });
+  }
+  return {
+    name: "embedded",
+    create: (spec) =>
+      createEmbeddedQueue({
+        store: o.store,
+        handlers: spec.handlers,
+        concurrency: spec.concurrency,
+        onGiveUp: spec.onGiveUp,
+        recovery: spec.recovery,
+        fairness: { tenantConcurrency: o.tenantConcurrency },
+        log: o.log,
+        backend: "queue in the database",
+      }),
+    close: async () => undefined,
+  };
+}
