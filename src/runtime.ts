@@ -4,6 +4,7 @@ import path from "node:path";
 import pino, { type Logger } from "pino";
 import type { Config } from "./config.js";
 import type { Store } from "./store/types.js";
+import type { VectorIndexStatus } from "./store/content-types.js";
 import { openSqliteStore } from "./store/sqlite/index.js";
 import { createAuthService } from "./services/auth.js";
 import { createApiKeyService } from "./services/api-keys.js";
@@ -35,6 +36,11 @@ import { SUPPORTED_FILE_TYPES } from "./ingest/sniff.js";
 import { MAX_PAGE_LIMIT, PAGE_SIZE_LIMIT_BYTES } from "./crawl/limits.js";
 
 export const VERSION = "0.2.0";
+
+export interface VectorHealth extends VectorIndexStatus {
+  /** chunks lexically searchable but still waiting for a vector (all tenants) */
+  chunks_pending_vectors: number;
+}
 
 export interface Runtime {
   config: Config;
@@ -80,6 +86,8 @@ export interface Runtime {
   embedderStatus(): EmbedderStatus;
   /** queue, index and model checks of GET /health (database is checked by the caller) */
   extraHealthChecks(): Promise<Record<string, CheckResult>>;
+  /** the vector backlog and the approximate index behind vector search, for GET /health */
+  vectorHealth(): Promise<VectorHealth>;
   /** the User record of MeOut */
   userOut(userId: string): Promise<UserOut | null>;
   close(): Promise<void>;
@@ -90,7 +98,10 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
   if (config.databaseUrl) {
     throw new Error("DATABASE_URL (PostgreSQL) is not supported yet; unset it to use the embedded SQLite store.");
   }
-  const store = openSqliteStore(config.dataDir);
+  const store = openSqliteStore(config.dataDir, {
+    vectorIndex: config.vectorIndex,
+    onError: (err) => log.error({ err }, "vector index maintenance failed; affected sources are searched exactly"),
+  });
   const profiles = loadProfiles({ profilesFile: config.embeddingProfilesFile });
   const activeProfile = resolveActiveProfile(profiles, config.embeddingProfile);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: path.join(config.dataDir, "outbox"), log });
@@ -136,7 +147,12 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
   });
   const crawlQueue = createCrawlQueue({ store, crawls, log });
   const engine = createEngine({ content: store.content, profile: activeProfile, embedder });
-  const backfill = createBackfillScheduler({ ingest, embedder, log });
+  const backfill = createBackfillScheduler({
+    ingest,
+    embedder,
+    log,
+    ingestPending: async () => (await store.content.pendingJobCount()) > 0,
+  });
   void embedder?.whenReady().then((ok) => {
     if (ok) backfill.request();
     else log.warn({ detail: embedder?.status().detail }, "embedding model unavailable: searching lexically");
@@ -218,10 +234,15 @@ export async function createRuntime(config: Config, opts: { log?: Logger } = {})
             : { status: "up", detail: `embedded queue, ${pending ?? "?"} jobs pending` },
         index: await store.content
           .countUnembedded(activeProfile.index_name!)
-          .then((n) => ({ status: "up" as const, detail: `lexical (FTS5) and vector (sqlite-vec) indexes; ${n} chunks awaiting vectors` }))
+          .then((n) => ({ status: "up" as const, detail: `lexical (FTS5) and vector (sqlite-vec, ${config.vectorIndex}) indexes; ${n} chunks awaiting vectors` }))
           .catch((err: unknown) => ({ status: "down" as const, detail: err instanceof Error ? err.message : String(err) })),
         model: { status: model.state === "ready" ? "up" : "degraded", detail: model.detail ?? `${activeProfile.name}: ${model.state}` },
       };
+    },
+    async vectorHealth() {
+      const index = activeProfile.index_name!;
+      const [pending, status] = await Promise.all([store.content.countUnembedded(index), store.content.vectorIndexStatus(index)]);
+      return { chunks_pending_vectors: pending, ...status };
     },
     userOut: (userId) => accounts.userOut(userId),
     async close() {

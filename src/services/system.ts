@@ -30,7 +30,8 @@ export async function healthReport(rt: Runtime) {
   };
   const required = ["api", "database", "queue", "index"];
   const ok = required.every((k) => checks[k]?.status === "up");
-  return { status: ok ? "ok" : "down", version: VERSION, checks };
+  const vectors = await rt.vectorHealth().catch(() => null);
+  return { status: ok ? "ok" : "down", version: VERSION, checks, ...(vectors ? { vectors } : {}) };
 }
 
 export function profileOut(rt: Runtime, p: EmbeddingProfile) {

@@ -11,7 +11,8 @@ const VIEW = `
     (SELECT count(*) FROM documents d WHERE d.data_source_id = s.id) AS document_count,
     (SELECT count(*) FROM documents d WHERE d.data_source_id = s.id AND d.status = 'indexed') AS indexed_count,
     (SELECT count(*) FROM documents d WHERE d.data_source_id = s.id AND d.status = 'failed') AS failed_count,
-    (SELECT count(*) FROM documents d WHERE d.data_source_id = s.id AND d.status IN ('queued', 'processing')) AS pending_count
+    (SELECT count(*) FROM documents d WHERE d.data_source_id = s.id AND d.status IN ('queued', 'processing')) AS pending_count,
+    (SELECT count(*) FROM chunks c WHERE c.data_source_id = s.id AND c.embedded_in IS NULL) AS chunks_pending_vectors
   FROM data_sources s`;
 
 const toView = (r: Raw): SourceView => ({
