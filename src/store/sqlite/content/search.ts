@@ -101,15 +101,12 @@ export function searchMethods(db: DB, vectors: VectorIndexes): SearchMethods {
       const ann = vectors.get(indexName);
       if (!ann) return exactSearch(indexName, tenantId, sourceIds, vector, k);
       const { hits, exactSources } = ann.search(tenantId, sourceIds, vector, k);
-      // the graph found the candidates; their scores come from the exact vectors, so a chunk
-      // scores the same whichever path found it (and fusion sees no quantization noise)
-      const exact = ann.exactDistances(
-        hits.map((h) => h.chunkId),
-        vector,
-      );
+      // a quantized graph only finds the candidates; their scores then come from the exact
+      // vectors, so a chunk scores the same whichever path found it
+      const exact = ann.exactInGraph ? null : ann.exactDistances(hits.map((h) => h.chunkId), vector);
       const scored: { chunkId: number; score: number }[] = [];
       for (const h of hits) {
-        const d = exact.get(h.chunkId);
+        const d = exact ? exact.get(h.chunkId) : h.distance;
         if (d !== undefined) scored.push({ chunkId: h.chunkId, score: 1 - d });
       }
       if (exactSources.length) scored.push(...exactSearch(indexName, tenantId, exactSources, vector, k));
