@@ -38,7 +38,7 @@ export async function waitIndexed(
   s: TestServer,
   key: string,
   sourceId: string,
-  timeoutMs = 60_000,
+  timeoutMs = 120_000,
   opts: { vectors?: boolean } = {},
 ): Promise<any[]> {
   const deadline = Date.now() + timeoutMs;

@@ -37,6 +37,7 @@ const INLINE_CATCH_UP = 256;
 /** changes applied per background step (one step blocks the event loop for ~0.1 s at most) */
 const STEP = 512;
 const TICK_MS = 500;
+const MIN_WANTED = 128;
 const SAVE_AFTER_MS = 30_000;
 
 interface Partition {
@@ -299,7 +300,7 @@ export function createAnnIndex(db: DB, indexName: string, dimension: number, set
   }
 
   function tick(): void {
-    if (closed) return;
+    if (closed || !db.open) return; // a store closed without close() (a crash, in tests) stops here
     try {
       const remaining = catchUp(STEP);
       if (remaining > 0) {
@@ -341,8 +342,10 @@ export function createAnnIndex(db: DB, indexName: string, dimension: number, set
         const p = parts.get(key);
         if ((p && p.state !== "ready") || lagging.has(key)) exactSources.push(s);
         else if (p && p.index.size() > 0) {
-          const m = p.index.search(vector, Math.min(k, p.index.size()), 1);
-          for (let i = 0; i < m.keys.length; i++) hits.push({ chunkId: Number(m.keys[i]), distance: m.distances[i] });
+          // usearch searches with ef = max(expansion, wanted): asking for at least MIN_WANTED makes
+          // a small graph's search nearly exhaustive and lifts recall at small k, for little cost
+          const m = p.index.search(vector, Math.min(Math.max(k, MIN_WANTED), p.index.size()), 1);
+          for (let i = 0; i < Math.min(k, m.keys.length); i++) hits.push({ chunkId: Number(m.keys[i]), distance: m.distances[i] });
         }
       }
       return { hits, exactSources };
