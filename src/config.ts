@@ -36,6 +36,8 @@ export interface Config {
   rateLimitPerMinute: number;
   rateLimitAnonymousPerMinute: number;
   auditRetentionDays: number;
+  /** "hnsw": approximate graphs per tenant and source under DATA_DIR/vectors; "exact": sqlite-vec scan */
+  vectorIndex: "hnsw" | "exact";
 }
 
 export class ConfigError extends Error {}
@@ -78,7 +80,14 @@ export const SETTINGS: Setting[] = [
   { env: "LOG_FORMAT", default: "json", doc: "json: one JSON object a line with ISO timestamps (log shippers). pretty: coloured lines for people" },
   { env: "SHUTDOWN_TIMEOUT_SECONDS", default: "8", doc: "On SIGTERM/SIGINT, how long running jobs may finish before they are left queued for the next start" },
   { env: "BEIR_DATA_DIR", default: "../shared/datasets if present, else DATA_DIR/datasets", doc: "Local BEIR data sets for GET /industry-benchmarks imports and npm run bench (never downloaded)" },
+  { env: "VECTOR_INDEX", default: "hnsw", doc: "Vector search: hnsw (HNSW graphs per tenant and data source, saved under DATA_DIR/vectors) or exact (sqlite-vec scan)" },
 ];
+
+function vectorIndexSetting(env: NodeJS.ProcessEnv): "hnsw" | "exact" {
+  const v = str(env, "VECTOR_INDEX") ?? "hnsw";
+  if (v !== "hnsw" && v !== "exact") throw new ConfigError(`VECTOR_INDEX must be hnsw or exact; got "${v}".`);
+  return v;
+}
 
 function str(env: NodeJS.ProcessEnv, name: string): string | null {
   const v = env[name];
@@ -170,5 +179,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: int(env, "RATE_LIMIT_PER_MINUTE", 6000, 0, 10_000_000),
     rateLimitAnonymousPerMinute: int(env, "RATE_LIMIT_ANONYMOUS_PER_MINUTE", 300, 1, 10_000_000),
     auditRetentionDays: int(env, "AUDIT_RETENTION_DAYS", 365, 1, 36_500),
+    vectorIndex: vectorIndexSetting(env),
   };
 }

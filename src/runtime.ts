@@ -8,6 +8,7 @@ import { observedIngestHandler } from "./job-events.js";
 import type { Config } from "./config.js";
 import type { Store } from "./store/types.js";
 import { openStore } from "./store/open.js";
+import type { VectorIndexStatus } from "./store/content-types.js";
 import { createAuthService } from "./services/auth.js";
 import { createApiKeyService } from "./services/api-keys.js";
 import { createTenantService } from "./services/tenants.js";
@@ -38,6 +39,11 @@ import { SUPPORTED_FILE_TYPES } from "./ingest/sniff.js";
 import { MAX_PAGE_LIMIT, PAGE_SIZE_LIMIT_BYTES } from "./crawl/limits.js";
 
 export { VERSION } from "./version.js";
+
+export interface VectorHealth extends VectorIndexStatus {
+  /** chunks lexically searchable but still waiting for a vector (all tenants) */
+  chunks_pending_vectors: number;
+}
 
 export interface Runtime {
   config: Config;
@@ -84,6 +90,8 @@ export interface Runtime {
   embedderStatus(): EmbedderStatus;
   /** queue, index and model checks of GET /health (database is checked by the caller) */
   extraHealthChecks(): Promise<Record<string, CheckResult>>;
+  /** the vector backlog and the approximate index behind vector search, for GET /health */
+  vectorHealth(): Promise<VectorHealth>;
   /** the User record of MeOut */
   userOut(userId: string): Promise<UserOut | null>;
   /** Prometheus metrics of this process (GET /metrics) */
@@ -129,7 +137,10 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   const log = opts.log ?? createLogger({ level: config.logLevel, format: config.logFormat });
   const workers = opts.workers ?? true;
   const metrics = createMetrics();
-  const store = await openStore(config);
+  const store = await openStore(config, {
+    vectorIndex: config.vectorIndex,
+    onError: (err) => log.error({ err }, "vector index maintenance failed; affected sources are searched exactly"),
+  });
   const profiles = loadProfiles({ profilesFile: config.embeddingProfilesFile });
   const activeProfile = resolveActiveProfile(profiles, config.embeddingProfile);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: path.join(config.dataDir, "outbox"), log });
@@ -204,7 +215,12 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     embeddingBacklog: () => store.content.countUnembedded(activeProfile.index_name!),
     tenants: async () => (await store.tenants.list()).length,
   });
-  const backfill = createBackfillScheduler({ ingest, embedder, log });
+  const backfill = createBackfillScheduler({
+    ingest,
+    embedder,
+    log,
+    ingestPending: async () => (await queue.pending()) > 0,
+  });
   void embedder?.whenReady().then((ok) => {
     if (ok) {
       if (workers) backfill.request();
@@ -288,10 +304,15 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
             : { status: "up", detail: `${queue.backend}, ${pending ? pending[0] + pending[1] : "?"} jobs pending; ${here}` },
         index: await store.content
           .countUnembedded(activeProfile.index_name!)
-          .then((n) => ({ status: "up" as const, detail: `lexical (FTS5) and vector (sqlite-vec) indexes; ${n} chunks awaiting vectors` }))
+          .then((n) => ({ status: "up" as const, detail: `lexical (FTS5) and vector (sqlite-vec, ${config.vectorIndex}) indexes; ${n} chunks awaiting vectors` }))
           .catch((err: unknown) => ({ status: "down" as const, detail: err instanceof Error ? err.message : String(err) })),
         model: { status: model.state === "ready" ? "up" : "degraded", detail: model.detail ?? `${activeProfile.name}: ${model.state}` },
       };
+    },
+    async vectorHealth() {
+      const index = activeProfile.index_name!;
+      const [pending, status] = await Promise.all([store.content.countUnembedded(index), store.content.vectorIndexStatus(index)]);
+      return { chunks_pending_vectors: pending, ...status };
     },
     userOut: (userId) => accounts.userOut(userId),
     metrics,

@@ -33,6 +33,8 @@ export interface DocumentOut {
   content_type: string | null;
   size_bytes: number | null;
   chunk_count: number;
+  /** extension: chunks that are lexically searchable but still wait for their vector */
+  chunks_pending_vectors: number;
   metadata: Record<string, unknown>;
 }
 
@@ -49,6 +51,7 @@ export const documentOut = (d: DocumentRow): DocumentOut => ({
   content_type: d.content_type,
   size_bytes: d.size_bytes,
   chunk_count: d.chunk_count,
+  chunks_pending_vectors: d.chunks_pending_vectors,
   metadata: d.metadata,
 });
 

@@ -1,6 +1,6 @@
-// The ingest job: stored file -> parse (isolated) -> heading-aware chunks -> embeddings (when the
-// model is ready) -> chunks, lexical and vector entries written in one transaction. Parse errors
-// end the document as `failed` with the parser's words; other errors are retried by the queue.
+// The ingest job: stored file -> parse (isolated) -> heading-aware chunks -> chunks and lexical
+// entries written in one transaction (searchable at once); the backfill adds vectors afterwards.
+// Parse errors end the document as `failed` with the parser's words; other errors are retried.
 import type { Logger } from "pino";
 import type { Store } from "../store/types.js";
 import type { FileStore } from "../store/files.js";
@@ -135,15 +135,22 @@ export function createIngestService(deps: IngestDeps) {
       }
       // A crawled page keeps the title the crawler saw when the parser finds none better.
       const title = parsed.doc.title || doc.title;
-      // a document without text ends failed inside; either way this sync may now be over
-      await indexParsedBatch(doc.tenant_id, [
-        {
-          documentId: doc.id,
-          parsed: { ...parsed.doc, title },
-          drafts: parsed.chunks,
-          metadata: { ...doc.metadata, ...parsed.doc.metadata },
-        },
-      ]);
+      // Lexical first: the chunks are committed without vectors, so the document is searchable as
+      // soon as it is parsed; the backfill (requested after every job) gives them vectors next,
+      // and until then search ranks them lexically. A document without text ends failed inside;
+      // either way this sync may now be over.
+      await indexParsedBatch(
+        doc.tenant_id,
+        [
+          {
+            documentId: doc.id,
+            parsed: { ...parsed.doc, title },
+            drafts: parsed.chunks,
+            metadata: { ...doc.metadata, ...parsed.doc.metadata },
+          },
+        ],
+        { embed: false },
+      );
       await markSyncedIfIdle(doc.tenant_id, doc.data_source_id);
     },
 
@@ -156,15 +163,18 @@ export function createIngestService(deps: IngestDeps) {
     },
 
     /**
-     * Embeds chunks that have no vector in the active index (model was unavailable, or the
-     * profile changed), in batches, until none are left. Returns how many were embedded.
+     * Embeds chunks that have no vector in the active index (indexed lexically first, model was
+     * unavailable, or the profile changed), in batches, until none are left. `beforeBatch` may
+     * delay a batch (the scheduler lets ingest go first). Returns how many were embedded.
      */
-    async backfill(signal?: AbortSignal, batchSize = 64): Promise<number> {
+    async backfill(signal?: AbortSignal, batchSize = 64, beforeBatch?: () => Promise<void>): Promise<number> {
       const e = deps.embedder;
       if (!e || e.status().state !== "ready") return 0;
       const indexName = deps.profile.index_name!;
       let done = 0;
       for (;;) {
+        if (signal?.aborted) return done;
+        await beforeBatch?.();
         if (signal?.aborted) return done;
         const chunks = await content.unembeddedChunks(indexName, batchSize);
         if (chunks.length === 0) return done;

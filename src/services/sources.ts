@@ -20,6 +20,8 @@ export interface DataSourceOut {
   document_count: number;
   indexed_count: number;
   failed_count: number;
+  /** extension: chunks of the source that are lexically searchable but still wait for their vector */
+  chunks_pending_vectors: number;
   error: string | null;
 }
 
@@ -38,6 +40,7 @@ export function sourceOut(s: SourceView, syncing = false): DataSourceOut {
     document_count: s.document_count,
     indexed_count: s.indexed_count,
     failed_count: s.failed_count,
+    chunks_pending_vectors: s.chunks_pending_vectors,
     error: s.error,
   };
 }

@@ -32,7 +32,8 @@ export async function healthReport(rt: Runtime) {
   const required = ["api", "database", "queue", "index"];
   const ok = required.every((k) => checks[k]?.status === "up");
   const status = !ok ? "down" : Object.values(checks).every((c) => c.status === "up") ? "ok" : "degraded";
-  return { status, version: VERSION, checks };
+  const vectors = await rt.vectorHealth().catch(() => null);
+  return { status, version: VERSION, checks, ...(vectors ? { vectors } : {}) };
 }
 
 /**

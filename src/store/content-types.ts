@@ -37,6 +37,8 @@ export interface SourceView extends SourceRow {
   failed_count: number;
   /** documents queued or processing */
   pending_count: number;
+  /** chunks of the source still waiting for a vector in the active index */
+  chunks_pending_vectors: number;
 }
 
 export type DocumentStatus = "queued" | "processing" | "indexed" | "failed";
@@ -56,6 +58,8 @@ export interface DocumentRow {
   content_hash: string | null;
   metadata: Json;
   chunk_count: number;
+  /** chunks of the document still waiting for a vector in the active index */
+  chunks_pending_vectors: number;
   created_at: string;
   updated_at: string;
 }
@@ -196,6 +200,19 @@ export interface Scored {
   score: number;
 }
 
+export interface VectorIndexStatus {
+  /** e.g. "hnsw (usearch, M 16, f16)" or "exact (sqlite-vec)" */
+  kind: string;
+  /** graphs (one per tenant and data source) */
+  partitions: number;
+  /** vectors in ready graphs */
+  vectors: number;
+  /** graphs being (re)built; their sources are searched exactly meanwhile */
+  building: number;
+  /** vector changes not yet applied to the graphs */
+  behind: number;
+}
+
 export interface ContentStore {
   // collections
   createCollection(row: CollectionRow, sourceIds: string[]): Promise<void>;
@@ -256,6 +273,8 @@ export interface ContentStore {
   unembeddedChunks(indexName: string, limit: number, tenantId?: string): Promise<ChunkRow[]>;
   storeEmbeddings(indexName: string, items: { chunkId: string; vector: Float32Array }[]): Promise<void>;
   countUnembedded(indexName: string, tenantId?: string): Promise<number>;
+  /** the approximate index behind vectorSearch, for /health (a store without one reports "exact") */
+  vectorIndexStatus(indexName: string): Promise<VectorIndexStatus>;
 
   // search
   /**

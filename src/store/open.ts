@@ -2,11 +2,11 @@
 // scale-out store. Kept apart from the runtime so CLI tasks that need only the store load only it.
 import type { Config } from "../config.js";
 import type { Store } from "./types.js";
-import { openSqliteStore } from "./sqlite/index.js";
+import { openSqliteStore, type SqliteStoreOptions } from "./sqlite/index.js";
 
-export async function openStore(config: Config): Promise<Store> {
+export async function openStore(config: Config, opts: SqliteStoreOptions = {}): Promise<Store> {
   if (config.databaseUrl) {
     throw new Error("DATABASE_URL (PostgreSQL) is not supported yet; unset it to use the embedded SQLite store.");
   }
-  return openSqliteStore(config.dataDir);
+  return openSqliteStore(config.dataDir, opts);
 }

@@ -92,6 +92,8 @@ export async function settle(c: Ctx, ids: string[], timeoutMs = 60_000): Promise
       for (const id of ids) {
         const r = await c.call("GET", `/documents/${id}`);
         if (r.status !== 200 || !DONE.has(r.body.status)) return null;
+        // ingest indexes lexically first; with the model ready, settled also means embedded
+        if (r.body.chunks_pending_vectors > 0 && c.s.rt.embedder?.status().state === "ready") return null;
         out.set(id, r.body);
       }
       return out;

@@ -421,7 +421,8 @@ describe("reindex", () => {
     await waitFor(
       async () => {
         const now = await updated();
-        return now.every((d, i) => d.status === "indexed" && d.updated_at > stamp[i]);
+        // indexed lexically first, then embedded by the backfill
+        return now.every((d, i) => d.status === "indexed" && d.updated_at > stamp[i] && d.chunks_pending_vectors === 0);
       },
       "the reindex to finish",
       30_000,
@@ -439,13 +440,18 @@ describe("reindex", () => {
     expect(all.body.documents).toBe(total);
     const stamp2 = (await updated()).map((d) => d.updated_at);
     await waitFor(
-      async () => (await updated()).every((d, i) => d.status === "indexed" && d.updated_at > stamp2[i]),
+      async () => (await updated()).every((d, i) => d.status === "indexed" && d.updated_at > stamp2[i] && d.chunks_pending_vectors === 0),
       "the workspace reindex to reach these documents",
       60_000,
       100,
     );
     // let the rest of the workspace settle, then everything is indexed once
-    await waitFor(async () => (await c.call("GET", "/data-sources")).body.every((x: any) => x.status === "ready"), "all sources ready", 60_000, 100);
+    await waitFor(
+      async () => (await c.call("GET", "/data-sources")).body.every((x: any) => x.status === "ready" && x.chunks_pending_vectors === 0),
+      "all sources ready and embedded",
+      60_000,
+      100,
+    );
     expect(await snapshot()).toEqual(before);
     const t = tableCounts(c.s.dataDir);
     expect(t.fts).toBe(t.chunks);

@@ -29,13 +29,25 @@ export async function upload(
   return s.call("POST", "/documents/upload", { key, body: form });
 }
 
-/** Polls until no document of the source is queued or processing; returns the documents. */
-export async function waitIndexed(s: TestServer, key: string, sourceId: string, timeoutMs = 60_000): Promise<any[]> {
+/**
+ * Polls until no document of the source is queued or processing and, when the model is ready,
+ * every chunk has its vector (ingest indexes lexically first; the backfill embeds afterwards).
+ * `vectors: false` returns as soon as the documents are lexically searchable.
+ */
+export async function waitIndexed(
+  s: TestServer,
+  key: string,
+  sourceId: string,
+  timeoutMs = 120_000,
+  opts: { vectors?: boolean } = {},
+): Promise<any[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const r = await s.call("GET", `/documents?data_source_id=${sourceId}`, { key });
     const docs = r.body as any[];
-    if (docs.every((d) => d.status === "indexed" || d.status === "failed")) return docs;
+    const settled = docs.every((d) => d.status === "indexed" || d.status === "failed");
+    const wantVectors = opts.vectors !== false && s.rt.embedder?.status().state === "ready";
+    if (settled && (!wantVectors || docs.every((d) => !d.chunks_pending_vectors))) return docs;
     if (Date.now() > deadline) throw new Error(`documents still pending: ${JSON.stringify(docs.map((d) => [d.source, d.status]))}`);
     await new Promise((res) => setTimeout(res, 100));
   }

@@ -59,6 +59,9 @@ export const DataSourceOut = Type.Object(
     document_count: Type.Integer({ default: 0 }),
     indexed_count: Type.Integer({ default: 0 }),
     failed_count: Type.Optional(Type.Integer()),
+    chunks_pending_vectors: Type.Optional(
+      Type.Integer({ description: "Extension: chunks that are lexically searchable but still wait for their vector (0 when all have one)" }),
+    ),
     error: Type.Optional(Nullable(Type.String())),
   },
   { $id: "DataSourceOut" },
@@ -88,6 +91,9 @@ export const DocumentOut = Type.Object(
     content_type: Type.Optional(Nullable(Type.String())),
     size_bytes: Type.Optional(Nullable(Type.Integer())),
     chunk_count: Type.Optional(Type.Integer()),
+    chunks_pending_vectors: Type.Optional(
+      Type.Integer({ description: "Extension: chunks that are lexically searchable but still wait for their vector (0 when all have one)" }),
+    ),
     metadata: Type.Optional(FreeObject),
   },
   { $id: "DocumentOut" },

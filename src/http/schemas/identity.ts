@@ -118,6 +118,19 @@ export const HealthOut = Type.Object(
     status: Type.String({ description: "ok when API, database, queue and index are up; otherwise down" }),
     version: Type.String(),
     checks: Type.Record(Type.String(), Type.Object({ status: Type.String(), detail: Nullable(Type.String()) })),
+    vectors: Type.Optional(
+      Type.Object(
+        {
+          chunks_pending_vectors: Type.Integer({ description: "chunks lexically searchable but still waiting for a vector (the backfill backlog)" }),
+          kind: Type.String({ description: "the vector index: hnsw (usearch) or exact (sqlite-vec)" }),
+          partitions: Type.Integer({ description: "HNSW graphs (one per tenant and data source)" }),
+          vectors: Type.Integer({ description: "vectors in ready graphs" }),
+          building: Type.Integer({ description: "graphs being (re)built; their sources are searched exactly meanwhile" }),
+          behind: Type.Integer({ description: "vector changes not yet applied to the graphs" }),
+        },
+        { description: "Extension: vector backlog and index state" },
+      ),
+    ),
   },
   { $id: "HealthOut" },
 );

@@ -10,13 +10,22 @@ import { sqliteContent } from "./content/index.js";
 import { sqliteBenchmarks } from "./benchmarks.js";
 import { sqliteCrawls } from "./crawls.js";
 import { sqliteAudit } from "./audit.js";
+import { createVectorIndexes, type VectorIndexMode } from "./content/vector-indexes.js";
 
 export interface SqliteStore extends Store {
   readonly db: DB;
 }
 
-export function openSqliteStore(dataDir: string): SqliteStore {
+export interface SqliteStoreOptions {
+  /** default "hnsw": approximate vector graphs saved under DATA_DIR/vectors */
+  vectorIndex?: VectorIndexMode;
+  /** reports background vector-index failures (default: console) */
+  onError?: (err: unknown) => void;
+}
+
+export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}): SqliteStore {
   const db = openDatabase(path.join(dataDir, "quarry.db"));
+  const vectors = createVectorIndexes(db, { mode: opts.vectorIndex ?? "hnsw", dir: path.join(dataDir, "vectors"), onError: opts.onError });
   return {
     kind: "sqlite",
     db,
@@ -25,7 +34,7 @@ export function openSqliteStore(dataDir: string): SqliteStore {
     usage: sqliteUsage(db),
     accounts: sqliteAccounts(db),
     quotas: sqliteQuotas(db),
-    content: sqliteContent(db),
+    content: sqliteContent(db, vectors),
     benchmarks: sqliteBenchmarks(db),
     crawls: sqliteCrawls(db),
     audit: sqliteAudit(db),
@@ -33,6 +42,7 @@ export function openSqliteStore(dataDir: string): SqliteStore {
       db.prepare("SELECT 1").get();
     },
     async close() {
+      if (db.open) vectors.close(); // saves the graphs and prunes the change log behind them
       if (db.open) db.close();
     },
   };

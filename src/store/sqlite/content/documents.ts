@@ -37,9 +37,13 @@ type DocumentMethods = Pick<
   | "documentIds"
 >;
 
+/** a document row with how many of its chunks still wait for a vector (partial index on chunks) */
+const DOC = `SELECT d.*, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id AND c.embedded_in IS NULL) AS chunks_pending_vectors
+  FROM documents d`;
+
 export function documentMethods(db: DB): DocumentMethods {
-  const byId = db.prepare("SELECT * FROM documents WHERE tenant_id = ? AND id = ?");
-  const bySource = db.prepare("SELECT * FROM documents WHERE tenant_id = ? AND data_source_id = ? AND source = ?");
+  const byId = db.prepare(`${DOC} WHERE d.tenant_id = ? AND d.id = ?`);
+  const bySource = db.prepare(`${DOC} WHERE d.tenant_id = ? AND d.data_source_id = ? AND d.source = ?`);
 
   const upsert = db.transaction((tenantId: string, sourceId: string, docs: IncomingDocument[], limit: number | null) => {
     const now = new Date().toISOString();
@@ -157,7 +161,7 @@ export function documentMethods(db: DB): DocumentMethods {
         where.push("(d.created_at < ? OR (d.created_at = ? AND d.id < ?))");
         params.push(f.before.created_at, f.before.created_at, f.before.id);
       }
-      const sql = `SELECT d.* FROM documents d WHERE ${where.join(" AND ")} ORDER BY d.created_at DESC, d.id DESC LIMIT ?`;
+      const sql = `${DOC} WHERE ${where.join(" AND ")} ORDER BY d.created_at DESC, d.id DESC LIMIT ?`;
       return (db.prepare(sql).all(...params, f.limit) as RawDoc[]).map(toDoc);
     },
     async getDocument(tenantId, id) {

@@ -5,13 +5,14 @@ import { sourceMethods } from "./sources.js";
 import { documentMethods } from "./documents.js";
 import { searchMethods } from "./search.js";
 import { jobMethods } from "./jobs.js";
+import type { VectorIndexes } from "./vector-indexes.js";
 
-export function sqliteContent(db: DB): ContentStore {
+export function sqliteContent(db: DB, vectors: VectorIndexes): ContentStore {
   return {
     ...collectionMethods(db),
     ...sourceMethods(db),
     ...documentMethods(db),
-    ...searchMethods(db),
+    ...searchMethods(db, vectors),
     ...jobMethods(db),
   };
 }

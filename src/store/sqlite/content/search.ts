@@ -5,6 +5,7 @@ import { parseJson, vectorTable } from "./json.js";
 import { createVectorTable, vectorBytes } from "./index-entries.js";
 import { toChunk } from "./documents.js";
 import { backfillChunkTerms, createLexicalIndexes } from "./lexical/lexical-index.js";
+import type { VectorIndexes } from "./vector-indexes.js";
 
 type RawHit = Parameters<typeof toChunk>[0] & { title: string; source: string; document_metadata: string };
 const toHit = (r: RawHit): ChunkHit => ({
@@ -27,9 +28,10 @@ type SearchMethods = Pick<
   | "vectorSearch"
   | "hydrateChunks"
   | "chunksAt"
+  | "vectorIndexStatus"
 >;
 
-export function searchMethods(db: DB): SearchMethods {
+export function searchMethods(db: DB, vectors: VectorIndexes): SearchMethods {
   backfillChunkTerms(db);
   const lexical = createLexicalIndexes(db);
   const store = db.transaction((indexName: string, items: { chunkId: string; vector: Float32Array }[]) => {
@@ -47,12 +49,24 @@ export function searchMethods(db: DB): SearchMethods {
       mark.run(indexName, rowid);
     }
   });
+  /** brute force over vec0: tenant is the partition key and the source a metadata column, so the
+   * filter runs inside the scan (the k nearest of these sources, not a filtered global top-k) */
+  function exactSearch(indexName: string, tenantId: string, sourceIds: string[], vector: Float32Array, k: number) {
+    const rows = db
+      .prepare(
+        `SELECT chunk_id AS chunkId, distance FROM ${vectorTable(indexName)}
+         WHERE embedding MATCH ? AND k = ? AND tenant_id = ? AND data_source_id IN (SELECT value FROM json_each(?))`,
+      )
+      .all(vectorBytes(vector), Math.min(k, 4096), tenantId, JSON.stringify(sourceIds)) as { chunkId: number; distance: number }[];
+    return rows.map((r) => ({ chunkId: String(r.chunkId), score: 1 - r.distance }));
+  }
   return {
     async ensureVectorIndex(indexName, dimension) {
       createVectorTable(db, indexName, dimension);
       // Chunks embedded for another profile count as unembedded for this one, so the backfill
       // (which looks for embedded_in IS NULL through a partial index) gives them vectors here.
       db.prepare("UPDATE chunks SET embedded_in = NULL WHERE embedded_in IS NOT NULL AND embedded_in != ?").run(indexName);
+      vectors.open(indexName, dimension);
     },
     async unembeddedChunks(indexName, limit, tenantId) {
       // embedded_in is NULL for every chunk without a vector in the active index (see resetEmbedded)
@@ -75,16 +89,22 @@ export function searchMethods(db: DB): SearchMethods {
     },
     async vectorSearch(indexName, tenantId, sourceIds, vector, k) {
       if (sourceIds.length === 0) return [];
-      const t = vectorTable(indexName);
-      // tenant is the partition key and the source a metadata column, so the filter runs inside
-      // the index scan: the k nearest are the k nearest of these sources, not a filtered global top-k.
-      const rows = db
-        .prepare(
-          `SELECT chunk_id AS chunkId, distance FROM ${t}
-           WHERE embedding MATCH ? AND k = ? AND tenant_id = ? AND data_source_id IN (SELECT value FROM json_each(?))`,
-        )
-        .all(vectorBytes(vector), Math.min(k, 4096), tenantId, JSON.stringify(sourceIds)) as { chunkId: number; distance: number }[];
-      return rows.map((r) => ({ chunkId: String(r.chunkId), score: 1 - r.distance }));
+      const ann = vectors.get(indexName);
+      if (!ann) return exactSearch(indexName, tenantId, sourceIds, vector, k);
+      const { hits, exactSources } = ann.search(tenantId, sourceIds, vector, k);
+      // a quantized graph only finds the candidates; their scores then come from the exact
+      // vectors, so a chunk scores the same whichever path found it
+      const exact = ann.exactInGraph ? null : ann.exactDistances(hits.map((h) => h.chunkId), vector);
+      const scored: { chunkId: string; score: number }[] = [];
+      for (const h of hits) {
+        const d = exact ? exact.get(h.chunkId) : h.distance;
+        if (d !== undefined) scored.push({ chunkId: String(h.chunkId), score: 1 - d });
+      }
+      if (exactSources.length) scored.push(...exactSearch(indexName, tenantId, exactSources, vector, k));
+      return scored.sort((a, b) => b.score - a.score).slice(0, k);
+    },
+    async vectorIndexStatus(indexName) {
+      return vectors.status(indexName) ?? { kind: "exact (sqlite-vec)", partitions: 0, vectors: 0, building: 0, behind: 0 };
     },
     async hydrateChunks(tenantId, ids) {
       const out = new Map<string, ChunkHit>();

@@ -14,7 +14,8 @@ const VIEW = `
       -- plus the pages the source's latest crawl could not fetch (they have no document)
       + (SELECT count(*) FROM crawl_failures f WHERE f.job_id =
           (SELECT j.id FROM crawl_jobs j WHERE j.data_source_id = s.id ORDER BY j.created_at DESC, j.id DESC LIMIT 1)) AS failed_count,
-    (SELECT count(*) FROM documents d WHERE d.data_source_id = s.id AND d.status IN ('queued', 'processing')) AS pending_count
+    (SELECT count(*) FROM documents d WHERE d.data_source_id = s.id AND d.status IN ('queued', 'processing')) AS pending_count,
+    (SELECT count(*) FROM chunks c WHERE c.data_source_id = s.id AND c.embedded_in IS NULL) AS chunks_pending_vectors
   FROM data_sources s`;
 
 const toView = (r: Raw): SourceView => ({
