@@ -119,8 +119,10 @@ describe.each(shapes)("API and worker processes (%s)", (shape, envOf) => {
       );
       expect(new Set(final.map((d) => d.source)).size).toBe(DOCS);
       expect(final.every((d) => d.chunk_count > 0)).toBe(true);
-      second.child.kill("SIGTERM");
-      api.child.kill("SIGTERM");
+      // stopped before their keys are dropped, so no dispatcher writes after the cleanup
+      await Promise.all(
+        [second.child, api.child].map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : (c.once("exit", r), c.kill("SIGTERM"))))),
+      );
     } finally {
       if (extra.QUEUE_PREFIX) await dropPrefix(extra.QUEUE_PREFIX);
     }
