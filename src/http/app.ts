@@ -27,6 +27,7 @@ import { searchRoutes } from "./routes/search.js";
 import { crawlRoutes } from "./routes/crawl.js";
 import { benchmarkRoutes } from "./routes/benchmarks.js";
 import { auditRoutes } from "./routes/audit.js";
+import { agentRoutes } from "./mcp/routes.js";
 
 export type App = FastifyInstance;
 
@@ -117,5 +118,6 @@ export async function buildApp(rt: Runtime): Promise<App> {
   await app.register(crawlRoutes(rt));
   await app.register(benchmarkRoutes(rt));
   await app.register(auditRoutes(rt.audit));
+  await app.register(agentRoutes(rt));
   return app;
 }
