@@ -34,7 +34,7 @@ export const STRICT_FORMATS: Record<StrictDialect, ReadonlySet<string>> = {
 function limitNote(key: string, value: unknown): string | null {
   switch (key) {
     case "minLength":
-      return `at least ${String(value)} characters`;
+      return value === 1 ? "not empty" : `at least ${String(value)} characters`;
     case "maxLength":
       return `at most ${String(value)} characters`;
     case "minimum":

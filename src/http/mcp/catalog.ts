@@ -96,7 +96,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
           Type.Integer({
             minimum: 100,
             maximum: 64000,
-            description: "Token budget for all passages together (100 to 64000); the lowest-scored passages are dropped first. Omit for no budget.",
+            description: "Token budget for all passages together (100 to 64000); the lowest-scored passages are dropped first. Leave out (or null) for no budget.",
           }),
         ),
       },
@@ -154,7 +154,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
           description: "Start page, an absolute http(s) URL. Example: \"https://docs.example.com/guide/\".",
         }),
         collection_id: Type.Optional(
-          Type.String({ minLength: 1, maxLength: 200, description: "Collection the crawled pages are added to. Omit to crawl without adding them to a collection." }),
+          Type.String({ minLength: 1, maxLength: 200, description: "Collection the crawled pages are added to. Leave out (or null) to crawl without adding them to a collection." }),
         ),
         max_depth: Type.Optional(
           Type.Integer({ minimum: 0, maximum: 10, default: 2, description: "How many links deep to follow from the start page, 0 to 10. Default 2." }),
@@ -165,7 +165,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
         include_paths: Type.Optional(
           Type.Array(Type.String({ maxLength: 2083 }), {
             maxItems: 50,
-            description: "Only crawl URLs whose path starts with one of these prefixes (up to 50). Example: [\"/docs/\", \"/blog/\"]. Omit for the whole site.",
+            description: "Only crawl URLs whose path starts with one of these prefixes (up to 50). Example: [\"/docs/\", \"/blog/\"]. Leave out (or null) for the whole site.",
           }),
         ),
       },
@@ -192,7 +192,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
           Type.String({
             minLength: 1,
             maxLength: 200,
-            description: "Upload-type data source to store it in. Omit to use the collection's \"Agent uploads\" source (created on first use).",
+            description: "Upload-type data source to store it in. Leave out (or null) to use the collection's \"Agent uploads\" source (created on first use).",
           }),
         ),
       },
