@@ -73,7 +73,10 @@ function decorateResponses(op: Obj, meta: OperationDoc | undefined, key: string)
 export function decorateOpenApi(doc: Obj, opts: { publicUrl: string }): Obj {
   doc.servers = [{ url: opts.publicUrl, description: "This deployment (PUBLIC_URL)" }];
   doc.tags = TAGS;
-  doc.components = { ...doc.components, parameters: { ...(doc.components?.parameters ?? {}), TenantId: TENANT_HEADER_PARAMETER } };
+  // schemas in name order: the document (and the client generated from it) must not depend on
+  // the order modules happened to be evaluated in
+  const schemas = Object.fromEntries(Object.entries<Obj>(doc.components?.schemas ?? {}).sort(([a], [b]) => a.localeCompare(b, "en")));
+  doc.components = { ...doc.components, schemas, parameters: { ...(doc.components?.parameters ?? {}), TenantId: TENANT_HEADER_PARAMETER } };
   for (const [path, item] of Object.entries<Obj>(doc.paths ?? {})) {
     for (const method of METHODS) {
       const op = item[method];
