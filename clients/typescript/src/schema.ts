@@ -1343,8 +1343,12 @@ export interface components {
             heading_path: string[];
             text: string;
             score: number;
-            /** @default false */
+            /**
+             * @description true for an adjacent chunk added by context_window.
+             * @default false
+             */
             expanded: boolean;
+            /** @description Citation number of the document, 1..n in order of first appearance. */
             citation: number;
         };
         RetrievedDocument: {
@@ -1355,16 +1359,31 @@ export interface components {
             chunks: number;
         };
         RetrieveRequest: {
+            /** @description The collection to retrieve from. */
             collection_id: string;
+            /** @description The question to ground, 1 to 2000 characters. */
             query: string;
-            /** @default 8 */
+            /**
+             * @description Maximum matched chunks returned.
+             * @default 8
+             */
             top_k: number;
-            /** @default 3 */
+            /**
+             * @description At most this many matched chunks per document.
+             * @default 3
+             */
             max_chunks_per_document: number;
-            /** @default 0 */
+            /**
+             * @description Adjacent chunks returned before and after each match (marked expanded).
+             * @default 0
+             */
             context_window: number;
+            /** @description Token budget: contexts are trimmed to it, lowest scores first. Null: no budget. */
             max_tokens?: number | null;
-            /** @default json */
+            /**
+             * @description text also fills `text` with a ready-to-paste block of numbered sources.
+             * @default json
+             */
             format: string;
         };
         RetrieveResponse: {
@@ -1372,31 +1391,52 @@ export interface components {
             took_ms: number;
             contexts: components["schemas"]["RetrievedContext"][];
             documents: components["schemas"]["RetrievedDocument"][];
+            /** @description Estimated tokens of the contexts (or of `text` when format is text). */
             token_estimate: number;
+            /** @description Ready-to-paste context block when format is text; null otherwise. */
             text: string | null;
         };
         SearchHit: {
             document_id: string;
+            /** @description The matching chunk. */
             chunk_id: string | null;
             title: string;
+            /** @description The best window of the chunk around the matched terms, never cut mid-word. */
             snippet: string;
+            /** @description Fused relevance (BM25 + vector); higher is better, comparable across queries of a collection. */
             score: number;
+            /** @description File name or URL of the document. */
             source: string;
-            /** @default [] */
+            /**
+             * @description Headings above the chunk, outermost first.
+             * @default []
+             */
             heading_path: string[];
+            /** @description 0-based position of the chunk in the document. */
             position: number | null;
             metadata: {
                 [key: string]: unknown;
             };
-            /** @default [] */
+            /**
+             * @description Matched terms and phrases as they appear in the snippet.
+             * @default []
+             */
             highlights: string[];
         };
         SearchRequest: {
+            /** @description The collection to search. */
             collection_id: string;
+            /** @description Natural-language question or keywords, 1 to 2000 characters. */
             query: string;
-            /** @default 10 */
+            /**
+             * @description Number of hits to return.
+             * @default 10
+             */
             top_k: number;
-            /** @default true */
+            /**
+             * @description One hit per document (its best chunk); false returns every matching chunk.
+             * @default true
+             */
             collapse_documents: boolean;
         };
         SearchResponse: {
