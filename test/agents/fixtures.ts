@@ -22,6 +22,7 @@ vegetables alone makes them ill.
 };
 
 export interface AgentFixture {
+  tenantId: string;
   adminKey: string;
   searchKey: string;
   collectionId: string;
@@ -45,5 +46,5 @@ export async function indexedFixture(s: TestServer): Promise<AgentFixture> {
   if (up.status !== 202) throw new Error(`upload: ${up.status} ${JSON.stringify(up.body)}`);
   const indexed = await waitIndexed(s, t.adminKey, sourceId);
   const docs = Object.fromEntries(indexed.map((d: any) => [d.source, d.id]));
-  return { adminKey: t.adminKey, searchKey: keyRes.body.key, collectionId, sourceId, docs };
+  return { tenantId: t.id, adminKey: t.adminKey, searchKey: keyRes.body.key, collectionId, sourceId, docs };
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { PLATFORM_KEY, startServer, type TestServer } from "../helpers/server.js";
 import { indexedFixture, type AgentFixture } from "./fixtures.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -163,6 +163,15 @@ describe("MCP over Streamable HTTP", () => {
     const doc = await client.readResource({ uri: `quarry://documents/${fx.docs["cats.md"]}` });
     expect((doc.contents[0] as any).text).toContain("obligate carnivores");
     await expect(client.readResource({ uri: "quarry://documents/doc_missing" })).rejects.toThrow(/not found/);
+    await client.close();
+  });
+
+  it("lets the platform key act inside a tenant named by X-Tenant-Id, as REST does", async () => {
+    const client = new Client({ name: "operator", version: "1.0.0" });
+    const headers = { authorization: `Bearer ${PLATFORM_KEY}`, "x-tenant-id": fx.tenantId };
+    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", s.url), { requestInit: { headers } }));
+    const listed = await client.callTool({ name: "list_collections", arguments: {} });
+    expect((listed.structuredContent as any).collections.map((c: any) => c.id)).toEqual([fx.collectionId]);
     await client.close();
   });
 

@@ -75,6 +75,8 @@ describe("tool definitions in every shape", () => {
         }
         const name = format === "chat_completions" ? tool.function.name : tool.name;
         expect(name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+        const description = format === "chat_completions" ? tool.function.description : tool.description;
+        expect(description, `${name} description shows an example call`).toMatch(/Example|Takes no arguments/);
         const params = parametersOf(format, tool);
         expect(params.type, name).toBe("object");
         expect(() => ajv.compile(params), name).not.toThrow();
