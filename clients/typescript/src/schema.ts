@@ -9,7 +9,7 @@ export interface paths {
         };
         /**
          * Dependency health
-         * @description Dependency health: 200 only when API, database, queue and index are up, 503 otherwise (same body). No credentials.
+         * @description Dependency health: API, database, queue, index and model, each with a detail. 503 (same body) when a required dependency is down. No credentials.
          */
         get: operations["getHealth"];
         put?: never;
@@ -1583,7 +1583,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Every dependency is up. */
+            /** @description The service is up; `status` and `checks` report each dependency. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1624,7 +1624,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "status": "ok",
+                     *       "status": "down",
                      *       "version": "0.2.0",
                      *       "checks": {
                      *         "api": {
@@ -1632,16 +1632,12 @@ export interface operations {
                      *           "detail": null
                      *         },
                      *         "database": {
-                     *           "status": "up",
-                     *           "detail": "sqlite"
+                     *           "status": "down",
+                     *           "detail": "database is locked"
                      *         },
                      *         "queue": {
                      *           "status": "up",
-                     *           "detail": "embedded queue, 0 jobs pending"
-                     *         },
-                     *         "index": {
-                     *           "status": "up",
-                     *           "detail": "lexical (FTS5) and vector (sqlite-vec) indexes; 0 chunks awaiting vectors"
+                     *           "detail": "embedded queue, 3 jobs pending"
                      *         }
                      *       }
                      *     }

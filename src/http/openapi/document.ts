@@ -57,13 +57,13 @@ function decorateRequestBody(op: Obj): void {
   }
 }
 
-function decorateResponses(op: Obj, meta: OperationDoc | undefined, key: string): void {
+function decorateResponses(op: Obj, meta: OperationDoc | undefined): void {
   for (const [status, res] of Object.entries<Obj>(op.responses ?? {})) {
     const success = status.startsWith("2");
-    if (key === "GET /health" && status === "503") res.description = "A dependency is down; `checks` says which.";
-    else res.description = (success ? meta?.ok : RESPONSE_DESCRIPTIONS[status]) ?? res.description;
+    const other = meta?.other?.[status];
+    res.description = (success ? meta?.ok : (other?.description ?? RESPONSE_DESCRIPTIONS[status])) ?? res.description;
     for (const media of Object.values<Obj>(res.content ?? {})) {
-      const own = success ? meta?.example : undefined;
+      const own = success ? meta?.example : other?.example;
       const example = own ?? (ERROR_SCHEMAS.has(media.schema?.$ref) ? ERROR_EXAMPLES[status] : exampleFor(media.schema));
       if (example !== undefined) media.example = example;
     }
@@ -89,7 +89,7 @@ export function decorateOpenApi(doc: Obj, opts: { publicUrl: string }): Obj {
       }
       decorateParameters(op);
       decorateRequestBody(op);
-      decorateResponses(op, meta, key);
+      decorateResponses(op, meta);
     }
   }
   return doc;

@@ -236,6 +236,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     token_estimate: 31,
     text: "[1] Turbine manual — turbine-manual.pdf\nTurbine manual > Maintenance\nThe gearbox lubrication interval is 2000 operating hours. Drain the oil while warm.",
   },
+  CrawlPageOut: { url: "https://docs.example.com/old-page", status: "failed", document_id: null, reason: "HTTP 404: the page does not exist", at: T1 },
   CrawlCreate: { url: "https://docs.example.com/", collection_id: IDS.collection, max_depth: 2, page_limit: 25, render_js: false, include_paths: ["/guide/"] },
   CrawlOut: crawl,
   SiteCheckRequest: { url: "https://docs.example.com/" },
@@ -340,6 +341,7 @@ export const PARAMETER_EXAMPLES: Record<string, unknown> = {
   name: "scifact",
   limit: 20,
   format: "chat_completions",
+  status: "failed",
   "X-Tenant-Id": IDS.tenant,
 };
 

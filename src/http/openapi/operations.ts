@@ -8,6 +8,8 @@ export interface OperationDoc {
   description?: string;
   /** example of the success body, for a route whose schema has no name in examples.ts */
   example?: unknown;
+  /** description and example of another status whose body is not the Error schema */
+  other?: Record<string, { description: string; example?: unknown }>;
 }
 
 export const TAGS: { name: string; description: string }[] = [
@@ -22,6 +24,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: "api-keys", description: "Keys for programs; the secret is shown once at creation." },
   { name: "account", description: "Sign-up, console sessions, email verification and password reset." },
   { name: "tenants", description: "Workspaces, managed by the operator's platform key." },
+  { name: "operations", description: "Probes and metrics for orchestrators and Prometheus (no credentials)." },
 ];
 
 export const RESPONSE_DESCRIPTIONS: Record<string, string> = {
@@ -38,7 +41,29 @@ export const RESPONSE_DESCRIPTIONS: Record<string, string> = {
 };
 
 export const OPERATIONS: Record<string, OperationDoc> = {
-  "GET /health": { operationId: "getHealth", ok: "Every dependency is up.", description: "Dependency health: 200 only when API, database, queue and index are up, 503 otherwise (same body). No credentials." },
+  "GET /health": {
+    operationId: "getHealth",
+    ok: "The service is up; `status` and `checks` report each dependency.",
+    description: "Dependency health: API, database, queue, index and model, each with a detail. 503 (same body) when a required dependency is down. No credentials.",
+    other: {
+      "503": {
+        description: "A dependency is down; `checks` says which.",
+        example: {
+          status: "down",
+          version: "0.2.0",
+          checks: { api: { status: "up", detail: null }, database: { status: "down", detail: "database is locked" }, queue: { status: "up", detail: "embedded queue, 3 jobs pending" } },
+        },
+      },
+    },
+  },
+  "GET /livez": { operationId: "getLiveness", ok: "The process answers.", example: { status: "ok" } },
+  "GET /readyz": {
+    operationId: "getReadiness",
+    ok: "Ready to serve: database, queue and model are up.",
+    example: { status: "ready", reasons: [] },
+    other: { "503": { description: "Not ready yet; `reasons` says what is missing.", example: { status: "not_ready", reasons: ["the embedding model is still loading"] } } },
+  },
+  "GET /metrics": { operationId: "getMetrics", ok: "Metrics in the Prometheus text exposition format." },
   "GET /me": { operationId: "getMe", ok: "The caller's tenant, scopes, key or user, plan and usage this month." },
   "GET /capabilities": { operationId: "getCapabilities", ok: "What this deployment allows.", description: "Connectors, whether the crawler may render JavaScript, upload and page size limits, file types and the embedding profile." },
   "GET /embedding-profile": { operationId: "getEmbeddingProfile", ok: "The active embedding profile." },
@@ -105,6 +130,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   "POST /crawl": { operationId: "startCrawl", ok: "The crawl job, queued." },
   "GET /crawl": { operationId: "listCrawls", ok: "The 200 most recent crawl jobs." },
   "GET /crawl/{job_id}": { operationId: "getCrawl", ok: "The crawl job with its progress." },
+  "GET /crawl/{job_id}/pages": { operationId: "listCrawlPages", ok: "Pages of the job (failed ones with the reason); the next page is in the Link header." },
   "POST /crawl/{job_id}/cancel": { operationId: "cancelCrawl", ok: "The cancelled job; pages already indexed are kept." },
   "POST /crawl/{job_id}/retry": { operationId: "retryCrawl", ok: "The job, queued again; pages already indexed are skipped." },
   "POST /benchmarks": { operationId: "createBenchmarkSuite", ok: "The new suite with its cases." },
