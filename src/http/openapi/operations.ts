@@ -24,6 +24,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: "api-keys", description: "Keys for programs; the secret is shown once at creation." },
   { name: "account", description: "Sign-up, console sessions, email verification and password reset." },
   { name: "tenants", description: "Workspaces, managed by the operator's platform key." },
+  { name: "audit", description: "The workspace's audit trail (admin)." },
   { name: "operations", description: "Probes and metrics for orchestrators and Prometheus (no credentials)." },
 ];
 
@@ -79,6 +80,23 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "callTool",
     ok: "The tool ran; `content` is the text to return to the model. `is_error` is true when the tool could not do what was asked (for example an unknown collection), with the reason in `content`.",
     description: "Runs one tool call the model made (name and arguments as produced), with the caller's key and scopes. Null arguments mean \"use the default\", as strict mode produces them. Ingest tools need an ingest key (403 otherwise).",
+  },
+  "GET /audit-log": {
+    operationId: "listAuditLog",
+    ok: "A page of audit entries, newest first; the next page's URL is in the Link header.",
+    example: [
+      {
+        id: "aud_3c2b1a0f9e8d7c6b5a49",
+        at: "2026-11-23T09:31:12.000Z",
+        actor_type: "api_key",
+        actor_id: "key_2c4e6a8b0d1f3a5c7e9b",
+        action: "api_key.created",
+        target_type: "api_key",
+        target_id: "key_9f8e7d6c5b4a39281706",
+        detail: { name: "Website search", scopes: ["search"] },
+        address: "203.0.113.7",
+      },
+    ],
   },
   "GET /tenants": { operationId: "listTenants", ok: "Every tenant (operator only)." },
   "POST /tenants": { operationId: "createTenant", ok: "The tenant and its first admin key; the secret is in `admin_key.key`, shown once.", description: "Operator only (platform key)." },
