@@ -78,6 +78,7 @@ async function readScenario(client: Client) {
   expect(structured.contexts[0].citation).toBe(1);
   expect(textOf(grounded)).toContain("[1] Turbine gearbox maintenance");
   expect(textOf(grounded)).toContain("2000 operating hours");
+  expect(textOf(grounded)).toContain(`[1] document_id ${fx.docs["gearbox.md"]}, positions ${structured.contexts[0].position}`);
 
   const chunk = await client.callTool({ name: "get_chunk", arguments: { document_id: structured.contexts[0].document_id, position: structured.contexts[0].position } });
   expect(textOf(chunk)).toContain("2000 operating hours");

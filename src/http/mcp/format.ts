@@ -59,3 +59,28 @@ export function uploaded(doc: DocumentOut): string {
   if (doc.status === "failed") return `The document "${doc.title}" was refused: ${doc.error ?? "unknown reason"}`;
   return `Document ${doc.id} "${doc.title}" is ${doc.status} in data source ${doc.data_source_id}; it becomes searchable once indexed (usually within seconds).`;
 }
+
+interface Context {
+  citation: number;
+  document_id: string;
+  position: number;
+}
+
+/**
+ * The retrieve text block plus a footer mapping each citation to its document id and chunk
+ * positions: many MCP clients hand the model only the text content, and get_chunk needs both.
+ */
+export function retrieveText(res: { query: string; text: string | null; contexts: Context[] }): string {
+  const block = res.text ?? "";
+  if (!block.trim()) return `No passages matched "${res.query}" in this collection.`;
+  const byCitation = new Map<number, { id: string; positions: number[] }>();
+  for (const c of res.contexts) {
+    const entry = byCitation.get(c.citation) ?? { id: c.document_id, positions: [] };
+    entry.positions.push(c.position);
+    byCitation.set(c.citation, entry);
+  }
+  const lines = [...byCitation.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([n, e]) => `[${n}] document_id ${e.id}, positions ${[...new Set(e.positions)].sort((a, b) => a - b).join(", ")}`);
+  return `${block.trimEnd()}\n\nSources (for get_chunk / get_document):\n${lines.join("\n")}`;
+}

@@ -82,8 +82,7 @@ const RUNNERS: Record<string, Runner> = {
       max_tokens: num(a.max_tokens) ?? null,
       format: "text",
     });
-    const block = res.text ?? "";
-    return { text: block.trim() ? block : `No passages matched "${res.query}" in this collection.`, structured: res };
+    return { text: text.retrieveText(res), structured: res };
   },
   async get_document(rt, p, a) {
     const id = String(a.document_id);
