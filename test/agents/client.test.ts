@@ -70,5 +70,5 @@ describe("clients/typescript", () => {
     } finally {
       fs.rmSync(outDir, { recursive: true, force: true });
     }
-  });
+  }, 240_000); // tsc over the generated types takes ~20 s alone on a busy 2-core machine
 });

@@ -188,7 +188,7 @@ describe("MCP over stdio (quarry mcp)", () => {
     const client = await stdioClient(fx.searchKey);
     await readScenario(client);
     await client.close();
-  });
+  }, 120_000);
 
   it("exits with a clear message when the key is wrong", async () => {
     const client = new Client({ name: "bad", version: "1.0.0" });
@@ -202,5 +202,5 @@ describe("MCP over stdio (quarry mcp)", () => {
     transport.stderr?.on("data", (d) => (stderr += String(d)));
     await expect(client.connect(transport)).rejects.toThrow();
     expect(stderr).toMatch(/Cannot connect to .*401|not valid/);
-  });
+  }, 120_000);
 });
