@@ -1077,6 +1077,7 @@ export interface components {
             name: string;
             /** @default  */
             description: string;
+            /** @description Data sources whose documents this collection searches. */
             data_source_ids?: string[];
             settings?: components["schemas"]["CollectionSettings"];
         };
@@ -1103,9 +1104,11 @@ export interface components {
             lexical_weight?: number;
             vector_weight?: number;
         };
+        /** @description Partial update: only the fields present change. */
         CollectionUpdate: {
             name?: string | null;
             description?: string | null;
+            /** @description When present, replaces the whole set of data sources of the collection. */
             data_source_ids?: string[] | null;
             settings?: components["schemas"]["CollectionSettings"] | null;
         };
@@ -1144,6 +1147,7 @@ export interface components {
         };
         DataSourceCreate: {
             name: string;
+            /** @description upload (files sent to the service) or website (pages fetched by a crawl). */
             source_type: string;
             configuration?: {
                 [key: string]: unknown;
