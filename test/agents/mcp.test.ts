@@ -176,6 +176,17 @@ describe("MCP over Streamable HTTP", () => {
     await client.close();
   });
 
+  it("refuses browser requests from a foreign Origin (DNS rebinding guard)", async () => {
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } };
+    const headers = { accept: "application/json, text/event-stream" };
+    const foreign = await s.call("POST", "/mcp", { key: fx.searchKey, json: init, headers: { ...headers, origin: "http://evil.example" } });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.detail).toMatch(/Origin http:\/\/evil.example/);
+    const own = await s.call("POST", "/mcp", { key: fx.searchKey, json: init, headers: { ...headers, origin: s.url } });
+    expect(own.status).toBe(200);
+    expect(own.body.result.serverInfo.name).toBe("quarry");
+  });
+
   it("answers GET with 405: the endpoint is stateless", async () => {
     const r = await s.call("GET", "/mcp", { key: fx.searchKey });
     expect(r.status).toBe(405);

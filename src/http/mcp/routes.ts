@@ -14,12 +14,29 @@ import { toolDefinitions, type ToolFormat } from "../openai-tools.js";
 import { createMcpServer } from "./server.js";
 import { callTool, ToolRefused, toolsFor } from "./tools.js";
 
+/**
+ * MCP asks servers to check Origin (DNS rebinding): a browser request must come from the server's
+ * own origin (its Host or PUBLIC_URL); clients outside a browser send no Origin.
+ */
+export function originAllowed(origin: string | undefined, host: string | undefined, publicUrl: string): boolean {
+  if (!origin) return true;
+  try {
+    const o = new URL(origin);
+    return o.host === host || o.origin === new URL(publicUrl).origin;
+  } catch {
+    return false;
+  }
+}
+
 export const agentRoutes =
   (rt: Runtime): FastifyPluginAsyncTypebox =>
   async (app) => {
     const tags = ["agents"];
 
     app.post("/mcp", { config: needs("search"), schema: { hide: true } }, async (req, reply) => {
+      if (!originAllowed(req.headers.origin, req.headers.host, rt.config.publicUrl)) {
+        return reply.status(403).send({ detail: `Origin ${req.headers.origin} may not call this MCP endpoint; call it from the server's own origin or without a browser.` });
+      }
       const server = createMcpServer(rt, req.principal!);
       // stateless: no session id, JSON answers; every request carries its own credentials
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
