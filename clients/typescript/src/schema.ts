@@ -873,6 +873,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's audit trail, newest first
+         * @description Key creation and revocation, plan changes, sign-ins (succeeded and failed), password resets, crawls of new hosts and deletions. Pages of `limit` entries; the next page's URL is in the `Link` header (rel="next").
+         *
+         *     Required scope: `admin`.
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tool-calls": {
         parameters: {
             query?: never;
@@ -6728,6 +6750,137 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @example 20 */
+                limit?: number;
+                cursor?: string;
+            };
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit entries, newest first; the next page's URL is in the Link header. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "aud_3c2b1a0f9e8d7c6b5a49",
+                     *         "at": "2026-11-23T09:31:12.000Z",
+                     *         "actor_type": "api_key",
+                     *         "actor_id": "key_2c4e6a8b0d1f3a5c7e9b",
+                     *         "action": "api_key.created",
+                     *         "target_type": "api_key",
+                     *         "target_id": "key_9f8e7d6c5b4a39281706",
+                     *         "detail": {
+                     *           "name": "Website search",
+                     *           "scopes": [
+                     *             "search"
+                     *           ]
+                     *         },
+                     *         "address": "203.0.113.7"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": {
+                        id: string;
+                        /** Format: date-time */
+                        at: string;
+                        /** @description api_key, session, platform, anonymous or reset_link */
+                        actor_type: string;
+                        actor_id: string | null;
+                        /** @description e.g. api_key.created, api_key.revoked, login.failed, workspace.deleted */
+                        action: string;
+                        target_type: string | null;
+                        target_id: string | null;
+                        detail: {
+                            [key: string]: unknown;
+                        };
+                        address: string | null;
+                    }[];
+                };
+            };
+            /** @description The request cannot be carried out as sent (for example a crawl URL the policy refuses, or an option the deployment does not allow); `detail` says what to change. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The URL resolves to a private network address; crawl a public site."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
