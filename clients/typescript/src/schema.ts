@@ -1077,6 +1077,8 @@ export interface components {
             max_page_limit: number;
             file_types: string[];
             embedding_profile: string;
+            /** @description Scanned PDFs are read with OCR (tesseract-ocr and poppler-utils are installed) */
+            ocr: boolean;
         };
         ChunkList: {
             document_id: string;
@@ -1808,7 +1810,8 @@ export interface operations {
                      *         "csv",
                      *         "json"
                      *       ],
-                     *       "embedding_profile": "use-lite"
+                     *       "embedding_profile": "use-lite",
+                     *       "ocr": true
                      *     }
                      */
                     "application/json": components["schemas"]["CapabilitiesOut"];

@@ -191,6 +191,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     max_page_limit: 20000,
     file_types: ["pdf", "docx", "html", "markdown", "text", "csv", "json"],
     embedding_profile: "use-lite",
+    ocr: true,
   },
   EmbeddingProfileOut: profile,
   HealthOut: {
