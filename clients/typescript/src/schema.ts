@@ -20,6 +20,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/livez": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process answers */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: 200 when database, queue and model are ready; 503 with the reasons otherwise */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics (text exposition format) */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me": {
         parameters: {
             query?: never;
@@ -523,8 +574,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The 200 most recent documents
-         * @description Required scope: `search`.
+         * Documents, newest first (200 at a time)
+         * @description Filters: collection_id, data_source_id, status. Paged with limit and cursor: the next page is in the Link rel="next" header; no header on the last page.
+         *
+         *     Required scope: `search`.
          */
         get: operations["listDocuments"];
         put?: never;
@@ -677,8 +730,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List crawl jobs (the 200 most recent)
-         * @description Required scope: `search`.
+         * List crawl jobs, newest first (200 at a time)
+         * @description Paged with limit and cursor: the next page is in the Link rel="next" header; no header on the last page.
+         *
+         *     Required scope: `search`.
          */
         get: operations["listCrawls"];
         put?: never;
@@ -707,6 +762,28 @@ export interface paths {
          * @description Required scope: `search`.
          */
         get: operations["getCrawl"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crawl/{job_id}/pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pages of a crawl job: failed ones with the reason, handed-over ones with their indexing state
+         * @description status=failed lists each URL the crawl could not fetch (dead link, oversize page, timeout, ...) or could not index, with the reason. Paged: limit and cursor; the next page is in the Link rel="next" header.
+         *
+         *     Required scope: `search`.
+         */
+        get: operations["listCrawlPages"];
         put?: never;
         post?: never;
         delete?: never;
@@ -804,6 +881,28 @@ export interface paths {
          * @description Required scope: `ingest`.
          */
         delete: operations["deleteBenchmarkSuite"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/benchmarks/{suite_id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A suite's runs with their per-case results, newest first (50 at a time)
+         * @description Paged with limit and cursor: the next page is in the Link rel="next" header; no header on the last page.
+         *
+         *     Required scope: `search`.
+         */
+        get: operations["getBenchmarksBySuiteIdRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1168,6 +1267,19 @@ export interface components {
             pages_failed?: number;
             render_js?: boolean;
             include_paths?: string[];
+            /** @description pages handed over and indexed (searchable) */
+            pages_indexed?: number;
+            /** @description pages handed over and still waiting to be indexed; the crawl stays running until this is 0 */
+            pages_pending?: number;
+        };
+        CrawlPageOut: {
+            url: string;
+            /** @description failed (not fetched or not indexable, see reason), pending (waiting to be indexed) or indexed */
+            status: string;
+            document_id: string | null;
+            reason: string | null;
+            /** Format: date-time */
+            at: string;
         };
         DataSourceCreate: {
             name: string;
@@ -1672,6 +1784,101 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["HealthOut"];
                 };
+            };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process answers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready to serve: database, queue and model are up. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "reasons": []
+                     *     }
+                     */
+                    "application/json": {
+                        status: "ready" | "not_ready";
+                        reasons: string[];
+                    };
+                };
+            };
+            /** @description Not ready yet; `reasons` says what is missing. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "not_ready",
+                     *       "reasons": [
+                     *         "the embedding model is still loading"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        status: "ready" | "not_ready";
+                        reasons: string[];
+                    };
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Metrics in the Prometheus text exposition format. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -4346,6 +4553,15 @@ export interface operations {
                 collection_id?: string;
                 /** @example src_8d2e61b0c4a97f3e5d21 */
                 data_source_id?: string;
+                /** @example failed */
+                status?: "queued" | "processing" | "indexed" | "failed";
+                /**
+                 * @description page size (1-1000)
+                 * @example 20
+                 */
+                limit?: number;
+                /** @description opaque; taken from the Link rel="next" header of the previous page */
+                cursor?: string;
             };
             header?: {
                 /**
@@ -4388,6 +4604,20 @@ export interface operations {
                      *     ]
                      */
                     "application/json": components["schemas"]["DocumentOut"][];
+                };
+            };
+            /** @description The request cannot be carried out as sent (for example a crawl URL the policy refuses, or an option the deployment does not allow); `detail` says what to change. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The URL resolves to a private network address; crawl a public site."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Credentials are missing, or the key is not valid, revoked or expired. */
@@ -5361,7 +5591,15 @@ export interface operations {
     };
     listCrawls: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description page size (1-1000)
+                 * @example 20
+                 */
+                limit?: number;
+                /** @description opaque; taken from the Link rel="next" header of the previous page */
+                cursor?: string;
+            };
             header?: {
                 /**
                  * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
@@ -5405,6 +5643,20 @@ export interface operations {
                     "application/json": components["schemas"]["CrawlOut"][];
                 };
             };
+            /** @description The request cannot be carried out as sent (for example a crawl URL the policy refuses, or an option the deployment does not allow); `detail` says what to change. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The URL resolves to a private network address; crawl a public site."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Credentials are missing, or the key is not valid, revoked or expired. */
             401: {
                 headers: {
@@ -5431,6 +5683,30 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -5706,6 +5982,136 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCrawlPages: {
+        parameters: {
+            query?: {
+                /** @example failed */
+                status?: "failed" | "pending" | "indexed";
+                /**
+                 * @description page size (1-1000)
+                 * @example 20
+                 */
+                limit?: number;
+                /** @description opaque; taken from the Link rel="next" header of the previous page */
+                cursor?: string;
+            };
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example crawl_5e0a7c3b9d1f2e4a6b8c */
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pages of the job (failed ones with the reason); the next page is in the Link header. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "url": "https://docs.example.com/old-page",
+                     *         "status": "failed",
+                     *         "document_id": null,
+                     *         "reason": "HTTP 404: the page does not exist",
+                     *         "at": "2026-11-23T09:31:12.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["CrawlPageOut"][];
+                };
+            };
+            /** @description The request cannot be carried out as sent (for example a crawl URL the policy refuses, or an option the deployment does not allow); `detail` says what to change. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The URL resolves to a private network address; crawl a public site."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -6402,6 +6808,150 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBenchmarksBySuiteIdRuns: {
+        parameters: {
+            query?: {
+                /**
+                 * @description page size (1-1000)
+                 * @example 20
+                 */
+                limit?: number;
+                /** @description opaque; taken from the Link rel="next" header of the previous page */
+                cursor?: string;
+            };
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example bench_9a8b7c6d5e4f3a2b1c0d */
+                suite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "run_0f1e2d3c4b5a69788796",
+                     *         "status": "completed",
+                     *         "query_count": 2,
+                     *         "top_k": 10,
+                     *         "metrics": {
+                     *           "ndcg_at_10": 0.81,
+                     *           "recall_at_10": 0.95,
+                     *           "mrr": 0.78
+                     *         },
+                     *         "results": [
+                     *           {
+                     *             "query": "gearbox oil interval",
+                     *             "hits": [
+                     *               "doc_7d2hq0va4c1e9b3f6a58"
+                     *             ],
+                     *             "ndcg_at_10": 1
+                     *           }
+                     *         ],
+                     *         "created_at": "2026-11-23T09:31:12.000Z",
+                     *         "error": null,
+                     *         "completed_at": "2026-11-23T09:31:12.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["BenchmarkRunOut"][];
+                };
+            };
+            /** @description The request cannot be carried out as sent (for example a crawl URL the policy refuses, or an option the deployment does not allow); `detail` says what to change. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The URL resolves to a private network address; crawl a public site."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
