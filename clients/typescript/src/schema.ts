@@ -899,7 +899,7 @@ export interface paths {
          *
          *     Required scope: `search`.
          */
-        get: operations["getBenchmarksBySuiteIdRuns"];
+        get: operations["listBenchmarkRuns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6812,7 +6812,7 @@ export interface operations {
             };
         };
     };
-    getBenchmarksBySuiteIdRuns: {
+    listBenchmarkRuns: {
         parameters: {
             query?: {
                 /**
@@ -6838,7 +6838,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The suite's runs with their per-case results, newest first; the next page is in the Link header. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -154,6 +154,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   "POST /benchmarks": { operationId: "createBenchmarkSuite", ok: "The new suite with its cases." },
   "GET /benchmarks": { operationId: "listBenchmarkSuites", ok: "Every suite with its latest scores." },
   "GET /benchmarks/{suite_id}": { operationId: "getBenchmarkSuite", ok: "The suite with its cases and runs (newest first)." },
+  "GET /benchmarks/{suite_id}/runs": { operationId: "listBenchmarkRuns", ok: "The suite's runs with their per-case results, newest first; the next page is in the Link header." },
   "DELETE /benchmarks/{suite_id}": { operationId: "deleteBenchmarkSuite", ok: "Deleted with its cases and runs." },
   "POST /benchmarks/{suite_id}/run": { operationId: "runBenchmarkSuite", ok: "The finished run with nDCG@10, recall@10 and MRR; every case counts as a query." },
   "GET /industry-benchmarks": { operationId: "listIndustryBenchmarks", ok: "Public question sets that can be loaded into a collection and a suite." },
