@@ -118,6 +118,17 @@ export function buildProgram(hooks: ProgramHooks): Command {
       hooks.done(0);
     });
 
+  program
+    .command("mcp")
+    .description("Serve Quarry's MCP tools on stdin/stdout, forwarding to a running server's /mcp endpoint")
+    .option("--url <url>", "server URL (default $QUARRY_URL)")
+    .option("--key <key>", "API key; its scope decides the tools (default $QUARRY_API_KEY)")
+    .option("--tenant <id>", "tenant to act in, only with the platform key (default $QUARRY_TENANT_ID)")
+    .action(async (o: { url?: string; key?: string; tenant?: string }) => {
+      const { mcpCommand } = await import("../http/mcp/command.js");
+      await mcpCommand([...(o.url ? ["--url", o.url] : []), ...(o.key ? ["--key", o.key] : []), ...(o.tenant ? ["--tenant", o.tenant] : [])]);
+    });
+
   const tenants = program.command("tenants").description("Create and list workspaces (tenants) and set their plan");
   tenants
     .command("create")

@@ -27,6 +27,8 @@ import { searchRoutes } from "./routes/search.js";
 import { crawlRoutes } from "./routes/crawl.js";
 import { benchmarkRoutes } from "./routes/benchmarks.js";
 import { auditRoutes } from "./routes/audit.js";
+import { agentRoutes } from "./mcp/routes.js";
+import { decorateOpenApi } from "./openapi/document.js";
 
 export type App = FastifyInstance;
 
@@ -55,7 +57,8 @@ export async function buildApp(rt: Runtime): Promise<App> {
       info: {
         title: "Quarry search service API",
         version: VERSION,
-        description: "Multi-tenant hybrid search (BM25 + embeddings): POST /search for people, POST /retrieve for language models.",
+        description:
+          "Multi-tenant hybrid search (BM25 + embeddings): POST /search for people, POST /retrieve for language models. Authenticate with `Authorization: Bearer <API key>` (or the console session cookie); each operation names its minimum scope (search < ingest < admin < platform). Agents: MCP server at /mcp (Streamable HTTP), tool definitions at /openai-tools.json.",
       },
       components: {
         securitySchemes: {
@@ -64,6 +67,8 @@ export async function buildApp(rt: Runtime): Promise<App> {
         },
       },
     },
+    transformObject: (documentObject) =>
+      "openapiObject" in documentObject ? decorateOpenApi(documentObject.openapiObject, { publicUrl: rt.config.publicUrl }) : documentObject.swaggerObject,
     refResolver: { buildLocalReference: (json, _base, _frag, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
       const scope = route.config?.scope;
@@ -79,7 +84,12 @@ export async function buildApp(rt: Runtime): Promise<App> {
       return { schema: s as typeof schema, url };
     },
   });
-  await app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { docExpansion: "list", deepLinking: true } });
+  await app.register(swaggerUi, {
+    routePrefix: "/docs",
+    theme: { title: "Quarry API — Swagger UI" },
+    // the served document is /openapi.json (the same object as /docs/json)
+    uiConfig: { docExpansion: "list", deepLinking: true, urls: [{ url: "/openapi.json", name: `Quarry API ${VERSION}` }] },
+  });
 
   registerErrorHandling(app);
   refuseNonUtf8Bodies(app);
@@ -117,5 +127,6 @@ export async function buildApp(rt: Runtime): Promise<App> {
   await app.register(crawlRoutes(rt));
   await app.register(benchmarkRoutes(rt));
   await app.register(auditRoutes(rt.audit));
+  await app.register(agentRoutes(rt));
   return app;
 }

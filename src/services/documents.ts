@@ -189,6 +189,23 @@ export function createDocumentService(deps: DocumentServiceDeps) {
     },
 
     /**
+     * The chunk at `position` with up to `window` neighbours each side, in order: how an agent
+     * follows a citation (document_id and position are in every search hit and retrieve context).
+     */
+    async chunksAround(p: Principal, id: string, position: number, window: number) {
+      const tenant = tenantOf(p);
+      const doc = await get(tenant.id, id);
+      const positions: number[] = [];
+      for (let i = Math.max(0, position - window); i <= position + window; i++) positions.push(i);
+      const rows = (await content.chunksAt(tenant.id, id, positions)).sort((a, b) => a.position - b.position);
+      if (!rows.some((r) => r.position === position)) {
+        const range = doc.chunk_count > 0 ? `positions 0 to ${doc.chunk_count - 1}` : "no indexed chunks yet";
+        throw new ServiceError("not_found", `Document '${id}' has no chunk at position ${position} (${range}).`);
+      }
+      return { document: documentOut(doc), chunks: rows.map(chunkOut) };
+    },
+
+    /**
      * Re-parses, re-chunks and re-embeds stored content with the current profile. Documents keep
      * their status and old chunks (search keeps answering) until each one is replaced.
      */

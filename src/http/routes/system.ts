@@ -9,7 +9,6 @@ import { tenantOut } from "../../services/tenants.js";
 import { keyOut } from "../../services/api-keys.js";
 import { usageOf } from "../../services/plans.js";
 import { profileOut, healthReport, capabilities, readiness } from "../../services/system.js";
-import { openAiTools } from "../openai-tools.js";
 
 export const systemRoutes =
   (rt: Runtime): FastifyPluginAsyncTypebox =>
@@ -118,18 +117,5 @@ export const systemRoutes =
         },
       },
       async () => rt.profiles.map((p) => profileOut(rt, p)),
-    );
-
-    app.get(
-      "/openai-tools.json",
-      {
-        config: needs("search"),
-        schema: {
-          tags: ["search"],
-          summary: "Function-calling tool definitions for search and retrieve",
-          response: { 200: Type.Array(Type.Record(Type.String(), Type.Unknown())), ...errors(401, 403) },
-        },
-      },
-      async () => openAiTools(),
     );
   };

@@ -30,7 +30,9 @@ export const CollectionCreate = strictObject(
   {
     name: Type.String({ minLength: 1, maxLength: 160 }),
     description: Type.Optional(Type.String({ maxLength: 2000, default: "" })),
-    data_source_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000 })),
+    data_source_ids: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000, description: "Data sources whose documents this collection searches." }),
+    ),
     settings: Type.Optional(ref(CollectionSettings)),
   },
   { $id: "CollectionCreate" },
@@ -40,10 +42,14 @@ export const CollectionUpdate = strictObject(
   {
     name: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 160 }))),
     description: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
-    data_source_ids: Type.Optional(Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000 }))),
+    data_source_ids: Type.Optional(
+      Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000 }), {
+        description: "When present, replaces the whole set of data sources of the collection.",
+      }),
+    ),
     settings: Type.Optional(Nullable(ref(CollectionSettings))),
   },
-  { $id: "CollectionUpdate" },
+  { $id: "CollectionUpdate", description: "Partial update: only the fields present change." },
 );
 
 export const DataSourceOut = Type.Object(
@@ -70,7 +76,7 @@ export const DataSourceOut = Type.Object(
 export const DataSourceCreate = strictObject(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    source_type: Type.String({ pattern: "^(upload|website)$" }),
+    source_type: Type.String({ pattern: "^(upload|website)$", description: "upload (files sent to the service) or website (pages fetched by a crawl)." }),
     configuration: Type.Optional(FreeObject),
     collection_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000 })),
   },

@@ -7,7 +7,8 @@ import * as search from "./search.js";
 import * as crawl from "./crawl.js";
 import * as benchmarks from "./benchmarks.js";
 import * as account from "./account.js";
+import * as agents from "./agents.js";
 
-export const SHARED_SCHEMAS: TSchema[] = [ErrorOut, ValidationErrorOut, ...[identity, content, search, crawl, benchmarks, account]
+export const SHARED_SCHEMAS: TSchema[] = [ErrorOut, ValidationErrorOut, ...[identity, content, search, crawl, benchmarks, account, agents]
   .flatMap((m) => Object.values(m) as TSchema[])
   .filter((s) => typeof s === "object" && s !== null && "$id" in s)];

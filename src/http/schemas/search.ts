@@ -3,10 +3,10 @@ import { FreeObject, Nullable, strictObject } from "./common.js";
 
 export const SearchRequest = strictObject(
   {
-    collection_id: Type.String({ minLength: 1, maxLength: 200 }),
-    query: Type.String({ minLength: 1, maxLength: 2000 }),
-    top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 })),
-    collapse_documents: Type.Optional(Type.Boolean({ default: true })),
+    collection_id: Type.String({ minLength: 1, maxLength: 200, description: "The collection to search." }),
+    query: Type.String({ minLength: 1, maxLength: 2000, description: "Natural-language question or keywords, 1 to 2000 characters." }),
+    top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10, description: "Number of hits to return." })),
+    collapse_documents: Type.Optional(Type.Boolean({ default: true, description: "One hit per document (its best chunk); false returns every matching chunk." })),
   },
   { $id: "SearchRequest" },
 );
@@ -14,15 +14,15 @@ export const SearchRequest = strictObject(
 export const SearchHit = Type.Object(
   {
     document_id: Type.String(),
-    chunk_id: Nullable(Type.String()),
+    chunk_id: Nullable(Type.String({ description: "The matching chunk." })),
     title: Type.String(),
-    snippet: Type.String(),
-    score: Type.Number(),
-    source: Type.String(),
-    heading_path: Type.Array(Type.String(), { default: [] }),
-    position: Nullable(Type.Integer()),
+    snippet: Type.String({ description: "The best window of the chunk around the matched terms, never cut mid-word." }),
+    score: Type.Number({ description: "Fused relevance (BM25 + vector); higher is better, comparable across queries of a collection." }),
+    source: Type.String({ description: "File name or URL of the document." }),
+    heading_path: Type.Array(Type.String(), { default: [], description: "Headings above the chunk, outermost first." }),
+    position: Nullable(Type.Integer({ description: "0-based position of the chunk in the document." })),
     metadata: FreeObject,
-    highlights: Type.Array(Type.String(), { default: [] }),
+    highlights: Type.Array(Type.String(), { default: [], description: "Matched terms and phrases as they appear in the snippet." }),
   },
   { $id: "SearchHit" },
 );
@@ -40,13 +40,17 @@ export const SearchResponse = Type.Object(
 
 export const RetrieveRequest = strictObject(
   {
-    collection_id: Type.String({ minLength: 1, maxLength: 200 }),
-    query: Type.String({ minLength: 1, maxLength: 2000 }),
-    top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 8 })),
-    max_chunks_per_document: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 3 })),
-    context_window: Type.Optional(Type.Integer({ minimum: 0, maximum: 2, default: 0 })),
-    max_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 100, maximum: 64000 }))),
-    format: Type.Optional(Type.String({ pattern: "^(json|text)$", default: "json" })),
+    collection_id: Type.String({ minLength: 1, maxLength: 200, description: "The collection to retrieve from." }),
+    query: Type.String({ minLength: 1, maxLength: 2000, description: "The question to ground, 1 to 2000 characters." }),
+    top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 8, description: "Maximum matched chunks returned." })),
+    max_chunks_per_document: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 3, description: "At most this many matched chunks per document." })),
+    context_window: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 2, default: 0, description: "Adjacent chunks returned before and after each match (marked expanded)." }),
+    ),
+    max_tokens: Type.Optional(
+      Nullable(Type.Integer({ minimum: 100, maximum: 64000 }), { description: "Token budget: contexts are trimmed to it, lowest scores first. Null: no budget." }),
+    ),
+    format: Type.Optional(Type.String({ pattern: "^(json|text)$", default: "json", description: "text also fills `text` with a ready-to-paste block of numbered sources." })),
   },
   { $id: "RetrieveRequest" },
 );
@@ -61,8 +65,8 @@ export const RetrievedContext = Type.Object(
     heading_path: Type.Array(Type.String(), { default: [] }),
     text: Type.String(),
     score: Type.Number(),
-    expanded: Type.Boolean({ default: false }),
-    citation: Type.Integer(),
+    expanded: Type.Boolean({ default: false, description: "true for an adjacent chunk added by context_window." }),
+    citation: Type.Integer({ description: "Citation number of the document, 1..n in order of first appearance." }),
   },
   { $id: "RetrievedContext" },
 );
@@ -84,8 +88,8 @@ export const RetrieveResponse = Type.Object(
     took_ms: Type.Integer(),
     contexts: Type.Array(Type.Ref("RetrievedContext")),
     documents: Type.Array(Type.Ref("RetrievedDocument")),
-    token_estimate: Type.Integer(),
-    text: Nullable(Type.String()),
+    token_estimate: Type.Integer({ description: "Estimated tokens of the contexts (or of `text` when format is text)." }),
+    text: Nullable(Type.String({ description: "Ready-to-paste context block when format is text; null otherwise." })),
   },
   { $id: "RetrieveResponse" },
 );
