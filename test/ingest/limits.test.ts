@@ -55,8 +55,8 @@ describe("parsers apply the limits before the expensive steps", () => {
 
 describe("parseTimeoutMs", () => {
   it("gives small files a few seconds and large ones time in proportion, capped", () => {
-    expect(parseTimeoutMs(250 * 1024)).toBeLessThan(6_000);
-    expect(parseTimeoutMs(10 * 1024 * 1024)).toBe(45_000);
+    expect(parseTimeoutMs(250 * 1024)).toBeLessThan(16_000);
+    expect(parseTimeoutMs(10 * 1024 * 1024)).toBe(55_000);
     expect(parseTimeoutMs(50 * 1024 * 1024)).toBe(120_000);
   });
 });

@@ -1309,6 +1309,8 @@ export interface components {
             /** @default 0 */
             indexed_count: number;
             failed_count?: number;
+            /** @description Extension: chunks that are lexically searchable but still wait for their vector (0 when all have one) */
+            chunks_pending_vectors?: number;
             error?: string | null;
         };
         DeleteWorkspaceRequest: {
@@ -1330,6 +1332,8 @@ export interface components {
             content_type?: string | null;
             size_bytes?: number | null;
             chunk_count?: number;
+            /** @description Extension: chunks that are lexically searchable but still wait for their vector (0 when all have one) */
+            chunks_pending_vectors?: number;
             metadata?: {
                 [key: string]: unknown;
             };
@@ -1369,6 +1373,21 @@ export interface components {
                     status: string;
                     detail: string | null;
                 };
+            };
+            /** @description Extension: vector backlog and index state */
+            vectors?: {
+                /** @description chunks lexically searchable but still waiting for a vector (the backfill backlog) */
+                chunks_pending_vectors: number;
+                /** @description the vector index: hnsw (usearch) or exact (sqlite-vec) */
+                kind: string;
+                /** @description HNSW graphs (one per tenant and data source) */
+                partitions: number;
+                /** @description vectors in ready graphs */
+                vectors: number;
+                /** @description graphs being (re)built; their sources are searched exactly meanwhile */
+                building: number;
+                /** @description vector changes not yet applied to the graphs */
+                behind: number;
             };
         };
         HTTPValidationError: {

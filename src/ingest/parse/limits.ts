@@ -95,7 +95,10 @@ export function checkCount(count: number, limit: number, what: string, kind: str
  */
 export function parseTimeoutMs(sizeBytes: number, kind?: string): number {
   const perMb = 4_000;
-  const base = Math.round(Math.min(120_000, 5_000 + (sizeBytes / (1024 * 1024)) * perMb));
+  // 15 s at least: a normal file parses in well under a second, but a test machine or a busy
+  // server running two parses beside the model can be many times slower (structure limits, not
+  // this clock, are what stop pathological files quickly)
+  const base = Math.round(Math.min(120_000, 15_000 + (sizeBytes / (1024 * 1024)) * perMb));
   // a PDF may turn out to be a scan read page by page with OCR (seconds a page)
   return kind === "pdf" ? Math.max(60_000, base * 3) : base;
 }
