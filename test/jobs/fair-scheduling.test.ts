@@ -6,18 +6,32 @@
 // started and finished while the newcomer's job ran — never its queued backlog.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { createSource, upload, waitIndexed } from "../helpers/content.js";
+import { createSource, upload } from "../helpers/content.js";
 import { dropPrefix, REDIS_URL, redisReachable, testPrefix } from "./redis.js";
 
 const WORKERS = 2;
 const SOURCES = 5;
 const PER_SOURCE = 100;
 
+// Each backlog document is a few sections long, so that indexing it takes a measurable moment:
+// with lexical-first indexing, one-line notes drained faster than the test could upload them.
+const SECTION = "The backlog tenant keeps notes about lighthouse maintenance, tide tables and the keepers' logs. ".repeat(40);
 const file = (i: number) => ({
   name: `note-${String(i).padStart(3, "0")}.md`,
-  content: `# Note ${i}\n\nThe backlog tenant wrote note number ${i} about lighthouse maintenance and tide tables.\n`,
+  content: `# Note ${i}\n\n${Array.from({ length: 8 }, (_, k) => `## Part ${k}\n\n${SECTION}`).join("\n\n")}\n`,
   type: "text/markdown",
 });
+
+/** Polls one document until it is indexed (lexically searchable) or failed; vectors may still follow. */
+async function waitDocument(s: TestServer, key: string, id: string, timeoutMs: number): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const d = (await s.call("GET", `/documents/${id}`, { key })).body;
+    if (d.status === "indexed" || d.status === "failed") return d;
+    if (Date.now() > deadline) throw new Error(`document ${id} still ${d.status}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 async function listAll(s: TestServer, key: string, sources: string[]): Promise<any[]> {
   const all: any[] = [];
@@ -64,7 +78,7 @@ describe.each(shapes)("fair scheduling (%s)", (shape, envOf) => {
     const up = await upload(s, small.adminKey, mine, [{ name: "first.md", content: "# First\n\nThe newcomer's only document.\n" }]);
     const queuedAt = Date.now(); // the server and this test share the clock
     expect(up.status).toBe(202);
-    const [doc] = await waitIndexed(s, small.adminKey, mine, 120_000);
+    const doc = await waitDocument(s, small.adminKey, up.body[0].id, 120_000);
     expect(doc.status).toBe("indexed");
     const arrived = queuedAt;
     const done = Date.parse(doc.updated_at);
@@ -74,12 +88,12 @@ describe.each(shapes)("fair scheduling (%s)", (shape, envOf) => {
     const finishedBefore = backlog.filter((d) => d.status === "indexed" && Date.parse(d.updated_at) <= arrived).length;
     const finishedWhileWaiting = backlog.filter((d) => d.status === "indexed" && Date.parse(d.updated_at) > arrived && Date.parse(d.updated_at) <= done);
     // the test means something only if the backlog was still large when the upload arrived
-    expect(SOURCES * PER_SOURCE - finishedBefore).toBeGreaterThan(400);
+    expect(SOURCES * PER_SOURCE - finishedBefore).toBeGreaterThan(200);
     // FIFO would have run the whole remaining backlog first (469 jobs when tried); fair scheduling
     // lets finish the jobs running when the upload was queued (WORKERS) and, while the newcomer's
     // job runs, at most one job on each other worker (WORKERS - 1)
     expect(finishedWhileWaiting.length).toBeLessThanOrEqual(2 * WORKERS - 1);
     const stillQueued = (await listAll(s, big.adminKey, sources)).filter((d) => d.status === "queued").length;
-    expect(stillQueued).toBeGreaterThan(300);
+    expect(stillQueued).toBeGreaterThan(150);
   }, 300_000);
 });
