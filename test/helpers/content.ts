@@ -46,7 +46,7 @@ export async function waitIndexed(
     const r = await s.call("GET", `/documents?data_source_id=${sourceId}`, { key });
     const docs = r.body as any[];
     const settled = docs.every((d) => d.status === "indexed" || d.status === "failed");
-    const wantVectors = opts.vectors !== false && s.rt.embedder?.status().state === "ready";
+    const wantVectors = opts.vectors !== false && s.rt?.embedder?.status().state === "ready";
     if (settled && (!wantVectors || docs.every((d) => !d.chunks_pending_vectors))) return docs;
     if (Date.now() > deadline) throw new Error(`documents still pending: ${JSON.stringify(docs.map((d) => [d.source, d.status]))}`);
     await new Promise((res) => setTimeout(res, 100));

@@ -72,7 +72,7 @@ it.skipIf(!FULL)(`keeps uploads and searches answering under ${SECONDS} s of mix
     content: `# ${WORDS[i % WORDS.length]} ${i}\n\nA note about the ${WORDS[i % WORDS.length]} and the ${WORDS[(i * 7) % WORDS.length]}, number ${i}.\n`,
   }));
   for (let i = 0; i < seed.length; i += 50) expect((await upload(ts, key, src, seed.slice(i, i + 50))).status).toBe(202);
-  await waitIndexed(ts, key, src, 240_000);
+  await waitIndexed(ts, key, src, 240_000, { vectors: false });
   expect((await s.call("POST", "/crawl", { key, json: { url: `${site.base}/p0`, collection_id: col, page_limit: 300 } })).status).toBe(202);
 
   const until = Date.now() + SECONDS * 1000;
