@@ -22,8 +22,6 @@ export interface BenchOptions {
   clients: number;
   qpsSeconds: number;
   latencyQueries: number;
-  /** opt-in synthetic corpus of this many chunks for the scale latency test (0 = off) */
-  scaleChunks: number;
   /** keep the loaded data here and reuse it next time (tuning loops); default: a temp dir, removed */
   dataDir: string | null;
   out: string;
@@ -109,7 +107,6 @@ export function benchOptionsFrom(raw: RawBenchOptions, defaultDatasetsDir: strin
     clients: raw.clients,
     qpsSeconds: raw.qpsSeconds,
     latencyQueries: raw.latencyQueries,
-    scaleChunks: raw.scale,
     dataDir: raw.dataDir ? path.resolve(raw.dataDir) : null,
     out: raw.out,
     suite: raw.suite ?? null,

@@ -7,7 +7,7 @@
 // embedding call per batch, spread over the embedder's workers, two batches in flight.
 // Durability: every document row is written first (status queued) with a Markdown twin of the
 // document in the file store, so POST /reindex can re-parse it and a crash mid-import leaves
-// queued documents that the job queue finishes at the next start (requeueOrphans).
+// queued documents that the job queue finishes at the next start (the ingest recovery hook in runtime.ts).
 // Ids: document `source` is the BEIR `_id`, so cases and results map back to the qrels.
 import fs from "node:fs";
 import fsp from "node:fs/promises";

@@ -10,7 +10,7 @@ import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.
 import { localFileStore } from "../../src/store/files.js";
 import { acceptDocuments, recoverStagedFiles } from "../../src/services/acceptance.js";
 import { LimitReached, type IncomingDocument } from "../../src/store/content-types.js";
-import { startServer, PLATFORM_KEY } from "../helpers/server.js";
+import { noModelEnv, startServer, PLATFORM_KEY } from "../helpers/server.js";
 
 const log = pino({ level: "silent" });
 const open: SqliteStore[] = [];
@@ -104,8 +104,7 @@ describe("recoverStagedFiles", () => {
   });
 
   it("finishes an interrupted upload at server start: the committed document gets indexed", async () => {
-    const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-no-models-"));
-    const env = { EMBEDDING_PROFILE: "bge-small-en-v1.5", MODELS_DIR: modelsDir, ALLOW_MODEL_DOWNLOAD: "false" };
+    const env = noModelEnv();
     const { dataDir, store, files, content } = setup();
     const { tenantId, sourceId } = await tenantWithSource(store);
     const doc = incoming("notes.txt", "beef");

@@ -1,15 +1,13 @@
 // The audit trail over HTTP: what is recorded, who can read it, paging, and isolation.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, PLATFORM_KEY, type TestServer } from "../helpers/server.js";
+import { noModelEnv, startServer, PLATFORM_KEY, type TestServer } from "../helpers/server.js";
 
 let s: TestServer;
 
 beforeAll(async () => {
-  const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-no-models-"));
-  s = await startServer({ EMBEDDING_PROFILE: "bge-small-en-v1.5", MODELS_DIR: modelsDir, ALLOW_MODEL_DOWNLOAD: "false", REQUIRE_EMAIL_VERIFICATION: "false" });
+  s = await startServer({
+    ...noModelEnv(),
+    REQUIRE_EMAIL_VERIFICATION: "false" });
 });
 afterAll(async () => s?.close());
 

@@ -1,17 +1,13 @@
 // A pathological file fails alone and quickly with the limit named, and does not hold up another
 // tenant's upload made right after it.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { noModelEnv, startServer, type TestServer } from "../helpers/server.js";
 import { createSource, upload, waitIndexed } from "../helpers/content.js";
 
 let s: TestServer;
 
 beforeAll(async () => {
-  const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-no-models-"));
-  s = await startServer({ EMBEDDING_PROFILE: "bge-small-en-v1.5", MODELS_DIR: modelsDir, ALLOW_MODEL_DOWNLOAD: "false" });
+  s = await startServer(noModelEnv());
 });
 afterAll(async () => s?.close());
 

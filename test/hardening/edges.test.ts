@@ -1,19 +1,14 @@
 // Clean edges: oversized bodies answer 413 whatever the client's write pattern, and text that is
 // not Unicode (lone surrogates) or not UTF-8 is refused with a 4xx that says what to send.
-import fs from "node:fs";
 import http from "node:http";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { noModelEnv, startServer, type TestServer } from "../helpers/server.js";
 
 let s: TestServer;
 let key: string;
 
 beforeAll(async () => {
-  // no model needed: an ONNX profile without its files starts degraded at once
-  const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-no-models-"));
-  s = await startServer({ EMBEDDING_PROFILE: "bge-small-en-v1.5", MODELS_DIR: modelsDir, ALLOW_MODEL_DOWNLOAD: "false" });
+  s = await startServer(noModelEnv());
   key = (await s.tenant()).adminKey;
 });
 afterAll(async () => s?.close());

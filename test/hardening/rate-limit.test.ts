@@ -1,18 +1,12 @@
 // Rate limits per API key and per address, with the standard headers, and security headers.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { noModelEnv, startServer, type TestServer } from "../helpers/server.js";
 
 let s: TestServer;
 
 beforeAll(async () => {
-  const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-no-models-"));
   s = await startServer({
-    EMBEDDING_PROFILE: "bge-small-en-v1.5",
-    MODELS_DIR: modelsDir,
-    ALLOW_MODEL_DOWNLOAD: "false",
+    ...noModelEnv(),
     RATE_LIMIT_PER_MINUTE: "30",
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: "5",
   });

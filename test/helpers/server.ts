@@ -30,6 +30,15 @@ export interface CallOptions {
   cookie?: string;
 }
 
+/**
+ * Settings for a server that needs no embedding model: an ONNX profile whose files are absent
+ * starts degraded at once, so the server answers lexically without loading USE lite.
+ */
+export function noModelEnv(): Record<string, string> {
+  const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-no-models-"));
+  return { EMBEDDING_PROFILE: "bge-small-en-v1.5", MODELS_DIR: modelsDir, ALLOW_MODEL_DOWNLOAD: "false" };
+}
+
 export async function startServer(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "quarry-test-"));
   const config = loadConfig({

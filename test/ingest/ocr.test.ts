@@ -78,9 +78,8 @@ async function makeScannedPdfOrImageOnly(): Promise<Buffer> {
 
 describe("GET /capabilities", () => {
   it("reports whether scanned PDFs are read with OCR", async () => {
-    const { startServer } = await import("../helpers/server.js");
-    const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-no-models-"));
-    const s = await startServer({ EMBEDDING_PROFILE: "bge-small-en-v1.5", MODELS_DIR: modelsDir, ALLOW_MODEL_DOWNLOAD: "false" });
+    const { noModelEnv, startServer } = await import("../helpers/server.js");
+    const s = await startServer(noModelEnv());
     try {
       const r = await s.call("GET", "/capabilities", { key: (await s.tenant()).adminKey });
       expect(r.body.ocr).toBe(ocrAvailable());

@@ -2,11 +2,9 @@
 // schema one way each. Not one may answer 5xx, every error must be JSON with a detail, and the
 // server must stay healthy and keep its data. `npm run soak` sends the whole corpus; npm test a
 // deterministic sample.
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startServer, PLATFORM_KEY, type TestServer } from "../helpers/server.js";
+import { noModelEnv, startServer, PLATFORM_KEY, type TestServer } from "../helpers/server.js";
 import { badRequestsFor, operations, type BadRequest } from "./corpus.js";
 import { FULL, size } from "./soak-env.js";
 
@@ -16,8 +14,9 @@ let tenantId: string;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-no-models-"));
-  s = await startServer({ EMBEDDING_PROFILE: "bge-small-en-v1.5", MODELS_DIR: modelsDir, ALLOW_MODEL_DOWNLOAD: "false", RATE_LIMIT_PER_MINUTE: "0" });
+  s = await startServer({
+    ...noModelEnv(),
+    RATE_LIMIT_PER_MINUTE: "0" });
   const t = await s.tenant("Soak");
   key = t.adminKey;
   tenantId = t.id;

@@ -1,11 +1,9 @@
 // The isolation matrix: tenant B calls every operation that names a resource with tenant A's ids
 // (in the path, and in bodies that refer to ids). Every call must answer as if the resource did
 // not exist (404), or refuse the scope (403 for operator routes), and A's resources must be intact.
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { noModelEnv, startServer, type TestServer } from "../helpers/server.js";
 import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
 import { html, send, serve, type FixtureServer } from "../crawl/fixtures.js";
 import { operations, sample } from "./corpus.js";
@@ -17,11 +15,8 @@ let b: { id: string; adminKey: string };
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-no-models-"));
   s = await startServer({
-    EMBEDDING_PROFILE: "bge-small-en-v1.5",
-    MODELS_DIR: modelsDir,
-    ALLOW_MODEL_DOWNLOAD: "false",
+    ...noModelEnv(),
     CRAWL_ALLOW_PRIVATE_NETWORKS: "true",
     CRAWL_RENDER_JS: "false",
     DEFAULT_PLAN: "enterprise",
