@@ -54,7 +54,7 @@ export const SETTINGS: Setting[] = [
   { env: "HOST", default: "127.0.0.1", doc: "Interface to listen on (0.0.0.0 to expose)" },
   { env: "PUBLIC_URL", default: "http://127.0.0.1:8000", doc: "Base URL used in emailed links; https makes the session cookie Secure" },
   { env: "DATA_DIR", default: "./data", doc: "Where the SQLite database, uploaded files and the mail outbox live" },
-  { env: "DATABASE_URL", default: "(unset)", doc: "Unset: SQLite at DATA_DIR/quarry.db. postgres://... selects PostgreSQL (scale-out; not implemented yet)" },
+  { env: "DATABASE_URL", default: "(unset)", doc: "Unset: SQLite at DATA_DIR/quarry.db. postgres://... selects PostgreSQL with pgvector (scale-out: README, Scale-out)" },
   { env: "REDIS_URL", default: "(unset)", doc: "Unset: durable job queue in the database. redis://... runs jobs on BullMQ in Redis (scale-out)" },
   { env: "PLATFORM_API_KEY", default: "(unset)", doc: "Operator key with the platform scope (manages tenants; X-Tenant-Id acts inside one). Unset: no platform access" },
   { env: "SMTP_URL", default: "(unset)", doc: "smtp(s)://user:pass@host:port for outgoing mail. Unset: messages are written to DATA_DIR/outbox/ and logged" },

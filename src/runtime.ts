@@ -302,9 +302,8 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
           : !crawlQueue.available()
             ? { status: "down", detail: "the crawl queue is not running; crawls cannot start" }
             : { status: "up", detail: `${queue.backend}, ${pending ? pending[0] + pending[1] : "?"} jobs pending; ${here}` },
-        index: await store.content
-          .countUnembedded(activeProfile.index_name!)
-          .then((n) => ({ status: "up" as const, detail: `lexical (FTS5) and vector (sqlite-vec, ${config.vectorIndex}) indexes; ${n} chunks awaiting vectors` }))
+        index: await Promise.all([store.content.countUnembedded(activeProfile.index_name!), store.content.vectorIndexStatus(activeProfile.index_name!)])
+          .then(([n, v]) => ({ status: "up" as const, detail: `${store.kind} store: lexical (BM25) and vector (${v.kind}) indexes; ${n} chunks awaiting vectors` }))
           .catch((err: unknown) => ({ status: "down" as const, detail: err instanceof Error ? err.message : String(err) })),
         model: { status: model.state === "ready" ? "up" : "degraded", detail: model.detail ?? `${activeProfile.name}: ${model.state}` },
       };

@@ -10,7 +10,7 @@ import type { AccountTokenRow, Role, SessionRow, TokenPurpose, UserRow } from ".
 import { newId } from "../store/ids.js";
 import { sha256Hex, tenantOf, type Principal, type SessionResolver } from "./auth.js";
 import { badRequest, conflict, ServiceError, unauthorized, unavailable, ValidationError } from "./errors.js";
-import { slugify, uniqueSlug } from "./slug.js";
+import { MAX_SLUG_RETRIES, slugify, uniqueSlug } from "./slug.js";
 import { tenantOut, type TenantOut } from "./tenants.js";
 import type { Mailer } from "./mailer.js";
 import type { AuditService } from "./audit.js";
@@ -209,7 +209,7 @@ export function createAccountService(deps: {
           await accounts.createSignup({ tenant, user, session: s.row, token: v.row });
         } catch (err) {
           if (err instanceof UniqueViolation && err.field === "email") throw conflict(taken);
-          if (err instanceof UniqueViolation && err.field === "slug" && attempt < 5) continue;
+          if (err instanceof UniqueViolation && err.field === "slug" && attempt < MAX_SLUG_RETRIES) continue;
           throw err;
         }
         // Signup succeeds even when mail is down: the owner can ask for a new link later.

@@ -11,6 +11,12 @@ export function slugify(name: string, maxLength = 80): string {
   return s || "workspace";
 }
 
+/**
+ * How often a creation derives its slug again after a concurrent creation (any API process) took
+ * it between the check and the insert: each rival costs at most one retry.
+ */
+export const MAX_SLUG_RETRIES = 20;
+
 /** The first of slug, slug-2, slug-3 ... that `taken` says is free. */
 export async function uniqueSlug(base: string, taken: (s: string) => Promise<boolean>): Promise<string> {
   if (!(await taken(base))) return base;

@@ -3,7 +3,7 @@ import { UniqueViolation } from "../store/types.js";
 import { newId, nowIso } from "../store/ids.js";
 import { conflict, notFound } from "./errors.js";
 import { keyOut, mintKey, type ApiKeyCreated } from "./api-keys.js";
-import { slugify, uniqueSlug } from "./slug.js";
+import { MAX_SLUG_RETRIES, slugify, uniqueSlug } from "./slug.js";
 import { PLAN_LIMITS } from "./plans.js";
 import type { AuditService } from "./audit.js";
 
@@ -28,23 +28,28 @@ export function createTenantService(deps: { store: Store; defaultPlan: string; a
      */
     async create(body: { name: string; slug?: string | null; admin_key_name?: string }): Promise<{ tenant: TenantOut; admin_key: ApiKeyCreated }> {
       const explicit = body.slug ?? null;
-      const slug = explicit ?? (await uniqueSlug(slugify(body.name), (s) => deps.store.tenants.slugExists(s)));
-      const tenant: TenantRow = {
-        id: newId("ten"),
-        name: body.name,
-        slug,
-        plan: deps.defaultPlan,
-        verified: true,
-        created_at: nowIso(),
-      };
-      const { secret, row } = mintKey(tenant.id, body.admin_key_name ?? "Admin key", ["admin"], null);
-      try {
-        await deps.store.tenants.createWithKey(tenant, row);
-      } catch (err) {
-        if (err instanceof UniqueViolation) throw conflict(`The slug '${slug}' is taken. Choose another slug or leave it out to derive one.`);
-        throw err;
+      // A derived slug can be taken between the check and the insert by a concurrent creation
+      // (on any API process); then nothing was written and we derive the next one.
+      for (let attempt = 0; ; attempt++) {
+        const slug = explicit ?? (await uniqueSlug(slugify(body.name), (s) => deps.store.tenants.slugExists(s)));
+        const tenant: TenantRow = {
+          id: newId("ten"),
+          name: body.name,
+          slug,
+          plan: deps.defaultPlan,
+          verified: true,
+          created_at: nowIso(),
+        };
+        const { secret, row } = mintKey(tenant.id, body.admin_key_name ?? "Admin key", ["admin"], null);
+        try {
+          await deps.store.tenants.createWithKey(tenant, row);
+        } catch (err) {
+          if (!(err instanceof UniqueViolation)) throw err;
+          if (explicit || attempt >= MAX_SLUG_RETRIES) throw conflict(`The slug '${slug}' is taken. Choose another slug or leave it out to derive one.`);
+          continue;
+        }
+        return { tenant: tenantOut(tenant), admin_key: { ...keyOut(row), key: secret } };
       }
-      return { tenant: tenantOut(tenant), admin_key: { ...keyOut(row), key: secret } };
     },
 
     async setPlan(tenantId: string, plan: string): Promise<TenantOut & { plan: string }> {

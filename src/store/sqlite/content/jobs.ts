@@ -2,22 +2,10 @@
 // (SQLite serialises writers), so several worker processes on one database file stay consistent.
 import type { DB } from "../db.js";
 import type { ContentStore, JobRow, NewJob } from "../../content-types.js";
-import { parseJson } from "./json.js";
+import { toJobRow } from "./json.js";
 
 type Raw = Omit<JobRow, "payload" | "id"> & { id: number; payload: string };
-const toJob = (r: Raw): JobRow => ({
-  id: String(r.id),
-  tenant_id: r.tenant_id,
-  kind: r.kind,
-  subject: r.subject,
-  payload: parseJson(r.payload, {}),
-  status: r.status,
-  attempts: r.attempts,
-  max_attempts: r.max_attempts,
-  run_after: r.run_after,
-  last_error: r.last_error,
-  owner: r.owner,
-});
+const toJob = (r: Raw): JobRow => toJobRow(r);
 const kindsJson = (kinds: string[]) => JSON.stringify(kinds);
 /** ids are opaque strings outside; a string that is not one of ours matches nothing */
 const rowId = (id: string) => (/^\d+$/.test(id) ? Number(id) : -1);

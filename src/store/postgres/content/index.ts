@@ -1,0 +1,61 @@
+// The PostgreSQL content store: collections, sources, documents, chunks with lexical (BM25 over
+// postings B-tree with exact per-tenant statistics) and vector (pgvector HNSW) search, and the job queue's storage. Every query
+// names the tenant in SQL; tenant deletion reaches all of it by cascade (vectors cascade from
+// chunks, lexical statistics are kept by triggers).
+import type { Pool } from "../db.js";
+import type { ChunkHit, ContentStore } from "../../content-types.js";
+import { collectionMethods } from "./collections.js";
+import { sourceMethods } from "./sources.js";
+import { documentMethods } from "./documents.js";
+import { lexicalMethods } from "./lexical.js";
+import { vectorMethods, type VectorSearchOptions } from "./vectors.js";
+import { jobMethods } from "./jobs.js";
+import { HIT, bigintIds, toHit, type RawHit } from "./rows.js";
+
+export interface PostgresContent extends ContentStore {
+  close(): Promise<void>;
+}
+
+export interface PostgresContentOptions {
+  vectors?: VectorSearchOptions;
+}
+
+function hitMethods(pool: Pool): Pick<ContentStore, "hydrateChunks" | "chunksAt"> {
+  return {
+    async hydrateChunks(tenantId, ids) {
+      const out = new Map<string, ChunkHit>();
+      const wanted = bigintIds(ids);
+      if (wanted.length === 0) return out;
+      const r = await pool.query<RawHit>(`${HIT} WHERE c.tenant_id = $1 AND c.id = ANY($2::bigint[])`, [tenantId, wanted]);
+      for (const row of r.rows) {
+        const hit = toHit(row);
+        out.set(hit.id, hit);
+      }
+      return out;
+    },
+    async chunksAt(tenantId, documentId, positions) {
+      if (positions.length === 0) return [];
+      const r = await pool.query<RawHit>(`${HIT} WHERE c.tenant_id = $1 AND c.document_id = $2 AND c.position = ANY($3::int[]) ORDER BY c.position`, [
+        tenantId,
+        documentId,
+        positions,
+      ]);
+      return r.rows.map(toHit);
+    },
+  };
+}
+
+/** The content store on a pool whose database has the migrations applied (db.ts `migrate`). */
+export function postgresContent(pool: Pool, opts: PostgresContentOptions = {}): PostgresContent {
+  return {
+    ...collectionMethods(pool),
+    ...sourceMethods(pool),
+    ...documentMethods(pool),
+    ...lexicalMethods(pool),
+    ...vectorMethods(pool, opts.vectors),
+    ...hitMethods(pool),
+    ...jobMethods(pool),
+    // the pool belongs to the caller (the store shares it with the other tables)
+    async close() {},
+  };
+}

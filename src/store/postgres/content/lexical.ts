@@ -1,0 +1,126 @@
+// BM25 in PostgreSQL, scored as the SQLite engine scores (sqlite/content/lexical): the same
+// analyzer (letter/digit runs, case folded, Latin diacritics removed, Porter stems) applied in the
+// application, the terms stored per chunk with packed title/headings/body counts and copied into
+// a postings B-tree (tenant, term, chunk) that a query reads for its own terms only, and BM25 (k1 1.2, b 0.75, FTS5's idf floor,
+// field weights multiplying the per-field counts) from the tenant's exact statistics, which
+// triggers keep in the chunk writes' transactions (migration 050). Phrases are verified on the
+// best candidates by re-analysing their text and add BM25 of their occurrences, as in rank.ts.
+import { transaction, type Pool, type Queryable } from "../db.js";
+import type { ContentStore, LexicalWeights, ParsedQuery, Scored } from "../../content-types.js";
+import { analyzeText, headingsField, stem } from "../../sqlite/content/lexical/analyze.js";
+import { B, K1, idf, tfFactor } from "../../sqlite/content/lexical/bm25-index.js";
+import { PHRASE_POOL_FACTOR, countPhrase, queryTerms } from "../../sqlite/content/lexical/rank.js";
+import { parseJson } from "./rows.js";
+
+/** terms above this many bytes are left out of the postings (a B-tree entry must fit a third of a page) */
+export const MAX_TERM_BYTES = 1000;
+
+// One statement: statistics, per-term weights and the scored chunks read one snapshot. Only the
+// postings of the query's terms are read (migration 051), summed per chunk as BM25.
+const SEARCH = `
+  WITH st AS (
+    SELECT chunks::float8 AS n, total_length::float8 / chunks AS avgdl FROM lexical_stats WHERE tenant_id = $1 AND chunks > 0),
+  q AS (
+    SELECT x.term, x.cnt * GREATEST(ln((st.n - d.df + 0.5) / (d.df + 0.5)), 1e-6) AS w
+    FROM unnest($2::text[], $3::int[]) AS x(term, cnt)
+    JOIN lexical_df d ON d.tenant_id = $1 AND d.term = x.term AND d.df > 0
+    CROSS JOIN st),
+  top AS (
+    SELECT p.chunk_id, min(p.lex_length) AS lex_length,
+      sum(q.w * (f.f * ${K1 + 1}) / (f.f + ${K1} * (${1 - B} + (${B} * p.lex_length) / st.avgdl))) AS score
+    FROM q JOIN lexical_postings p ON p.tenant_id = $1 AND p.term = q.term
+    CROSS JOIN st
+    CROSS JOIN LATERAL (SELECT ((p.tf >> 13) & 7) * $5::float8 + ((p.tf >> 10) & 7) * $6::float8 + (p.tf & 1023) * $7::float8 AS f) f
+    WHERE p.data_source_id = ANY($4::text[])
+    GROUP BY p.chunk_id
+    -- equal scores in arrival order (chunk ids grow), as the SQLite engine breaks ties
+    ORDER BY score DESC, p.chunk_id LIMIT $8)
+  SELECT t.chunk_id::text AS id, t.lex_length, t.score,
+    EXISTS (SELECT 1 FROM unnest($9::text[]) AS ph WHERE c.lex_terms @> string_to_array(ph, ' ')) AS phrase_candidate
+  FROM top t JOIN chunks c ON c.tenant_id = $1 AND c.id = t.chunk_id
+  ORDER BY t.score DESC, t.chunk_id`;
+
+interface Hit {
+  id: string;
+  lex_length: number;
+  score: number;
+  phrase_candidate: boolean;
+}
+
+/** Adds each phrase's BM25 contribution to the candidates that contain it, then re-sorts. */
+async function boostPhrases(q: Queryable, tenantId: string, hits: Hit[], phrases: string[][], w: LexicalWeights): Promise<Hit[]> {
+  const cand = hits.filter((h) => h.phrase_candidate);
+  if (cand.length === 0) return hits;
+  const words = [...new Set(phrases.flat())];
+  const r = await q.query<{ n: number; total: number; dfs: Record<string, number> | null }>(
+    `SELECT s.chunks::float8 AS n, s.total_length::float8 AS total,
+       (SELECT json_object_agg(term, df) FROM lexical_df WHERE tenant_id = $1 AND term = ANY($2::text[]) AND df > 0) AS dfs
+     FROM lexical_stats s WHERE s.tenant_id = $1`,
+    [tenantId, words],
+  );
+  const st = r.rows[0];
+  if (!st || st.n <= 0) return hits;
+  const avgdl = st.total / st.n;
+  const dfs = st.dfs ?? {};
+  // a phrase occurs in at most as many chunks as its rarest word: that df bounds its idf from below
+  const weights = phrases.map((p) => {
+    const df = Math.min(...p.map((x) => dfs[x] ?? 0));
+    return df > 0 ? idf(st.n, df) : 0;
+  });
+  const fields = await q.query<{ id: string; title: string; heading_path: string; text: string }>(
+    `SELECT c.id::text AS id, d.title, c.heading_path, c.text FROM chunks c
+     JOIN documents d ON d.tenant_id = c.tenant_id AND d.id = c.document_id
+     WHERE c.tenant_id = $1 AND c.id = ANY($2::bigint[])`,
+    [tenantId, cand.map((h) => h.id)],
+  );
+  const byId = new Map(fields.rows.map((f) => [f.id, f]));
+  for (const h of cand) {
+    const f = byId.get(h.id);
+    if (!f) continue;
+    const tokens = [analyzeText(f.title), analyzeText(headingsField(parseJson<string[]>(f.heading_path, []))), analyzeText(f.text)];
+    phrases.forEach((p, pi) => {
+      if (weights[pi] === 0) return;
+      const [ct, ch, cb] = tokens.map((t) => countPhrase(t, p));
+      const freq = ct! * w.title + ch! * w.headings + cb! * w.body;
+      if (freq > 0) h.score += weights[pi]! * tfFactor(freq, h.lex_length, avgdl);
+    });
+  }
+  return hits
+    .map((h, i) => ({ h, i }))
+    .sort((a, b) => b.h.score - a.h.score || a.i - b.i)
+    .map((x) => x.h);
+}
+
+async function search(q: Queryable, tenantId: string, sourceIds: string[], query: ParsedQuery, limit: number, w: LexicalWeights, phrases: string[][]) {
+  const terms = queryTerms(query);
+  const pool = phrases.length ? limit * PHRASE_POOL_FACTOR : limit;
+  const r = await q.query<Hit>(SEARCH, [
+    tenantId,
+    terms.map((t) => t.term),
+    terms.map((t) => t.count),
+    sourceIds,
+    w.title,
+    w.headings,
+    w.body,
+    pool,
+    phrases.map((p) => p.join(" ")),
+  ]);
+  let hits = r.rows;
+  if (phrases.length) hits = await boostPhrases(q, tenantId, hits, phrases, w);
+  return hits.slice(0, limit).map((h): Scored => ({ chunkId: h.id, score: h.score }));
+}
+
+export function lexicalMethods(pool: Pool): Pick<ContentStore, "lexicalSearch"> {
+  return {
+    async lexicalSearch(tenantId, sourceIds, query, limit, w) {
+      if (sourceIds.length === 0 || limit <= 0 || queryTerms(query).length === 0) return [];
+      const phrases = query.phrases.map((p) => p.map(stem)).filter((p) => p.length >= 2);
+      if (phrases.length === 0) return search(pool, tenantId, sourceIds, query, limit, w, phrases);
+      // phrase scoring reads the statistics again: one snapshot for both reads
+      return transaction(pool, async (c) => {
+        await c.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        return search(c, tenantId, sourceIds, query, limit, w, phrases);
+      });
+    },
+  };
+}
