@@ -7,7 +7,6 @@
 // models are downloaded or copied again, the outbox is a log of sent mail.
 import fs from "node:fs";
 import fsp from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import * as tar from "tar";
 import type { Config } from "../config.js";
@@ -42,41 +41,61 @@ export async function backupCommand(config: Config, file: string): Promise<{ fil
     throw new CliError(`There is no Quarry database in ${config.dataDir}`, "Set DATA_DIR to the data directory the service uses");
   }
   await fsp.mkdir(path.dirname(target), { recursive: true });
-  const stage = await fsp.mkdtemp(path.join(os.tmpdir(), "quarry-backup-"));
+  // The stage sits inside DATA_DIR so the stored files can be hard-linked into it: uploads keep
+  // renaming and deleting files while the backup runs, and tar fails on a file that vanishes
+  // between its directory listing and its stat. Linking first freezes the set in milliseconds.
+  const stage = await fsp.mkdtemp(path.join(config.dataDir, ".backup-"));
   const partial = `${target}.partial`;
   try {
     const { migrations } = await backupSqlite(config.dataDir, path.join(stage, DB_FILE));
     const manifest: Manifest = { format: "quarry-backup", format_version: 1, quarry_version: VERSION, created_at: new Date().toISOString(), migrations };
     await fsp.writeFile(path.join(stage, MANIFEST), JSON.stringify(manifest, null, 2));
     const entries = [MANIFEST, DB_FILE];
-    const filesRoot = path.join(config.dataDir, FILES_DIR);
-    if (fs.existsSync(filesRoot)) {
-      await fsp.symlink(filesRoot, path.join(stage, FILES_DIR)); // read through the link: no copy of the files
-      entries.push(FILES_DIR);
-    }
-    let count = 0;
-    await tar.c(
-      {
-        gzip: true,
-        file: partial,
-        cwd: stage,
-        follow: true,
-        portable: true,
-        // files/tmp holds uploads in flight, not stored documents
-        filter: (p, stat) => {
-          if (p === `${FILES_DIR}/tmp` || p.startsWith(`${FILES_DIR}/tmp/`)) return false;
-          if (p.startsWith(`${FILES_DIR}/`) && "isFile" in stat && stat.isFile()) count++;
-          return true;
-        },
-      },
-      entries,
-    );
+    const count = await linkStoredFiles(path.join(config.dataDir, FILES_DIR), path.join(stage, FILES_DIR));
+    if (count > 0) entries.push(FILES_DIR);
+    await tar.c({ gzip: true, file: partial, cwd: stage, portable: true }, entries);
     await fsp.rename(partial, target);
     return { file: target, bytes: (await fsp.stat(target)).size, files: count };
   } finally {
     await fsp.rm(partial, { force: true });
     await fsp.rm(stage, { recursive: true, force: true });
   }
+}
+
+/**
+ * Hard-links every stored file under `from` into `to` (copying where links are refused) and
+ * returns how many. files/tmp holds uploads in flight, not stored documents; a file gone before
+ * it is linked was deleted or moved by a write that the database snapshot does not need.
+ */
+async function linkStoredFiles(from: string, to: string): Promise<number> {
+  let count = 0;
+  const walk = async (dir: string, rel: string): Promise<void> => {
+    const entries = await fsp.readdir(dir, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") return [];
+      throw err;
+    });
+    for (const e of entries) {
+      const relPath = path.join(rel, e.name);
+      if (rel === "" && e.name === "tmp") continue;
+      if (e.isDirectory()) {
+        await walk(path.join(dir, e.name), relPath);
+      } else if (e.isFile()) {
+        const dest = path.join(to, relPath);
+        await fsp.mkdir(path.dirname(dest), { recursive: true });
+        try {
+          await fsp.link(path.join(dir, e.name), dest).catch(async (err: NodeJS.ErrnoException) => {
+            if (err.code === "ENOENT") throw err;
+            await fsp.copyFile(path.join(dir, e.name), dest);
+          });
+          count++;
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+        }
+      }
+    }
+  };
+  await walk(from, "");
+  return count;
 }
 
 async function isEmptyDir(dir: string): Promise<boolean> {

@@ -55,11 +55,33 @@ export function buildProgram(hooks: ProgramHooks): Command {
     .description("Create the database or bring its schema up to date, then exit (serve also does this at start)")
     .action(async () => {
       const config = loadConfig();
-      if (config.databaseUrl) throw new CliError("PostgreSQL migrations are not available in this build", "Unset DATABASE_URL to use the embedded SQLite store");
+      if (config.databaseUrl) {
+        const { createPool, migrate } = await import("../store/postgres/db.js");
+        const pool = createPool(config.databaseUrl, { max: 1 });
+        try {
+          const applied = await migrate(pool);
+          print({ store: "postgres", applied: applied.length });
+        } finally {
+          await pool.end();
+        }
+        return hooks.done(0);
+      }
       const { migrateSqlite } = await import("../store/sqlite/maintenance.js");
       const r = migrateSqlite(config.dataDir);
       print({ store: "sqlite", data_dir: config.dataDir, applied: r.applied, total: r.total.length });
       hooks.done(0);
+    });
+
+  program
+    .command("migrate-data")
+    .description("Copy an embedded deployment (DATA_DIR) into PostgreSQL: every tenant, key, account, document, chunk and vector; resumable; ends with source/target counts")
+    .requiredOption("--from <dir>", "DATA_DIR of the embedded deployment (stop its service first)")
+    .requiredOption("--to <url>", "postgres://... of the scale-out deployment (DATABASE_URL)")
+    .option("--files-to <dir>", "shared DATA_DIR of the scale-out deployment: stored files are copied to DIR/files (default: not copied)")
+    .option("--batch-size <n>", "rows per transaction", intArg(1, 10_000), 500)
+    .action(async (o: { from: string; to: string; filesTo?: string; batchSize: number }) => {
+      const { migrateDataCommand } = await import("./migrate-data.js");
+      hooks.done(await migrateDataCommand({ from: path.resolve(o.from), to: o.to, filesTo: o.filesTo ? path.resolve(o.filesTo) : null, batchSize: o.batchSize }));
     });
 
   const imp = program.command("import").description("Load data into a tenant of DATA_DIR");
