@@ -2,6 +2,7 @@
 // into the BenchOptions the bench runs with.
 import path from "node:path";
 import { Command, Option } from "commander";
+import { CliError } from "../cli/errors.js";
 import type { FusionMethod, ScoreNormalization } from "../search/fusion.js";
 import { intArg, numArg } from "../cli/parsers.js";
 
@@ -28,7 +29,16 @@ export interface BenchOptions {
   /** run an existing suite of DATA_DIR instead of a data set */
   suite: string | null;
   tenant: string | null;
+  /** stores measured in this run, SQLite first (the data set is loaded there, then copied) */
+  stores: BenchStore[];
+  /** PostgreSQL server where the postgres run creates its own database */
+  pgUrl: string;
+  /** keep the postgres run's database instead of dropping it */
+  keep: boolean;
 }
+
+export type BenchStore = "sqlite" | "postgres";
+export const BENCH_STORES: BenchStore[] = ["sqlite", "postgres"];
 
 export const BENCH_DESCRIPTION =
   "Load a BEIR data set into a fresh DATA_DIR with the active embedding model, measure quality (nDCG@10, recall@10, MRR@10 per mode), " +
@@ -59,7 +69,11 @@ export function addBenchOptions(cmd: Command): Command {
     .option("--data-dir <dir>", "keep the loaded data in DIR and reuse it on the next run (fast tuning loops)")
     .option("--out <dir>", "report directory", "bench-results")
     .option("--suite <id>", "run an existing suite of the deployment's DATA_DIR and print its metrics")
-    .option("--tenant <id>", "tenant of --suite (id or slug)");
+    .option("--tenant <id>", "tenant of --suite (id or slug)")
+    .option("--stores <list>", "stores measured in one run, comma-separated: sqlite (always: the data set loads there), postgres (a copy made by migrate-data)", "sqlite")
+    .addOption(new Option("--store <name>", "measure this store next to the embedded one (postgres = --stores sqlite,postgres)").choices(BENCH_STORES))
+    .option("--pg-url <url>", "PostgreSQL server (with pgvector) where the postgres run creates and drops its own database", process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres")
+    .option("--keep", "keep the postgres run's database (its URL is printed)");
 }
 
 interface RawBenchOptions {
@@ -86,6 +100,19 @@ interface RawBenchOptions {
   out: string;
   suite?: string;
   tenant?: string;
+  stores: string;
+  store?: BenchStore;
+  pgUrl: string;
+  keep?: boolean;
+}
+
+/** --stores a,b (or --store postgres): known names, sqlite always first since the data set loads there. */
+function storesFrom(raw: RawBenchOptions): BenchStore[] {
+  const names = raw.store ? ["sqlite", raw.store] : raw.stores.split(",").map((s) => s.trim()).filter(Boolean);
+  for (const n of names) {
+    if (!(BENCH_STORES as string[]).includes(n)) throw new CliError(`--stores: unknown store "${n}"`, `Use ${BENCH_STORES.join(", ")}, comma-separated`, 2);
+  }
+  return BENCH_STORES.filter((s) => s === "sqlite" || names.includes(s));
 }
 
 /** Drops the keys whose value is undefined, so "given" means present. */
@@ -111,6 +138,9 @@ export function benchOptionsFrom(raw: RawBenchOptions, defaultDatasetsDir: strin
     out: raw.out,
     suite: raw.suite ?? null,
     tenant: raw.tenant ?? null,
+    stores: storesFrom(raw),
+    pgUrl: raw.pgUrl,
+    keep: raw.keep ?? false,
   };
 }
 

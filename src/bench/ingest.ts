@@ -71,10 +71,11 @@ export async function measureIngest(
   load: LoadStats,
   o: { maxDocuments: number | null; limitQueries: number | null; embeddingSampleDocs: number },
   log: (msg: string) => void,
+  env: Record<string, string> = {},
 ): Promise<IngestResult> {
   void split;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-bench-ingest-"));
-  const rt = await openBenchRuntime(dir, log);
+  const rt = await openBenchRuntime(dir, log, env);
   try {
     return await measure(rt, dataset, load, o, log);
   } finally {
@@ -96,7 +97,8 @@ async function measure(
   if (full) log(`  full indexing (with embeddings): ${full.chunks} chunks in ${(full.ms / 1000).toFixed(1)} s = ${full.chunks_per_s.toFixed(1)} chunks/s`);
 
   const embedder = rt.embedder;
-  if (!embedder || embedder.status().state !== "ready") return { lexical_only: lexical, full, embedding: null };
+  // embeddingSampleDocs 0: the embedding path is the same whatever the store, measured once
+  if (!embedder || embedder.status().state !== "ready" || o.embeddingSampleDocs === 0) return { lexical_only: lexical, full, embedding: null };
 
   // the same passages the ingest path embeds for the first N documents
   const texts: string[] = [];

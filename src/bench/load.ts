@@ -67,8 +67,9 @@ interface Marker {
   load: LoadStats;
 }
 
-export async function openBenchRuntime(dataDir: string, log: (msg: string) => void): Promise<Runtime> {
-  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn", DEFAULT_PLAN: "enterprise" });
+/** A runtime on `dataDir`; `env` adds settings (DATABASE_URL for the PostgreSQL store). */
+export async function openBenchRuntime(dataDir: string, log: (msg: string) => void, env: Record<string, string> = {}): Promise<Runtime> {
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn", DEFAULT_PLAN: "enterprise", ...env });
   const rt = await createRuntime(config, { log: pino({ level: config.logLevel }) });
   const t0 = performance.now();
   const ready = (await rt.embedder?.whenReady()) ?? false;

@@ -22,6 +22,10 @@ export interface SuiteCheck {
 export interface BenchReport {
   date: string;
   command: string;
+  /** the store measured (sqlite, or postgres: a migrate-data copy of the same load) */
+  store?: string;
+  /** postgres: seconds migrate-data took to copy the load */
+  postgres_copy_s?: number;
   machine: { cpus: number; cpu_model: string; memory_gb: number; node: string; platform: string; load_average: number[] };
   dataset: { name: string; path: string; split: string; queries: number; documents: number; chunks: number; reduced_corpus: boolean };
   model: { profile: string; state: string };
@@ -105,12 +109,15 @@ export function checkTargets(r: Omit<BenchReport, "targets" | "total_ms">): Targ
 export function renderMarkdown(r: BenchReport): string {
   const L: string[] = [];
   const d = r.dataset;
-  L.push(`# Quarry bench — ${d.name} (${d.split}), ${r.date}`);
+  L.push(`# Quarry bench — ${d.name} (${d.split}), ${r.store ?? "sqlite"} store, ${r.date}`);
   L.push("");
   L.push(`Command: \`${r.command}\``);
   L.push(
     `Machine: ${r.machine.cpus} cores (${r.machine.cpu_model}), ${r.machine.memory_gb} GB, Node ${r.machine.node}; load average at the end ${r.machine.load_average.join(" / ")}.`,
   );
+  if (r.postgres_copy_s !== undefined) {
+    L.push(`Store: PostgreSQL, loaded by copying the SQLite load with migrate-data (stored vectors, no re-embedding) in ${f1(r.postgres_copy_s)} s.`);
+  }
   L.push(
     `Data: ${d.documents} documents, ${d.chunks} chunks, ${d.queries} queries${d.reduced_corpus ? " (reduced corpus: not comparable with published scores)" : ""}. Model: ${r.model.profile} (${r.model.state}).`,
   );
@@ -175,10 +182,43 @@ export function renderMarkdown(r: BenchReport): string {
 
 export function writeReport(r: BenchReport, outDir: string): { json: string; md: string } {
   fs.mkdirSync(outDir, { recursive: true });
-  const stamp = r.date.replace(/[:.]/g, "-");
+  const stamp = r.date.replace(/[:.]/g, "-") + (r.store && r.store !== "sqlite" ? `-${r.store}` : "");
   const json = path.join(outDir, `${stamp}.json`);
   const md = path.join(outDir, `${stamp}.md`);
   fs.writeFileSync(json, JSON.stringify(r, null, 2));
   fs.writeFileSync(md, renderMarkdown(r));
   return { json, md };
+}
+
+/** Stores side by side (the first is the baseline), with the scale-out targets of issue 11. */
+export function renderComparison(reports: BenchReport[]): string {
+  const [base, ...others] = reports;
+  const L: string[] = ["", `## Stores compared (${reports.map((r) => r.store).join(" vs ")})`, ""];
+  L.push(`| measure | ${reports.map((r) => r.store).join(" | ")} |`);
+  L.push(`| --- | ${reports.map(() => "---").join(" | ")} |`);
+  for (const q of base.quality) {
+    L.push(`| nDCG@10, ${q.label} | ${reports.map((r) => f4(r.quality.find((x) => x.label === q.label)?.ndcg_at_10)).join(" | ")} |`);
+  }
+  const speed = (pick: (r: BenchReport) => number | null | undefined) => reports.map((r) => (r.speed ? f1(pick(r)) : "not run")).join(" | ");
+  L.push(`| hybrid p50 ms (HTTP) | ${speed((r) => r.speed?.hybrid.p50)} |`);
+  L.push(`| hybrid p95 ms (HTTP) | ${speed((r) => r.speed?.hybrid.p95)} |`);
+  L.push(`| lexical p50 ms (HTTP) | ${speed((r) => r.speed?.lexical.p50)} |`);
+  L.push(`| lexical p95 ms (HTTP) | ${speed((r) => r.speed?.lexical.p95)} |`);
+  L.push(`| hybrid QPS (${base.speed?.qps_hybrid.clients ?? "-"} clients) | ${speed((r) => r.speed?.qps_hybrid.qps)} |`);
+  L.push(`| lexical-only ingest chunks/s | ${reports.map((r) => (r.ingest ? f1(r.ingest.lexical_only.chunks_per_s) : "not run")).join(" | ")} |`);
+  L.push("");
+  L.push("| target | measured | met |");
+  L.push("| --- | --- | --- |");
+  const lex = (r: BenchReport) => r.quality.find((q) => q.label === "lexical only")?.ndcg_at_10;
+  for (const r of others) {
+    const a = lex(base);
+    const b = lex(r);
+    const d = a !== undefined && b !== undefined ? Math.abs(a - b) : null;
+    L.push(`| ${r.store} lexical nDCG@10 within 0.01 of ${base.store} | ${f4(b)} vs ${f4(a)} (diff ${d === null ? "—" : d.toFixed(4)}) | ${d === null ? "n/a" : d <= 0.01 ? "yes" : "**no**"} |`);
+    const p = base.speed?.hybrid.p95;
+    const q = r.speed?.hybrid.p95;
+    const ratio = p && q ? q / p : null;
+    L.push(`| ${r.store} hybrid p95 within 2x of ${base.store} (HTTP) | ${f1(q)} vs ${f1(p)} ms (${ratio === null ? "—" : `${ratio.toFixed(2)}x`}) | ${ratio === null ? "n/a" : ratio <= 2 ? "yes" : "**no**"} |`);
+  }
+  return L.join("\n") + "\n";
 }

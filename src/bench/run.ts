@@ -10,14 +10,16 @@ import { loadBenchContext, openBenchRuntime, operatorPrincipal, type BenchContex
 import { customSettings, evaluateSetup, measureQuality, modeSpecs, searchSettings } from "./quality.js";
 import { measureSpeed } from "./speed.js";
 import { measureIngest } from "./ingest.js";
-import { checkTargets, machineInfo, renderMarkdown, writeReport, type BenchReport, type SuiteCheck } from "./report.js";
+import { checkTargets, machineInfo, renderComparison, renderMarkdown, writeReport, type BenchReport, type SuiteCheck } from "./report.js";
+import { openBenchPostgres } from "./postgres.js";
+import type { Runtime } from "../runtime.js";
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
 /** The suite made by the import, run through the benchmark service, against the bench's own computation. */
-async function suiteCheck(ctx: BenchContext): Promise<SuiteCheck | null> {
+async function suiteCheck(ctx: BenchContext, rt: Runtime): Promise<SuiteCheck | null> {
   if (!ctx.suiteId) return null;
-  const { rt, principal } = ctx;
+  const { principal } = ctx;
   const suite = await rt.benchmarks.row(principal, ctx.suiteId);
   const run = await rt.benchmarks.run(principal, ctx.suiteId);
   if (run.status !== "completed") throw new Error(`the suite run failed: ${run.error}`);
@@ -33,45 +35,58 @@ async function suiteCheck(ctx: BenchContext): Promise<SuiteCheck | null> {
   };
 }
 
+type Measured = Pick<BenchReport, "quality" | "suite_check" | "speed" | "ingest">;
+
+/** Quality per mode, the suite cross-check, speed over HTTP and ingest throughput of one store's runtime. */
+async function measureStore(ctx: BenchContext, rt: Runtime, o: BenchOptions, ingestEnv: Record<string, string> | null): Promise<Measured> {
+  const principal = ctx.principal;
+  const base = await searchSettings(rt, ctx.tenant.id, ctx.collectionId);
+  log(`quality on ${ctx.queryIds.length} ${ctx.split} queries (${rt.store.kind}):`);
+  const quality = await measureQuality(rt, ctx.tenant.id, ctx.collectionId, ctx.queries, ctx.qrels, ctx.queryIds, modeSpecs(base, o), log);
+  const check = await suiteCheck(ctx, rt);
+  if (check) log(`suite run nDCG@10 ${check.run_ndcg_at_10.toFixed(4)} vs bench ${check.bench_ndcg_at_10.toFixed(4)}`);
+
+  let speed = null;
+  if (o.http) {
+    // command-line fusion settings reach POST /search as the collection's settings (BM25 column
+    // weights and depth are deployment settings the API cannot take; they only affect quality rows)
+    const custom = customSettings(base, o);
+    const before = (await rt.store.content.getCollection(ctx.tenant.id, ctx.collectionId))!.settings;
+    if (custom) {
+      await rt.collections.update(principal, ctx.collectionId, {
+        settings: { ...before, fusion: custom.fusion.method, lexical_weight: custom.fusion.lexicalWeight, vector_weight: custom.fusion.vectorWeight },
+      });
+    }
+    log(`speed over HTTP (${rt.store.kind}):`);
+    const seen = new Set(ctx.queryIds.map((q) => ctx.queries.get(q)!));
+    try {
+      speed = await measureSpeed(rt, principal, ctx.collectionId, [...ctx.queries.values()], seen, o, log);
+    } finally {
+      if (custom) await rt.collections.update(principal, ctx.collectionId, { settings: before });
+    }
+  }
+  let ingest = null;
+  if (o.ingest && ingestEnv) {
+    log(`ingest throughput (${rt.store.kind}):`);
+    // the embedding path does not depend on the store: measured on the first store only
+    const sample = Object.keys(ingestEnv).length === 0 ? 200 : 0;
+    // a copied load (postgres) has no indexing time of its own: its "full" row would be SQLite's
+    const load = rt === ctx.rt ? ctx.load : { ...ctx.load, reused: true };
+    ingest = await measureIngest(o.dataset, o.split, load, { maxDocuments: o.maxDocuments, limitQueries: o.limitQueries, embeddingSampleDocs: sample }, log, ingestEnv);
+  }
+  return { quality, suite_check: check, speed, ingest };
+}
+
 async function benchDataset(o: BenchOptions, command: string): Promise<number> {
   const t0 = performance.now();
   const ctx = await loadBenchContext(o, log);
-  const { rt, principal } = ctx;
-  try {
-    const base = await searchSettings(rt, ctx.tenant.id, ctx.collectionId);
-    log(`quality on ${ctx.queryIds.length} ${ctx.split} queries:`);
-    const quality = await measureQuality(rt, ctx.tenant.id, ctx.collectionId, ctx.queries, ctx.qrels, ctx.queryIds, modeSpecs(base, o), log);
-    const check = await suiteCheck(ctx);
-    if (check) log(`suite run nDCG@10 ${check.run_ndcg_at_10.toFixed(4)} vs bench ${check.bench_ndcg_at_10.toFixed(4)}`);
-
-    let speed = null;
-    if (o.http) {
-      // command-line fusion settings reach POST /search as the collection's settings (BM25 column
-      // weights and depth are deployment settings the API cannot take; they only affect quality rows)
-      const custom = customSettings(base, o);
-      const before = (await rt.store.content.getCollection(ctx.tenant.id, ctx.collectionId))!.settings;
-      if (custom) {
-        await rt.collections.update(principal, ctx.collectionId, {
-          settings: { ...before, fusion: custom.fusion.method, lexical_weight: custom.fusion.lexicalWeight, vector_weight: custom.fusion.vectorWeight },
-        });
-      }
-      log("speed over HTTP:");
-      const seen = new Set(ctx.queryIds.map((q) => ctx.queries.get(q)!));
-      try {
-        speed = await measureSpeed(rt, principal, ctx.collectionId, [...ctx.queries.values()], seen, o, log);
-      } finally {
-        if (custom) await rt.collections.update(principal, ctx.collectionId, { settings: before });
-      }
-    }
-    let ingest = null;
-    if (o.ingest) {
-      log("ingest throughput:");
-      ingest = await measureIngest(o.dataset, o.split, ctx.load, { maxDocuments: o.maxDocuments, limitQueries: o.limitQueries, embeddingSampleDocs: 200 }, log);
-    }
-    const scale = null; // the scale bench runs on its own: `--scale N` (scale.ts)
+  const { rt } = ctx;
+  const reports: BenchReport[] = [];
+  const report = (m: Measured, store: string, extra: Partial<BenchReport> = {}): BenchReport => {
     const partial = {
       date: new Date().toISOString(),
       command,
+      store,
       machine: machineInfo(),
       dataset: {
         name: ctx.title,
@@ -84,17 +99,31 @@ async function benchDataset(o: BenchOptions, command: string): Promise<number> {
       },
       model: { profile: rt.activeProfile.name, state: rt.embedderStatus().state },
       load: ctx.load,
-      quality,
+      ...m,
       published: findDataset(ctx.dataset)?.published ?? [],
-      suite_check: check,
-      speed,
-      ingest,
-      scale,
+      scale: null, // the scale bench runs on its own: `--scale N` (scale.ts)
+      ...extra,
     };
-    const report: BenchReport = { ...partial, targets: checkTargets(partial), total_ms: performance.now() - t0 };
-    const files = writeReport(report, o.out);
-    process.stdout.write(renderMarkdown(report));
-    log(`report: ${files.md} and ${files.json}`);
+    return { ...partial, targets: checkTargets(partial), total_ms: performance.now() - t0 };
+  };
+  const emit = (r: BenchReport) => {
+    const files = writeReport(r, o.out);
+    process.stdout.write(renderMarkdown(r));
+    log(`report (${r.store}): ${files.md} and ${files.json}`);
+    reports.push(r);
+  };
+  try {
+    emit(report(await measureStore(ctx, rt, o, {}), "sqlite"));
+    if (o.stores.includes("postgres")) {
+      // the SQLite report is already written when the PostgreSQL half fails
+      const pgRun = await openBenchPostgres(o, ctx.dataDir, log);
+      try {
+        emit(report(await measureStore(ctx, pgRun.rt, o, { DATABASE_URL: pgRun.url }), "postgres", { postgres_copy_s: pgRun.copySeconds }));
+      } finally {
+        await pgRun.close();
+      }
+      process.stdout.write(renderComparison(reports));
+    }
     return 0;
   } finally {
     await ctx.close();
