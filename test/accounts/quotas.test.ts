@@ -15,9 +15,7 @@ beforeAll(async () => {
 afterAll(async () => s?.close());
 
 const setQueries = (tenantId: string, n: number, period = currentPeriod()) =>
-  db(s)
-    .prepare("INSERT INTO usage_counters (tenant_id, period, queries) VALUES (?, ?, ?) ON CONFLICT (tenant_id, period) DO UPDATE SET queries = excluded.queries")
-    .run(tenantId, period, n);
+  db(s).run("INSERT INTO usage_counters (tenant_id, period, queries) VALUES (?, ?, ?) ON CONFLICT (tenant_id, period) DO UPDATE SET queries = excluded.queries", tenantId, period, n);
 const tenantRow = async (id: string) => (await s.rt.store.tenants.get(id))!;
 const usage = async (key: string) => (await s.call("GET", "/me", { key })).body.usage;
 const resets = () => periodResetsAt().slice(0, 10);
@@ -34,7 +32,7 @@ async function failure(p: Promise<unknown>): Promise<ServiceError> {
 describe("monthly query quota", () => {
   it("counts exactly under concurrency: 40 parallel queries with room for 12 let 12 through", async () => {
     const t = await s.tenant();
-    setQueries(t.id, 4988);
+    await setQueries(t.id, 4988);
     const tenant = await tenantRow(t.id);
     const results = await Promise.allSettled(Array.from({ length: 40 }, () => s.rt.quotas.consumeQueries(tenant, 1)));
     const ok = results.filter((r): r is PromiseFulfilledResult<{ used: number; limit: number | null }> => r.status === "fulfilled");
@@ -47,7 +45,7 @@ describe("monthly query quota", () => {
 
   it("is all or nothing for a batch and says how much room is left", async () => {
     const t = await s.tenant();
-    setQueries(t.id, 4995);
+    await setQueries(t.id, 4995);
     const tenant = await tenantRow(t.id);
     const e = await failure(s.rt.quotas.consumeQueries(tenant, 10));
     expect(e.kind).toBe("quota_exceeded");
@@ -75,7 +73,7 @@ describe("monthly query quota", () => {
 describe("plan change by the operator (PUT /tenants/:tenant_id/plan)", () => {
   it("changes limits at once, is platform-only, and validates the plan", async () => {
     const t = await s.tenant();
-    setQueries(t.id, 5000);
+    await setQueries(t.id, 5000);
     const tenant = await tenantRow(t.id);
     await expect(s.rt.quotas.consumeQueries(tenant, 1)).rejects.toThrow(/free plan/);
 

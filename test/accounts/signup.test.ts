@@ -20,7 +20,7 @@ afterAll(async () => {
   await mail?.close();
 });
 
-const count = (table: string) => (db(s).prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+const count = async (table: string) => (await db(s).get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n;
 
 function expect422(r: { status: number; body: any }, field: string) {
   expect(r.status, JSON.stringify(r.body)).toBe(422);
@@ -29,8 +29,8 @@ function expect422(r: { status: number; body: any }, field: string) {
 
 describe("signup input", () => {
   it("refuses malformed emails, short and long passwords, long emails and blank workspace names with 422 naming the field", async () => {
-    const before = count("tenants");
-    const usersBefore = count("users");
+    const before = await count("tenants");
+    const usersBefore = await count("users");
     const ok = { email: uniqueEmail(), password: PASSWORD, workspace_name: "Valid" };
     for (const email of ["no-at-sign.example.com", "a@b", "a b@example.com", "@example.com", "a@example.", "", "a@@example.com"]) {
       expect422(await s.call("POST", "/auth/signup", { json: { ...ok, email } }), "email");
@@ -46,8 +46,8 @@ describe("signup input", () => {
     expect422(blank, "workspace_name");
     expect(blank.body.detail[0].msg).toMatch(/visible character/);
     expect((await s.call("POST", "/auth/signup", { json: { ...ok, role: "owner" } })).status).toBe(422);
-    expect(count("tenants")).toBe(before);
-    expect(count("users")).toBe(usersBefore);
+    expect(await count("tenants")).toBe(before);
+    expect(await count("users")).toBe(usersBefore);
   });
 
   it("accepts the boundary values: 320-character email, 10- and 200-character passwords", async () => {
@@ -59,27 +59,27 @@ describe("signup input", () => {
 
   it("answers 409 for a taken email in any letter case, and creates nothing", async () => {
     const u = await signup(s);
-    const tenants = count("tenants");
-    const users = count("users");
+    const tenants = await count("tenants");
+    const users = await count("users");
     const r = await s.call("POST", "/auth/signup", { json: { email: u.email.toUpperCase(), password: PASSWORD, workspace_name: "Second" } });
     expect(r.status).toBe(409);
     expect(r.body.detail).toMatch(/already exists\. Sign in, or reset the password/);
-    expect(count("tenants")).toBe(tenants);
-    expect(count("users")).toBe(users);
+    expect(await count("tenants")).toBe(tenants);
+    expect(await count("users")).toBe(users);
   });
 
   it("lets exactly one of several concurrent signups with one email through; the others leave nothing behind", async () => {
     const email = uniqueEmail("race");
-    const tenants = count("tenants");
-    const users = count("users");
-    const sessions = count("sessions");
+    const tenants = await count("tenants");
+    const users = await count("users");
+    const sessions = await count("sessions");
     const answers = await Promise.all(
       ["a", "b", "c", "d"].map((w) => s.call("POST", "/auth/signup", { json: { email: w === "a" ? email : email.toUpperCase(), password: PASSWORD, workspace_name: `Race ${w}` } })),
     );
     expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409]);
-    expect(count("tenants")).toBe(tenants + 1);
-    expect(count("users")).toBe(users + 1);
-    expect(count("sessions")).toBe(sessions + 1);
+    expect(await count("tenants")).toBe(tenants + 1);
+    expect(await count("users")).toBe(users + 1);
+    expect(await count("sessions")).toBe(sessions + 1);
   });
 
   it("derives the slug from the workspace name and makes it unique", async () => {

@@ -58,7 +58,7 @@ describe("failed-login throttling", () => {
     expect((await loginFrom("127.0.0.2", other.email, PASSWORD)).status).toBe(200);
 
     // Once the oldest failure is older than the window, one more attempt is allowed.
-    db(s).prepare("UPDATE auth_attempts SET at_ms = at_ms - 15 * 60 * 1000 - 1").run();
+    await db(s).run("UPDATE auth_attempts SET at_ms = at_ms - 15 * 60 * 1000 - 1");
     expect((await loginFrom("127.0.0.2", u.email, PASSWORD)).status).toBe(200);
   });
 

@@ -20,9 +20,7 @@ afterAll(async () => {
 const verifyToken = async (email: string) => tokenFromLink((await mail.next(email, /verify/i)).text, PUBLIC_URL, "verify-email");
 const resetToken = async (email: string) => tokenFromLink((await mail.next(email, /reset/i)).text, PUBLIC_URL, "reset-password");
 const expire = (email: string, purpose: string) =>
-  db(s)
-    .prepare("UPDATE account_tokens SET expires_at = '2000-01-01T00:00:00.000Z' WHERE purpose = ? AND user_id = (SELECT id FROM users WHERE email_key = ?)")
-    .run(purpose, email.toLowerCase());
+  db(s).run("UPDATE account_tokens SET expires_at = '2000-01-01T00:00:00.000Z' WHERE purpose = ? AND user_id = (SELECT id FROM users WHERE email_key = ?)", purpose, email.toLowerCase());
 const ingest = (cookie: string) => s.call("POST", "/data-sources", { cookie, json: { name: "Docs", source_type: "upload" } });
 
 describe("email verification tokens", () => {
@@ -177,16 +175,16 @@ describe("sessions", () => {
   it("stores only a hash of the session token and expires sessions after SESSION_TTL_DAYS", async () => {
     const u = await signup(s);
     const token = u.cookie.split("=")[1];
-    const rows = db(s).prepare("SELECT token_hash, expires_at FROM sessions WHERE user_id = ?").all(u.account.user.id) as { token_hash: string; expires_at: string }[];
+    const rows = await db(s).all<{ token_hash: string; expires_at: string }>("SELECT token_hash, expires_at FROM sessions WHERE user_id = ?", u.account.user.id);
     expect(rows).toHaveLength(1);
     expect(rows[0].token_hash).not.toContain(token);
     const days = (Date.parse(rows[0].expires_at) - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(13.99);
     expect(days).toBeLessThanOrEqual(14);
-    db(s).prepare("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE user_id = ?").run(u.account.user.id);
+    await db(s).run("UPDATE sessions SET expires_at = '2000-01-01T00:00:00.000Z' WHERE user_id = ?", u.account.user.id);
     const r = await s.call("GET", "/me", { cookie: u.cookie });
     expect(r.status).toBe(401);
-    expect(db(s).prepare("SELECT count(*) AS n FROM sessions WHERE user_id = ?").get(u.account.user.id)).toEqual({ n: 0 });
+    expect(await db(s).get("SELECT count(*) AS n FROM sessions WHERE user_id = ?", u.account.user.id)).toEqual({ n: 0 });
   });
 
   it("answers 401 for a forged or tampered cookie", async () => {

@@ -387,8 +387,8 @@ describe("public question sets", () => {
     // the stored twin re-parses to the same text: reindexing keeps the document findable
     const chunksBefore = (await call("GET", `/documents/${docs[0].id}/chunks`, undefined, t.adminKey)).body;
     expect((await call("POST", `/data-sources/${r.body.data_source_id}/reindex`, undefined, t.adminKey)).status).toBe(202);
-    for (let i = 0; i < 600 && (await s.rt.store.content.pendingJobCount()) > 0; i++) await new Promise((res) => setTimeout(res, 100));
-    expect(await s.rt.store.content.pendingJobCount()).toBe(0);
+    for (let i = 0; i < 600 && (await s.rt.queue.pending()) > 0; i++) await new Promise((res) => setTimeout(res, 100));
+    expect(await s.rt.queue.pending()).toBe(0);
     const after = (await call("GET", `/documents/${docs[0].id}`, undefined, t.adminKey)).body;
     expect(after).toMatchObject({ status: "indexed", title: docs[0].title });
     const chunksAfter = (await call("GET", `/documents/${docs[0].id}/chunks`, undefined, t.adminKey)).body;

@@ -1,26 +1,38 @@
 // kill -9 in the middle of ingestion: a real server process (`node --import tsx src/cli.ts serve`)
 // is SIGKILLed while documents are queued/processing, then started again on the same DATA_DIR.
 // Every document must end indexed exactly once: no loss, no duplicate documents, chunks or index rows.
+// Under TEST_STORE=postgres (npm run test:pg) both processes run on a fresh PostgreSQL database.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, expect, test } from "vitest";
+import { afterAll, beforeAll, expect, test } from "vitest";
 import { PLATFORM_KEY } from "../helpers/server.js";
+import { createTestDatabase, type TestDatabase } from "../helpers/pg.js";
+import { openDeploymentSql } from "../helpers/store-sql.js";
 import { parseDocument } from "../../src/ingest/parse/index.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
 import { loadProfiles, resolveActiveProfile } from "../../src/embed/profiles.js";
-import { multipart, openDb, sleep, vecTables, waitFor, type UploadFile } from "./helpers.js";
+import { multipart, sleep, waitFor, type UploadFile } from "./helpers.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-kill9-"));
 const children: ChildProcess[] = [];
+let database: TestDatabase | null = null;
+
+beforeAll(async () => {
+  if (process.env.TEST_STORE === "postgres") database = await createTestDatabase("quarry_kill9");
+});
 
 afterAll(async () => {
   for (const ch of children) if (ch.exitCode === null && ch.signalCode === null) ch.kill("SIGKILL");
   fs.rmSync(dataDir, { recursive: true, force: true });
+  await database?.drop();
 });
+
+/** the deployment's database, opened beside the server's own connections */
+const openDb = () => openDeploymentSql(dataDir, database?.url ?? null);
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -51,6 +63,7 @@ async function startProcess(): Promise<Proc> {
       PLATFORM_API_KEY: PLATFORM_KEY,
       LOG_LEVEL: "warn",
       DEFAULT_PLAN: "enterprise",
+      ...(database ? { DATABASE_URL: database.url } : {}),
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -147,15 +160,15 @@ test("kill -9 mid-ingest, restart on the same DATA_DIR: every document ends inde
 
   // what the database holds right after the crash: committed work only, nothing half-written
   {
-    const db = openDb(dataDir);
+    const db = await openDb();
     try {
-      const n = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
-      expect(n("SELECT count(*) AS n FROM documents")).toBe(40);
-      const half = n(`SELECT count(*) AS n FROM documents d WHERE d.status != 'indexed' AND EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id)`);
+      const n = db.count;
+      expect(await n("SELECT count(*) AS n FROM documents")).toBe(40);
+      const half = await n(`SELECT count(*) AS n FROM documents d WHERE d.status != 'indexed' AND EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id)`);
       expect(half).toBe(0); // no chunks were committed for a document that is not indexed yet
-      expect(n("SELECT count(*) AS n FROM chunk_terms")).toBe(n("SELECT count(*) AS n FROM chunks"));
+      expect(await db.lexicalChunks()).toBe(await n("SELECT count(*) AS n FROM chunks"));
     } finally {
-      db.close();
+      await db.close();
     }
   }
 
@@ -196,32 +209,30 @@ test("kill -9 mid-ingest, restart on the same DATA_DIR: every document ends inde
   // the database: one chunk per (document, position), one FTS row and (once embedded) one vector per chunk, no jobs left
   await waitFor(
     async () => {
-      const db = openDb(dataDir);
+      const db = await openDb();
       try {
-        return (db.prepare("SELECT count(*) AS n FROM chunks WHERE embedded_in IS NULL").get() as { n: number }).n === 0;
+        return (await db.count("SELECT count(*) AS n FROM chunks WHERE embedded_in IS NULL")) === 0;
       } finally {
-        db.close();
+        await db.close();
       }
     },
     "every chunk to get its vector",
     60_000,
     250,
   );
-  const db = openDb(dataDir);
+  const db = await openDb();
   try {
-    const n = (sql: string, ...a: unknown[]) => (db.prepare(sql).get(...a) as { n: number }).n;
-    const chunks = n("SELECT count(*) AS n FROM chunks");
-    expect(n("SELECT count(*) AS n FROM documents")).toBe(40);
+    const n = db.count;
+    const chunks = await n("SELECT count(*) AS n FROM chunks");
+    expect(await n("SELECT count(*) AS n FROM documents")).toBe(40);
     expect(chunks).toBe(expectedChunks);
-    expect(n("SELECT count(*) AS n FROM (SELECT DISTINCT document_id, position FROM chunks)")).toBe(chunks);
-    expect(n("SELECT coalesce(sum(chunk_count), 0) AS n FROM documents")).toBe(chunks);
-    expect(n("SELECT count(*) AS n FROM chunk_terms")).toBe(chunks);
-    let vec = 0;
-    for (const table of vecTables(db)) vec += n(`SELECT count(*) AS n FROM ${table}`);
-    expect(vec).toBe(chunks);
-    expect(n("SELECT count(*) AS n FROM jobs")).toBe(0);
+    expect(await n("SELECT count(*) AS n FROM (SELECT DISTINCT document_id, position FROM chunks) s")).toBe(chunks);
+    expect(await n("SELECT coalesce(sum(chunk_count), 0) AS n FROM documents")).toBe(chunks);
+    expect(await db.lexicalChunks()).toBe(chunks);
+    expect(await db.vectorRows()).toBe(chunks);
+    expect(await n("SELECT count(*) AS n FROM jobs")).toBe(0);
   } finally {
-    db.close();
+    await db.close();
   }
 
   // a clean stop this time

@@ -3,10 +3,9 @@
 // server's SQLite file to check what the API cannot show (chunks, FTS and vector rows).
 import fs from "node:fs";
 import path from "node:path";
-import Database from "better-sqlite3";
-import * as sqliteVec from "sqlite-vec";
 import { expect } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { storeSql } from "../helpers/store-sql.js";
 
 export type Res = Awaited<ReturnType<TestServer["call"]>>;
 
@@ -121,71 +120,32 @@ export async function chunksOf(c: Ctx, docId: string, limit = 1000): Promise<any
   return r.body;
 }
 
-/** The server's database file, opened beside the server's own connection (WAL allows it). */
-export function openDb(dataDir: string): Database.Database {
-  const db = new Database(path.join(dataDir, "quarry.db"), { readonly: true });
-  db.pragma("busy_timeout = 5000");
-  sqliteVec.load(db);
-  return db;
+/** Index rows the server's database holds for these chunk ids: chunks, lexical rows and vector rows. */
+export async function indexRows(c: Ctx, chunkIds: number[]): Promise<{ chunks: number; fts: number; vec: number }> {
+  const sql = storeSql(c.s.rt.store);
+  let chunks = 0;
+  for (const id of chunkIds) chunks += await sql.count("SELECT count(*) AS n FROM chunks WHERE id = ?", id);
+  return { chunks, fts: await sql.lexicalChunks(chunkIds), vec: await sql.vectorRows(chunkIds) };
 }
 
-export function vecTables(db: Database.Database): string[] {
-  return (
-    db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'vec\\_%' ESCAPE '\\' AND sql LIKE '%vec0%'").all() as {
-      name: string;
-    }[]
-  ).map((r) => r.name);
+/** Chunk ids (integers) of these documents, read from the server's database. */
+export async function chunkIdsOf(c: Ctx, docIds: string[]): Promise<number[]> {
+  const sql = storeSql(c.s.rt.store);
+  const ids: number[] = [];
+  for (const d of docIds) ids.push(...(await sql.all<{ id: number | string }>("SELECT id FROM chunks WHERE document_id = ? ORDER BY id", d)).map((r) => Number(r.id)));
+  return ids;
 }
 
-/** Index rows the database holds for these chunk ids: chunks, lexical rows (chunk_terms) and vector rows. */
-export function indexRows(dataDir: string, chunkIds: number[]): { chunks: number; fts: number; vec: number } {
-  const db = openDb(dataDir);
-  try {
-    const ids = JSON.stringify(chunkIds);
-    const chunks = (db.prepare("SELECT count(*) AS n FROM chunks WHERE id IN (SELECT value FROM json_each(?))").get(ids) as any).n;
-    let fts = 0;
-    const ftsOne = db.prepare("SELECT count(*) AS n FROM chunk_terms WHERE chunk_id = ?");
-    for (const id of chunkIds) fts += (ftsOne.get(id) as any).n;
-    let vec = 0;
-    for (const t of vecTables(db)) {
-      const one = db.prepare(`SELECT count(*) AS n FROM ${t} WHERE chunk_id = ?`);
-      for (const id of chunkIds) vec += (one.get(BigInt(id)) as any).n;
-    }
-    return { chunks, fts, vec };
-  } finally {
-    db.close();
-  }
-}
-
-/** Chunk ids (integers) of a document, read from the database. */
-export function chunkIdsOf(dataDir: string, docIds: string[]): number[] {
-  const db = openDb(dataDir);
-  try {
-    return (db.prepare("SELECT id FROM chunks WHERE document_id IN (SELECT value FROM json_each(?))").all(JSON.stringify(docIds)) as { id: number }[]).map(
-      (r) => r.id,
-    );
-  } finally {
-    db.close();
-  }
-}
-
-/** Whole-table counts: chunks, chunk_terms (lexical), every vec_ table. */
-export function tableCounts(dataDir: string): { chunks: number; fts: number; vec: number; documents: number; jobs: number } {
-  const db = openDb(dataDir);
-  try {
-    const n = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
-    let vec = 0;
-    for (const t of vecTables(db)) vec += n(`SELECT count(*) AS n FROM ${t}`);
-    return {
-      chunks: n("SELECT count(*) AS n FROM chunks"),
-      fts: n("SELECT count(*) AS n FROM chunk_terms"),
-      vec,
-      documents: n("SELECT count(*) AS n FROM documents"),
-      jobs: n("SELECT count(*) AS n FROM jobs"),
-    };
-  } finally {
-    db.close();
-  }
+/** Whole-table counts: chunks, chunks with lexical rows, vector rows, documents, jobs. */
+export async function tableCounts(c: Ctx): Promise<{ chunks: number; fts: number; vec: number; documents: number; jobs: number }> {
+  const sql = storeSql(c.s.rt.store);
+  return {
+    chunks: await sql.count("SELECT count(*) AS n FROM chunks"),
+    fts: await sql.lexicalChunks(),
+    vec: await sql.vectorRows(),
+    documents: await sql.count("SELECT count(*) AS n FROM documents"),
+    jobs: await sql.count("SELECT count(*) AS n FROM jobs"),
+  };
 }
 
 export function storedFile(dataDir: string, tenantId: string, docId: string): string {

@@ -9,7 +9,6 @@ import {
   createSource,
   expectDetail,
   indexRows,
-  openDb,
   upload,
   startWithTenant,
   storedFile,
@@ -17,6 +16,7 @@ import {
   uploadAndSettle,
   type Ctx,
 } from "./helpers.js";
+import { storeSql } from "../helpers/store-sql.js";
 import { MARKDOWN } from "./fixtures.js";
 
 let c: Ctx;
@@ -49,13 +49,13 @@ describe("related rules", () => {
     expect((await c.call("GET", `/documents/${doc.id}`)).body.status).toBe("indexed");
     expect((await c.call("GET", `/collections/${b.id}`)).body).toMatchObject({ document_count: 1, indexed_count: 1 });
     expect((await c.call("GET", `/collections/${a.id}`)).body).toMatchObject({ document_count: 0, indexed_count: 0 });
-    const ids = chunkIdsOf(c.s.dataDir, [doc.id]);
+    const ids = await chunkIdsOf(c, [doc.id]);
     expect(ids.length).toBeGreaterThan(0);
-    expect(indexRows(c.s.dataDir, ids)).toEqual({ chunks: ids.length, fts: ids.length, vec: ids.length });
+    expect(await indexRows(c, ids)).toEqual({ chunks: ids.length, fts: ids.length, vec: ids.length });
     // even with no collection at all the documents stay
     expect((await c.call("DELETE", `/collections/${b.id}/data-sources/${s.id}`)).status).toBe(204);
     expect((await c.call("GET", `/documents/${doc.id}`)).body.status).toBe("indexed");
-    expect(indexRows(c.s.dataDir, ids)).toEqual({ chunks: ids.length, fts: ids.length, vec: ids.length });
+    expect(await indexRows(c, ids)).toEqual({ chunks: ids.length, fts: ids.length, vec: ids.length });
     // and re-attaching makes them searchable again, without reindexing
     expect((await c.call("PUT", `/collections/${a.id}/data-sources/${s.id}`)).status).toBe(200);
     expect(await searchIds(a.id, "striped zebras")).toContain(doc.id);
@@ -66,11 +66,11 @@ describe("related rules", () => {
     const col = await createCollection(c, "Temporary", [s.id]);
     const keep = await createCollection(c, "Keeper", [s.id]);
     const [doc] = await uploadAndSettle(c, s.id, [{ name: "owl.md", data: "# Owls\n\nOwls hunt silently at night." }]);
-    const ids = chunkIdsOf(c.s.dataDir, [doc.id]);
+    const ids = await chunkIdsOf(c, [doc.id]);
     expect((await c.call("DELETE", `/collections/${col.id}`)).status).toBe(204);
     expect((await c.call("GET", `/data-sources/${s.id}`)).body).toMatchObject({ document_count: 1, indexed_count: 1, collection_ids: [keep.id] });
     expect((await c.call("GET", `/documents/${doc.id}`)).body.status).toBe("indexed");
-    expect(indexRows(c.s.dataDir, ids)).toEqual({ chunks: ids.length, fts: ids.length, vec: ids.length });
+    expect(await indexRows(c, ids)).toEqual({ chunks: ids.length, fts: ids.length, vec: ids.length });
     expect(fs.existsSync(storedFile(c.s.dataDir, c.tenantId, doc.id))).toBe(true);
     expect(await searchIds(keep.id, "owls hunt at night")).toContain(doc.id);
   });
@@ -85,11 +85,11 @@ describe("related rules", () => {
       { name: "broken.pdf", data: "%PDF-1.7 not really" },
     ]);
     const [other] = await uploadAndSettle(c, bystander.id, [{ name: "sun.txt", data: "The sun is a star at the centre of the solar system." }]);
-    const victimChunks = chunkIdsOf(c.s.dataDir, docs.map((d) => d.id));
-    const otherChunks = chunkIdsOf(c.s.dataDir, [other.id]);
+    const victimChunks = await chunkIdsOf(c, docs.map((d) => d.id));
+    const otherChunks = await chunkIdsOf(c, [other.id]);
     expect(victimChunks.length).toBeGreaterThanOrEqual(7);
-    expect(indexRows(c.s.dataDir, victimChunks)).toEqual({ chunks: victimChunks.length, fts: victimChunks.length, vec: victimChunks.length });
-    const before = tableCounts(c.s.dataDir);
+    expect(await indexRows(c, victimChunks)).toEqual({ chunks: victimChunks.length, fts: victimChunks.length, vec: victimChunks.length });
+    const before = await tableCounts(c);
     for (const d of docs) expect(fs.existsSync(storedFile(c.s.dataDir, c.tenantId, d.id)), d.source).toBe(d.status === "failed" && d.error?.includes("not a supported") ? false : true);
 
     expect((await c.call("DELETE", `/data-sources/${victim.id}`)).status).toBe(204);
@@ -100,8 +100,8 @@ describe("related rules", () => {
       expectDetail(await c.call("GET", `/documents/${d.id}/chunks`), 404);
       expect(fs.existsSync(storedFile(c.s.dataDir, c.tenantId, d.id)), d.source).toBe(false);
     }
-    expect(indexRows(c.s.dataDir, victimChunks)).toEqual({ chunks: 0, fts: 0, vec: 0 });
-    const after = tableCounts(c.s.dataDir);
+    expect(await indexRows(c, victimChunks)).toEqual({ chunks: 0, fts: 0, vec: 0 });
+    const after = await tableCounts(c);
     expect(after.chunks).toBe(before.chunks - victimChunks.length);
     expect(after.fts).toBe(before.fts - victimChunks.length);
     expect(after.vec).toBe(before.vec - victimChunks.length);
@@ -110,7 +110,7 @@ describe("related rules", () => {
     expect(after.fts).toBe(after.chunks);
     expect(after.vec).toBe(after.chunks);
     // the other source is untouched
-    expect(indexRows(c.s.dataDir, otherChunks)).toEqual({ chunks: otherChunks.length, fts: otherChunks.length, vec: otherChunks.length });
+    expect(await indexRows(c, otherChunks)).toEqual({ chunks: otherChunks.length, fts: otherChunks.length, vec: otherChunks.length });
     expect((await c.call("GET", `/collections/${col.id}`)).body).toMatchObject({ data_source_count: 1, document_count: 1, indexed_count: 1 });
     expect(await searchIds(col.id, "moon orbits the earth")).not.toContain(docs[1].id);
     expect(await searchIds(col.id, "sun star solar system")).toContain(other.id);
@@ -125,8 +125,8 @@ describe("related rules", () => {
       { name: "guide.md", data: MARKDOWN },
       { name: "herons.txt", data: "Herons wait patiently by the pond for frogs." },
     ]);
-    const goneChunks = chunkIdsOf(c.s.dataDir, [gone.id]);
-    const keptChunks = chunkIdsOf(c.s.dataDir, [kept.id]);
+    const goneChunks = await chunkIdsOf(c, [gone.id]);
+    const keptChunks = await chunkIdsOf(c, [kept.id]);
     expect(goneChunks.length).toBe((await chunksOf(c, gone.id)).total);
     const file = storedFile(c.s.dataDir, c.tenantId, gone.id);
     expect(fs.readFileSync(file, "utf8")).toBe(MARKDOWN);
@@ -138,12 +138,12 @@ describe("related rules", () => {
     expectDetail(await c.call("GET", `/documents/${gone.id}/chunks`), 404);
     expectDetail(await c.call("DELETE", `/documents/${gone.id}`), 404);
     expect(fs.existsSync(file)).toBe(false);
-    expect(indexRows(c.s.dataDir, goneChunks)).toEqual({ chunks: 0, fts: 0, vec: 0 });
-    expect(indexRows(c.s.dataDir, keptChunks)).toEqual({ chunks: keptChunks.length, fts: keptChunks.length, vec: keptChunks.length });
+    expect(await indexRows(c, goneChunks)).toEqual({ chunks: 0, fts: 0, vec: 0 });
+    expect(await indexRows(c, keptChunks)).toEqual({ chunks: keptChunks.length, fts: keptChunks.length, vec: keptChunks.length });
     expect(await searchIds(col.id, "kingfishers dive for fish")).not.toContain(gone.id);
     expect(await searchIds(col.id, "herons frogs pond")).toContain(kept.id);
     expect((await c.call("GET", `/data-sources/${s.id}`)).body).toMatchObject({ document_count: 1, indexed_count: 1 });
-    const t = tableCounts(c.s.dataDir);
+    const t = await tableCounts(c);
     expect(t.fts).toBe(t.chunks);
     expect(t.vec).toBe(t.chunks);
   });
@@ -183,17 +183,12 @@ describe("deletes while ingest is under way", () => {
     expect((await c.call("DELETE", `/data-sources/${s.id}`)).status).toBe(204);
     // let any job that was already running finish its work
     await new Promise((res) => setTimeout(res, 2500));
-    const db = openDb(c.s.dataDir);
-    try {
-      const n = (sql: string, ...p: unknown[]) => (db.prepare(sql).get(...p) as { n: number }).n;
-      expect(n("SELECT count(*) AS n FROM documents WHERE data_source_id = ?", s.id)).toBe(0);
-      expect(n("SELECT count(*) AS n FROM chunks WHERE data_source_id = ?", s.id)).toBe(0);
-      expect(n("SELECT count(*) AS n FROM jobs WHERE subject IN (SELECT value FROM json_each(?))", JSON.stringify(ids))).toBe(0);
-    } finally {
-      db.close();
-    }
+    const sql = storeSql(c.s.rt.store);
+    expect(await sql.count("SELECT count(*) AS n FROM documents WHERE data_source_id = ?", s.id)).toBe(0);
+    expect(await sql.count("SELECT count(*) AS n FROM chunks WHERE data_source_id = ?", s.id)).toBe(0);
+    for (const id of ids) expect(await sql.count("SELECT count(*) AS n FROM jobs WHERE subject = ?", id)).toBe(0);
     for (const id of ids) expect(fs.existsSync(storedFile(c.s.dataDir, c.tenantId, id))).toBe(false);
-    const t = tableCounts(c.s.dataDir);
+    const t = await tableCounts(c);
     expect(t.fts).toBe(t.chunks);
     expect(t.vec).toBe(t.chunks);
   });

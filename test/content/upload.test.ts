@@ -10,7 +10,6 @@ import {
   expect422,
   expectDetail,
   indexRows,
-  openDb,
   settle,
   sleep,
   startWithTenant,
@@ -135,11 +134,11 @@ describe("the mixed batch", () => {
     expect(json.chunks.map((ch: any) => ch.text).join("\n")).toMatch(/lantern/);
   });
 
-  test("every indexed chunk has exactly one FTS row and one vector row", () => {
-    const ids = chunkIdsOf(c.s.dataDir, [...settled.values()].map((d) => d.id));
+  test("every indexed chunk has exactly one lexical row and one vector row", async () => {
+    const ids = await chunkIdsOf(c, [...settled.values()].map((d) => d.id));
     const total = [...settled.values()].reduce((n, d) => n + d.chunk_count, 0);
     expect(ids.length).toBe(total);
-    expect(indexRows(c.s.dataDir, ids)).toEqual({ chunks: total, fts: total, vec: total });
+    expect(await indexRows(c, ids)).toEqual({ chunks: total, fts: total, vec: total });
   });
 
   test("the source reports indexed vs total, ready, and when it last synced", async () => {
@@ -229,7 +228,7 @@ describe("documents", () => {
     const s = await createSource(c, "replace");
     const other = await createSource(c, "replace-elsewhere");
     const [first] = await uploadAndSettle(c, s.id, [{ name: "guide.md", data: MARKDOWN }]);
-    const oldChunks = chunkIdsOf(c.s.dataDir, [first.id]);
+    const oldChunks = await chunkIdsOf(c, [first.id]);
     const r = await upload(c, s.id, [{ name: "guide.md", data: "# Field Guide\n\n## Reptiles\n\nLizards bask on warm rocks." }]);
     expect(r.status).toBe(202);
     expect(r.body).toHaveLength(1);
@@ -242,9 +241,9 @@ describe("documents", () => {
     expect(docs.map((d: any) => d.id)).toEqual([first.id]);
     const ch = await chunksOf(c, first.id);
     expect(ch.chunks.map((x: any) => [x.heading_path, x.text])).toEqual([[["Reptiles"], "Lizards bask on warm rocks."]]);
-    expect(indexRows(c.s.dataDir, oldChunks)).toEqual({ chunks: 0, fts: 0, vec: 0 });
-    const newChunks = chunkIdsOf(c.s.dataDir, [first.id]);
-    expect(indexRows(c.s.dataDir, newChunks)).toEqual({ chunks: 1, fts: 1, vec: 1 });
+    expect(await indexRows(c, oldChunks)).toEqual({ chunks: 0, fts: 0, vec: 0 });
+    const newChunks = await chunkIdsOf(c, [first.id]);
+    expect(await indexRows(c, newChunks)).toEqual({ chunks: 1, fts: 1, vec: 1 });
     // same name in another source is another document
     const [elsewhere] = await uploadAndSettle(c, other.id, [{ name: "guide.md", data: MARKDOWN }]);
     expect(elsewhere.id).not.toBe(first.id);
@@ -260,7 +259,7 @@ describe("documents", () => {
       { name: "guide.md", data: MARKDOWN },
     ]);
     expect([docx.status, md.status]).toEqual(["indexed", "indexed"]);
-    const oldChunks = chunkIdsOf(c.s.dataDir, [docx.id, md.id]);
+    const oldChunks = await chunkIdsOf(c, [docx.id, md.id]);
     const search = async (q: string) =>
       (await c.call("POST", "/search", { collection_id: col.id, query: q })).body.results.map((h: any) => h.document_id);
     expect(await search("life jacket pontoons")).toContain(docx.id);
@@ -277,7 +276,7 @@ describe("documents", () => {
       expect(d.error, d.source).toBeTruthy();
       expect((await chunksOf(c, d.id)).total, d.source).toBe(0);
     }
-    expect(indexRows(c.s.dataDir, oldChunks)).toEqual({ chunks: 0, fts: 0, vec: 0 });
+    expect(await indexRows(c, oldChunks)).toEqual({ chunks: 0, fts: 0, vec: 0 });
     expect(await search("life jacket pontoons")).not.toContain(docx.id);
     expect(await search("kingfishers dive for fish")).not.toContain(md.id);
     // the old bytes of the refused guide.md are not kept either
@@ -299,13 +298,8 @@ describe("documents", () => {
     // wait until no job for the document is left, whichever order they ran in
     await waitFor(
       async () => {
-        const db = openDb(c.s.dataDir);
-        try {
-          const jobs = (db.prepare("SELECT count(*) AS n FROM jobs WHERE subject = ?").get(id) as { n: number }).n;
-          return jobs === 0 && (await c.call("GET", `/documents/${id}`)).body.status === "indexed";
-        } finally {
-          db.close();
-        }
+        // the queue's own count: its jobs live in the database or in Redis
+        return (await c.s.rt.queue.pending()) === 0 && (await c.call("GET", `/documents/${id}`)).body.status === "indexed";
       },
       "both versions to be processed",
       60_000,
@@ -313,7 +307,7 @@ describe("documents", () => {
     );
     const ch = await chunksOf(c, id);
     expect(ch.chunks.map((x: any) => x.text)).toEqual(["The new version is short and fresh."]);
-    const t = tableCounts(c.s.dataDir);
+    const t = await tableCounts(c);
     expect(t.fts).toBe(t.chunks);
   });
 
@@ -361,7 +355,9 @@ describe("progress", () => {
           if (trail[trail.length - 1] !== d.status) trail.push(d.status);
         }
         sourceStates.push({ status: src.body.status, indexed: src.body.indexed_count, total: src.body.document_count, synced: src.body.last_synced_at });
-        return docs.body.every((d: any) => d.status === "indexed") && src.body.status === "ready";
+        // on PostgreSQL the sync's end is written just after the last document's status (a
+        // separate statement), so `ready` can be seen a moment before last_synced_at
+        return docs.body.every((d: any) => d.status === "indexed") && src.body.status === "ready" && src.body.last_synced_at !== null;
       },
       "the batch to finish",
       60_000,
@@ -409,7 +405,7 @@ describe("reindex", () => {
     const snapshot = async () =>
       Promise.all(docs.map(async (d) => (await chunksOf(c, d.id)).chunks.map((x: any) => ({ position: x.position, heading_path: x.heading_path, text: x.text, token_count: x.token_count, metadata: x.metadata }))));
     const before = await snapshot();
-    const beforeIds = chunkIdsOf(c.s.dataDir, docs.map((d) => d.id));
+    const beforeIds = await chunkIdsOf(c, docs.map((d) => d.id));
     const updated = async () => Promise.all(docs.map(async (d) => (await c.call("GET", `/documents/${d.id}`)).body));
     const stamp = (await updated()).map((d) => d.updated_at);
 
@@ -429,10 +425,10 @@ describe("reindex", () => {
       50,
     );
     expect(await snapshot()).toEqual(before);
-    const afterIds = chunkIdsOf(c.s.dataDir, docs.map((d) => d.id));
+    const afterIds = await chunkIdsOf(c, docs.map((d) => d.id));
     expect(afterIds.length).toBe(beforeIds.length);
-    expect(indexRows(c.s.dataDir, beforeIds)).toEqual({ chunks: 0, fts: 0, vec: 0 });
-    expect(indexRows(c.s.dataDir, afterIds)).toEqual({ chunks: afterIds.length, fts: afterIds.length, vec: afterIds.length });
+    expect(await indexRows(c, beforeIds)).toEqual({ chunks: 0, fts: 0, vec: 0 });
+    expect(await indexRows(c, afterIds)).toEqual({ chunks: afterIds.length, fts: afterIds.length, vec: afterIds.length });
 
     const all = await c.call("POST", "/reindex");
     expect(all.status).toBe(202);
@@ -453,7 +449,7 @@ describe("reindex", () => {
       100,
     );
     expect(await snapshot()).toEqual(before);
-    const t = tableCounts(c.s.dataDir);
+    const t = await tableCounts(c);
     expect(t.fts).toBe(t.chunks);
     expect(t.vec).toBe(t.chunks);
     expect(t.jobs).toBe(0);

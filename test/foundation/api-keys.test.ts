@@ -5,7 +5,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { ISO_DATE_TIME, PLATFORM_KEY, expectDetail, issueAt, makeKey, openDb, LIGHT_ENV } from "./helpers.js";
+import { ISO_DATE_TIME, PLATFORM_KEY, expectDetail, issueAt, makeKey, LIGHT_ENV } from "./helpers.js";
+import { storeSql } from "../helpers/store-sql.js";
 
 let s: TestServer;
 let admin: string;
@@ -58,27 +59,28 @@ describe("POST /api-keys", () => {
 
   it("stores only the SHA-256 of the secret: no plaintext in any table or in the database files", async () => {
     const { key: secret, id } = await makeKey(s, admin, ["ingest"]);
-    const db = openDb(s);
-    try {
-      const row = db.prepare("SELECT * FROM api_keys WHERE id = ?").get(id) as Record<string, unknown>;
-      expect(row.hash).toBe(sha256(secret));
-      const body = secret.slice(3);
-      const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
-      for (const table of tables) {
-        let rows: Record<string, unknown>[];
-        try {
-          rows = db.prepare(`SELECT * FROM "${table}"`).all() as Record<string, unknown>[];
-        } catch {
-          continue; // virtual tables of optional extensions
-        }
-        for (const r of rows) {
-          for (const v of Object.values(r)) {
-            if (typeof v === "string") expect(v.includes(body), `plaintext secret in ${table}`).toBe(false);
-          }
+    const db = storeSql(s.rt.store);
+    const row = (await db.get("SELECT * FROM api_keys WHERE id = ?", id))!;
+    expect(row.hash).toBe(sha256(secret));
+    const body = secret.slice(3);
+    const tables = (
+      await db.all<{ name: string }>(
+        s.rt.store.kind === "sqlite" ? "SELECT name FROM sqlite_master WHERE type = 'table'" : "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'",
+      )
+    ).map((t) => t.name);
+    expect(tables).toContain("api_keys");
+    for (const table of tables) {
+      let rows: Record<string, unknown>[];
+      try {
+        rows = await db.all(`SELECT * FROM "${table}"`);
+      } catch {
+        continue; // virtual tables of optional extensions
+      }
+      for (const r of rows) {
+        for (const v of Object.values(r)) {
+          if (typeof v === "string") expect(v.includes(body), `plaintext secret in ${table}`).toBe(false);
         }
       }
-    } finally {
-      db.close();
     }
     for (const f of ["quarry.db", "quarry.db-wal"]) {
       const file = path.join(s.dataDir, f);
@@ -168,12 +170,7 @@ describe("expiry", () => {
   it("answers 401 with a detail once expires_at has passed, and lists the key as expired", async () => {
     const k = await makeKey(s, admin, ["search"], { expires_in_days: 5 });
     expect((await s.call("GET", "/me", { key: k.key })).status).toBe(200);
-    const db = openDb(s);
-    try {
-      db.prepare("UPDATE api_keys SET expires_at = ? WHERE id = ?").run(new Date(Date.now() - 1000).toISOString(), k.id);
-    } finally {
-      db.close();
-    }
+    await storeSql(s.rt.store).run("UPDATE api_keys SET expires_at = ? WHERE id = ?", new Date(Date.now() - 1000).toISOString(), k.id);
     expectDetail(await s.call("GET", "/me", { key: k.key }), 401, /expired/i);
     const listed = (await list()).find((x) => x.id === k.id)!;
     expect(listed.status).toBe("expired");

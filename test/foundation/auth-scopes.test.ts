@@ -3,7 +3,8 @@
 // with X-Tenant-Id, and the issue's "Done when" script end to end.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { CONTRACT_ENDPOINTS, PLATFORM_KEY, concrete, expectDetail, makeKey, openDb, LIGHT_ENV } from "./helpers.js";
+import { CONTRACT_ENDPOINTS, PLATFORM_KEY, concrete, expectDetail, makeKey, LIGHT_ENV } from "./helpers.js";
+import { storeSql } from "../helpers/store-sql.js";
 
 let s: TestServer;
 let t: { id: string; slug: string; adminKey: string };
@@ -59,12 +60,7 @@ describe("401: missing or bad credentials", () => {
     expectDetail(await withAuth(`Bearer ${revoked.key}`), 401, /revoked/i);
 
     const expired = await makeKey(s, t.adminKey, ["admin"], { expires_in_days: 1 });
-    const db = openDb(s);
-    try {
-      db.prepare("UPDATE api_keys SET expires_at = ? WHERE id = ?").run("2020-01-01T00:00:00.000Z", expired.id);
-    } finally {
-      db.close();
-    }
+    await storeSql(s.rt.store).run("UPDATE api_keys SET expires_at = ? WHERE id = ?", "2020-01-01T00:00:00.000Z", expired.id);
     expectDetail(await withAuth(`Bearer ${expired.key}`), 401, /expired/i);
     // an expired admin key cannot even revoke or list keys
     expectDetail(await s.call("GET", "/api-keys", { key: expired.key }), 401);

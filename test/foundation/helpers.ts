@@ -1,21 +1,12 @@
-// Shared bits of the foundation suites: typed shortcuts over the real-HTTP test server, a direct
-// handle on the SQLite file, and the checks every error answer must pass.
+// Shared bits of the foundation suites: typed shortcuts over the real-HTTP test server and the
+// checks every error answer must pass (raw SQL on the server's database: helpers/store-sql.ts).
 import http from "node:http";
-import path from "node:path";
-import Database from "better-sqlite3";
 import { expect } from "vitest";
 import { PLATFORM_KEY, type TestServer } from "../helpers/server.js";
 
 export { PLATFORM_KEY };
 
 export type Res = Awaited<ReturnType<TestServer["call"]>>;
-
-/** The server's database file, opened beside the server's own connection (WAL allows it). */
-export function openDb(s: TestServer): Database.Database {
-  const db = new Database(path.join(s.dataDir, "quarry.db"));
-  db.pragma("busy_timeout = 5000");
-  return db;
-}
 
 /** {"detail": "<non-empty sentence>"}: the shape of every error except 422. */
 export function expectDetail(r: Res, status: number, ...mentions: (string | RegExp)[]): string {

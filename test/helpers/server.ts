@@ -7,6 +7,8 @@ import pino from "pino";
 import { loadConfig } from "../../src/config.js";
 import { createRuntime, type Runtime } from "../../src/runtime.js";
 import { buildApp, type App } from "../../src/http/app.js";
+import { createTestDatabase, type TestDatabase } from "./pg.js";
+import { dropPrefix, REDIS_URL, testPrefix } from "../jobs/redis.js";
 
 export const PLATFORM_KEY = "test-platform-key-0123456789";
 
@@ -39,9 +41,36 @@ export function noModelEnv(): Record<string, string> {
   return { EMBEDDING_PROFILE: "bge-small-en-v1.5", MODELS_DIR: modelsDir, ALLOW_MODEL_DOWNLOAD: "false" };
 }
 
+// TEST_STORE=postgres (npm run test:pg) runs the HTTP suites on the scale-out store: each DATA_DIR
+// gets its own PostgreSQL database, so a restart on the same DATA_DIR sees the same data. With
+// TEST_QUEUE=redis as well, its jobs run on BullMQ under a Redis key prefix of its own.
+const databases = new Map<string, TestDatabase>();
+const queuePrefixes = new Map<string, string>();
+
+async function postgresFor(dataDir: string, env: Record<string, string>): Promise<Record<string, string>> {
+  if (process.env.TEST_STORE !== "postgres" || env.DATABASE_URL) return {};
+  let db = databases.get(dataDir);
+  if (!db) databases.set(dataDir, (db = await createTestDatabase("quarry_http")));
+  if (process.env.TEST_QUEUE !== "redis" || env.REDIS_URL) return { DATABASE_URL: db.url };
+  let prefix = queuePrefixes.get(dataDir);
+  if (!prefix) queuePrefixes.set(dataDir, (prefix = testPrefix()));
+  return { DATABASE_URL: db.url, REDIS_URL, QUEUE_PREFIX: prefix };
+}
+
+/** Whether a DATA_DIR's test servers keep their jobs in the database (false: BullMQ in Redis). */
+export function jobsInDatabase(dataDir: string): boolean {
+  return !queuePrefixes.has(dataDir);
+}
+
+/** The PostgreSQL database of a DATA_DIR's test servers under TEST_STORE=postgres, else null (its SQLite file). */
+export function databaseUrlOf(dataDir: string): string | null {
+  return databases.get(dataDir)?.url ?? null;
+}
+
 export async function startServer(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "quarry-test-"));
   const config = loadConfig({
+    ...(await postgresFor(dataDir, env)),
     DATA_DIR: dataDir,
     PORT: "0",
     PLATFORM_API_KEY: PLATFORM_KEY,
@@ -90,7 +119,13 @@ export async function startServer(env: Record<string, string> = {}, opts: { data
     async close() {
       await app.close();
       await rt.close();
-      if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+      if (opts.dataDir) return; // the caller's directory (and its database) may be opened again
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      await databases.get(dataDir)?.drop();
+      databases.delete(dataDir);
+      const prefix = queuePrefixes.get(dataDir);
+      if (prefix) await dropPrefix(prefix);
+      queuePrefixes.delete(dataDir);
     },
   };
 }

@@ -1,11 +1,9 @@
-// The queue over the database, on real SQLite files. Two store connections on one file stand for
-// two processes sharing a database.
-import fs from "node:fs";
+// The queue over the database, on both stores: real SQLite files and a real PostgreSQL database.
+// Two store connections on one database stand for two processes sharing it.
 import os from "node:os";
-import path from "node:path";
 import pino from "pino";
-import { afterEach, describe, expect, it } from "vitest";
-import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.js";
+import { afterEach, expect, it } from "vitest";
+import { describeEachContentStore, type ContentBackend } from "../store/content-backends.js";
 import { createEmbeddedQueue, type QueueOptions } from "../../src/jobs/embedded-queue.js";
 import { PermanentJobError, type JobQueue, type RunningJob } from "../../src/jobs/types.js";
 
@@ -15,23 +13,7 @@ afterEach(async () => {
   for (const f of cleanup.splice(0).reverse()) await f();
 });
 
-function openStore(dir?: string): { store: SqliteStore; dir: string } {
-  const d = dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "quarry-queue-"));
-  const store = openSqliteStore(d);
-  cleanup.push(async () => {
-    await store.close();
-    if (!dir) fs.rmSync(d, { recursive: true, force: true });
-  });
-  return { store, dir: d };
-}
-
-function tenants(store: SqliteStore, ...ids: string[]): void {
-  for (const id of ids) {
-    store.db.prepare("INSERT INTO tenants (id, name, slug, plan, verified, created_at) VALUES (?, ?, ?, 'free', 1, ?)").run(id, id, id, new Date().toISOString());
-  }
-}
-
-function queue(store: SqliteStore, handler: (job: RunningJob) => Promise<void>, o: Partial<QueueOptions> = {}): JobQueue {
+function queue(store: ContentBackend, handler: (job: RunningJob) => Promise<void>, o: Partial<QueueOptions> = {}): JobQueue {
   const q = createEmbeddedQueue({ store: store.content, handlers: { work: handler }, concurrency: 1, log, idlePollMs: 20, ...o });
   cleanup.push(() => q.close());
   return q;
@@ -45,10 +27,17 @@ const until = async (cond: () => boolean | Promise<boolean>, what: string, ms = 
   }
 };
 
-describe("queue in the database", () => {
+describeEachContentStore("queue in the database", (open) => {
+  /** a fresh store, or (`sameAs`) another connection to that one's database */
+  async function openStore(sameAs?: ContentBackend): Promise<{ store: ContentBackend }> {
+    const store = sameAs ? await sameAs.reopen() : await open();
+    cleanup.push(() => store.close());
+    return { store };
+  }
+
   it("enqueue gives opaque string ids and keeps one queued job per subject; unlessLive also skips a running one", async () => {
-    const { store } = openStore();
-    tenants(store, "t1");
+    const { store } = await openStore();
+    await store.addTenants("t1");
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const q = queue(store, () => gate);
@@ -66,32 +55,32 @@ describe("queue in the database", () => {
   });
 
   it("takes over a job whose lease ran out or whose process is gone, and leaves a live lease alone", async () => {
-    const { store } = openStore();
-    tenants(store, "t1");
+    const { store } = await openStore();
+    await store.addTenants("t1");
     const ran: string[] = [];
     const insert = (subject: string, owner: string, leaseUntil: Date) =>
-      store.db
-        .prepare(
-          `INSERT INTO jobs (tenant_id, kind, subject, payload, status, attempts, max_attempts, run_after, created_at, owner, lease_until)
-           VALUES ('t1', 'work', ?, '{}', 'running', 1, 5, ?, ?, ?, ?)`,
-        )
-        .run(subject, new Date().toISOString(), new Date().toISOString(), owner, leaseUntil.toISOString());
-    insert("expired", "elsewhere/1/aaaa", new Date(Date.now() - 1_000));
-    insert("held", "elsewhere/2/bbbb", new Date(Date.now() + 60_000));
-    insert("dead-process", `${os.hostname()}/999999/cccc`, new Date(Date.now() + 60_000));
+      store.sql(
+        `INSERT INTO jobs (tenant_id, kind, subject, payload, status, attempts, max_attempts, run_after, created_at, owner, lease_until)
+         VALUES ('t1', 'work', ?, '{}', 'running', 1, 5, ?, ?, ?, ?)`,
+        [subject, new Date().toISOString(), new Date().toISOString(), owner, leaseUntil.toISOString()],
+      );
+    await insert("expired", "elsewhere/1/aaaa", new Date(Date.now() - 1_000));
+    await insert("held", "elsewhere/2/bbbb", new Date(Date.now() + 60_000));
+    await insert("dead-process", `${os.hostname()}/999999/cccc`, new Date(Date.now() + 60_000));
+    const [expired] = await store.sql<{ id: number | string }>("SELECT id FROM jobs WHERE subject = 'expired'");
     const q = queue(store, async (job) => void ran.push(`${job.subject}#${job.attempts}`));
     await q.start();
     await until(() => ran.length === 2, "the two abandoned jobs");
     expect(ran.sort()).toEqual(["dead-process#2", "expired#2"]);
     expect(await store.content.jobOwners(["work"])).toEqual(["elsewhere/2/bbbb"]);
     // a worker that lost its job cannot complete it under the new holder
-    expect(await store.content.completeJob("1", "elsewhere/1/aaaa")).toBe(false);
+    expect(await store.content.completeJob(String(expired!.id), "elsewhere/1/aaaa")).toBe(false);
   });
 
   it("a worker that stops mid-job (its process dies) loses the job to another worker on the same database", async () => {
-    const { store, dir } = openStore();
-    const other = openStore(dir).store;
-    tenants(store, "t1");
+    const { store } = await openStore();
+    const other = (await openStore(store)).store;
+    await store.addTenants("t1");
     let started = 0;
     const first = queue(store, () => {
       started++;
@@ -110,8 +99,8 @@ describe("queue in the database", () => {
   });
 
   it("retries with backoff, and gives up at once on a permanent failure", async () => {
-    const { store } = openStore();
-    tenants(store, "t1");
+    const { store } = await openStore();
+    await store.addTenants("t1");
     const attempts: [string, number, number][] = [];
     const gaveUp: string[] = [];
     const q = queue(
@@ -134,9 +123,9 @@ describe("queue in the database", () => {
   });
 
   it("cancel reaches a job running on another worker of the same database, and removes a queued one", async () => {
-    const { store, dir } = openStore();
-    const api = openStore(dir).store;
-    tenants(store, "t1");
+    const { store } = await openStore();
+    const api = (await openStore(store)).store;
+    await store.addTenants("t1");
     let aborted = false;
     const ran: string[] = [];
     const worker = queue(
@@ -166,8 +155,8 @@ describe("queue in the database", () => {
   });
 
   it("takes jobs round-robin across tenants: a late tenant's jobs do not wait for an earlier backlog", async () => {
-    const { store } = openStore();
-    tenants(store, "big", "small");
+    const { store } = await openStore();
+    await store.addTenants("big", "small");
     const order: string[] = [];
     const q = queue(store, async (job) => void order.push(job.tenant_id));
     await q.open();
@@ -180,8 +169,8 @@ describe("queue in the database", () => {
   });
 
   it("caps a tenant's concurrent jobs while another tenant waits; a tenant alone uses every worker", async () => {
-    const { store } = openStore();
-    tenants(store, "a", "b");
+    const { store } = await openStore();
+    await store.addTenants("a", "b");
     const running = new Map<string, number>();
     const peak = new Map<string, number>();
     let bStarted = 0;

@@ -170,12 +170,16 @@ describe("backup under write load, restore, export", () => {
     while (acknowledged.length < 15) await new Promise((r) => setTimeout(r, 50));
     const archive = path.join(dataDir("archive"), "quarry.tar.gz");
     const backupStarted = Date.now();
-    const backup = await run(["backup", archive], env);
-    expect(backup.code, backup.stderr).toBe(0);
-    const more = acknowledged.length;
-    while (acknowledged.length < more + 5) await new Promise((r) => setTimeout(r, 50));
-    writing = false;
-    await writer;
+    let backup: Awaited<ReturnType<typeof run>>;
+    try {
+      backup = await run(["backup", archive], env);
+      expect(backup.code, backup.stderr).toBe(0);
+      const more = acknowledged.length;
+      while (acknowledged.length < more + 5) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      writing = false; // also on failure: no upload may still be in flight when the server stops
+      await writer;
+    }
     expect(JSON.parse(backup.stdout)).toMatchObject({ file: archive });
     expect((await server.stop()).code).toBe(0);
 

@@ -87,8 +87,12 @@ describe("probes and metrics", () => {
     const crawl = await s.call("POST", "/crawl", { key, json: { url: `${site.base}/`, max_depth: 2 } });
     expect(crawl.status).toBe(202);
     await waitCrawl(s, key, crawl.body.id);
-
-    const after = await scrape(s);
+    // pages are searchable lexically first; their vectors follow from the backfill
+    let after = await scrape(s);
+    for (const deadline = Date.now() + 30_000; total(after, "quarry_embedding_backlog_chunks") > 0 && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 100));
+      after = await scrape(s);
+    }
     const searchRoute = { method: "POST", route: "/search", status: "200" };
     expect(total(after, "quarry_http_requests_total", searchRoute) - total(before, "quarry_http_requests_total", searchRoute)).toBe(3);
     expect(total(after, "quarry_http_requests_total", { route: "/search", status: "404" })).toBe(1);

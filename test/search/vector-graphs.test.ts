@@ -35,14 +35,26 @@ async function addDocs(store: SqliteStore, sourceId: string, from: number, n: nu
   return rows.map((r) => r.id);
 }
 
-/** the graphs' answers next to sqlite-vec's exact ones for the same queries and sources */
+/**
+ * The graphs' answers next to sqlite-vec's exact ones for the same queries and sources. HNSW is
+ * approximate (random 16-d vectors are its hard case, and graph builds on several threads are
+ * not deterministic), so the bar is recall@10 over the queries, not equal lists; vectors lost by
+ * a missed replay or a missed delete would take a tenth or more of the answers away.
+ */
 async function compare(store: SqliteStore, exact: SqliteStore, sources: string[]) {
+  let found = 0;
+  let wanted = 0;
   for (const q of QUERIES) {
-    const got = await store.content.vectorSearch(INDEX, "ten_graphs", sources, q, 10);
+    const got = new Map((await store.content.vectorSearch(INDEX, "ten_graphs", sources, q, 10)).map((h) => [h.chunkId, h.score]));
     const want = await exact.content.vectorSearch(INDEX, "ten_graphs", sources, q, 10);
-    expect(got.map((h) => h.chunkId)).toEqual(want.map((h) => h.chunkId));
-    got.forEach((h, i) => expect(Math.abs(h.score - want[i].score)).toBeLessThan(1e-5));
+    wanted += want.length;
+    for (const h of want) {
+      if (!got.has(h.chunkId)) continue;
+      found++;
+      expect(Math.abs(got.get(h.chunkId)! - h.score)).toBeLessThan(1e-5);
+    }
   }
+  expect(found / wanted).toBeGreaterThanOrEqual(0.95);
 }
 
 describe("HNSW graphs of the SQLite store", () => {

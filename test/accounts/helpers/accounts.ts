@@ -1,7 +1,7 @@
 import { expect } from "vitest";
 import type { TestServer } from "../../helpers/server.js";
 import { sessionCookie, tokenFromLink, type MailCatcher } from "./mail.js";
-import type { SqliteStore } from "../../../src/store/sqlite/index.js";
+import { storeSql } from "../../helpers/store-sql.js";
 
 export const PUBLIC_URL = "http://quarry.test:8080";
 export const PASSWORD = "correct horse battery";
@@ -39,4 +39,5 @@ export async function verifyFromMail(s: TestServer, mail: MailCatcher, email: st
   expect(r.status, JSON.stringify(r.body)).toBe(200);
 }
 
-export const db = (s: TestServer) => (s.rt.store as SqliteStore).db;
+/** raw SQL on the server's database (SQLite or PostgreSQL) */
+export const db = (s: TestServer) => storeSql(s.rt.store);

@@ -1,0 +1,44 @@
+#!/usr/bin/env node
+// npm run test:pg: the storage-touching HTTP suites on the PostgreSQL store, twice: with the job
+// queue in PostgreSQL (DATABASE_URL only), then on BullMQ in Redis (DATABASE_URL and REDIS_URL,
+// REDIS_TEST_URL default the local server). Without a reachable PostgreSQL that offers pgvector
+// (TEST_PG_URL, default the local trust-auth server) it prints why and skips, and without Redis it
+// skips the second pass, so a clone without them still passes `npm test` on the embedded store.
+import { spawnSync } from "node:child_process";
+import pg from "pg";
+import { Redis } from "ioredis";
+
+const url = process.env.TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+let reason = null;
+try {
+  await client.connect();
+  const r = await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
+  if (r.rowCount === 0) reason = "pgvector is not installed in this PostgreSQL (README, Scale-out)";
+} catch (err) {
+  reason = `PostgreSQL is not reachable at ${url}: ${err.message}`;
+} finally {
+  await client.end().catch(() => {});
+}
+if (reason) {
+  console.log(`test:pg skipped: ${reason}`);
+  process.exit(0);
+}
+const vitest = (env) => spawnSync("npx", ["vitest", "run", "-c", "vitest.pg.config.ts", ...process.argv.slice(2)], { stdio: "inherit", env: { ...process.env, ...env } });
+
+console.log("test:pg: PostgreSQL store, job queue in PostgreSQL");
+const first = vitest({});
+if (first.status !== 0) process.exit(first.status ?? 1);
+
+const redisUrl = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
+const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+redis.on("error", () => {});
+const redisUp = await redis.connect().then(() => redis.ping()).then((p) => p === "PONG", () => false);
+redis.disconnect();
+if (!redisUp) {
+  console.log(`test:pg: the BullMQ pass skipped: Redis is not reachable at ${redisUrl}`);
+  process.exit(0);
+}
+console.log("test:pg: PostgreSQL store, job queue on BullMQ in Redis");
+const second = vitest({ TEST_QUEUE: "redis" });
+process.exit(second.status ?? 1);

@@ -1,0 +1,160 @@
+// Conformance of lexical and vector search on both backends: BM25 statistics per tenant, source
+// scoping, phrase boosts, vector search restricted to a collection's sources; and the two
+// backends' lexical rankings side by side on one corpus.
+import { afterEach, describe, expect, it } from "vitest";
+import type { ContentStore, LexicalWeights, NewChunk, ParsedQuery } from "../../src/store/content-types.js";
+import { describeEachContentStore, openBoth, type ContentBackend } from "./content-backends.js";
+
+const cleanup: ContentBackend[] = [];
+afterEach(async () => {
+  for (const b of cleanup.splice(0).reverse()) await b.close();
+});
+
+const W: LexicalWeights = { title: 3, headings: 2, body: 1 };
+const q = (terms: string[], phrases: string[][] = []): ParsedQuery => ({ terms, phrases });
+const chunk = (position: number, text: string, heading_path: string[] = []): NewChunk => ({ position, text, heading_path, token_count: 5, metadata: {} });
+
+async function source(c: ContentStore, tenant: string, id: string): Promise<void> {
+  await c.createSource({ id, tenant_id: tenant, name: id, source_type: "upload", configuration: {}, error: null, last_synced_at: null, created_at: new Date().toISOString() }, [], null);
+}
+
+async function index(c: ContentStore, tenant: string, src: string, id: string, title: string, texts: string[], vectors?: { indexName: string; values: Float32Array[] }) {
+  await c.upsertDocuments(tenant, src, [{ id, source: `${id}.txt`, title, source_type: "upload", kind: "text", content_type: "text/plain", size_bytes: 1, content_hash: id, metadata: {} }], null);
+  await c.replaceDocumentIndex(tenant, id, { title, metadata: {} }, texts.map((t, i) => chunk(i, t, i % 2 ? ["Guide", "Setup"] : [])), vectors ?? null);
+}
+
+const unit = (xs: number[]) => {
+  const n = Math.hypot(...xs);
+  return new Float32Array(xs.map((x) => x / n));
+};
+
+describeEachContentStore("content store: search", (open) => {
+  it("BM25 statistics are the tenant's own: another tenant's writes leave its scores unchanged", async () => {
+    const b = await open();
+    cleanup.push(b);
+    const c = b.content;
+    await b.addTenants("a", "b");
+    await source(c, "a", "sa");
+    await source(c, "b", "sb");
+    await index(c, "b", "sb", "b1", "Rust", ["memory safety without garbage collection", "borrow checker rules"]);
+    await index(c, "b", "sb", "b2", "Go", ["garbage collection pauses are short"]);
+    const before = await c.lexicalSearch("b", ["sb"], q(["garbage", "collection"]), 10, W);
+    expect(before.length).toBe(2);
+    for (let i = 0; i < 20; i++) await index(c, "a", "sa", `a${i}`, "GC", [`garbage collection number ${i} garbage`]);
+    const after = await c.lexicalSearch("b", ["sb"], q(["garbage", "collection"]), 10, W);
+    expect(after).toEqual(before);
+    // and tenant a never sees b's chunks, even when naming b's source
+    expect(await c.lexicalSearch("a", ["sb"], q(["garbage"]), 10, W)).toEqual([]);
+    // deleting a's content brings nothing of it back into b's statistics either
+    await c.deleteSource("a", "sa");
+    expect(await c.lexicalSearch("b", ["sb"], q(["garbage", "collection"]), 10, W)).toEqual(before);
+  });
+
+  it("searches only the given sources, weights titles, and boosts a phrase as written", async () => {
+    const b = await open();
+    cleanup.push(b);
+    const c = b.content;
+    await b.addTenants("t");
+    await source(c, "t", "s1");
+    await source(c, "t", "s2");
+    await index(c, "t", "s1", "d1", "Notes", ["the connection reset by the peer was logged"]);
+    await index(c, "t", "s1", "d2", "Notes", ["reset the router, then check the connection"]);
+    await index(c, "t", "s2", "d3", "Connection reset", ["unrelated body text"]);
+    for (let i = 0; i < 12; i++) await index(c, "t", "s2", `filler${i}`, "Other", [`nothing to see in note ${i}`]);
+    const only1 = await c.lexicalSearch("t", ["s1"], q(["connection", "reset"]), 10, W);
+    const hits1 = await c.hydrateChunks("t", only1.map((h) => h.chunkId));
+    expect([...hits1.values()].every((h) => h.data_source_id === "s1")).toBe(true);
+    const withPhrase = await c.lexicalSearch("t", ["s1"], q(["connection", "reset"], [["connection", "reset"]]), 10, W);
+    expect((await c.hydrateChunks("t", [withPhrase[0]!.chunkId])).get(withPhrase[0]!.chunkId)!.document_id).toBe("d1");
+    expect(withPhrase[0]!.score).toBeGreaterThan(only1.find((h) => h.chunkId === withPhrase[0]!.chunkId)!.score);
+    const both = await c.lexicalSearch("t", ["s1", "s2"], q(["connection", "reset"]), 1, W);
+    expect((await c.hydrateChunks("t", [both[0]!.chunkId])).get(both[0]!.chunkId)!.document_id).toBe("d3"); // title weight
+    expect(await c.lexicalSearch("t", [], q(["reset"]), 10, W)).toEqual([]);
+    expect(await c.lexicalSearch("t", ["s1"], q(["nothingmatches"]), 10, W)).toEqual([]);
+  });
+
+  for (const path of ["exact", "hnsw"] as const) {
+    it(`vector search stays inside the collection's sources and the tenant (${path} scan)`, async () => {
+      const b = await open({ pg: { vectors: { exactBelow: path === "exact" ? 1_000_000 : 0 } }, sqliteVectors: "exact" });
+      cleanup.push(b);
+      const c = b.content;
+      await b.addTenants("t", "u");
+      await c.ensureVectorIndex("test_vec", 4);
+      await source(c, "t", "s1");
+      await source(c, "t", "s2");
+      await source(c, "u", "s3");
+      await index(c, "t", "s1", "d1", "One", ["a", "b"], { indexName: "test_vec", values: [unit([1, 0, 0, 0]), unit([0.9, 0.1, 0, 0])] });
+      await index(c, "t", "s2", "d2", "Two", ["c"], { indexName: "test_vec", values: [unit([1, 0.01, 0, 0])] });
+      await index(c, "u", "s3", "d3", "Three", ["d"], { indexName: "test_vec", values: [unit([1, 0, 0, 0])] });
+      await index(c, "t", "s1", "d4", "Four", ["e"]); // no model: waits for the backfill
+      expect(await c.countUnembedded("test_vec", "t")).toBe(1);
+      const pending = await c.unembeddedChunks("test_vec", 10, "t");
+      expect(pending.map((x) => x.document_id)).toEqual(["d4"]);
+      await c.storeEmbeddings("test_vec", [{ chunkId: pending[0]!.id, vector: unit([0, 0, 0, 1]) }]);
+      expect(await c.countUnembedded("test_vec")).toBe(0);
+      const hits = await c.vectorSearch("test_vec", "t", ["s1"], unit([1, 0, 0, 0]), 10);
+      const docs = await c.hydrateChunks("t", hits.map((h) => h.chunkId));
+      expect(hits.map((h) => docs.get(h.chunkId)!.document_id)).toEqual(["d1", "d1", "d4"]);
+      expect(hits[0]!.score).toBeCloseTo(1, 5);
+      expect(hits[2]!.score).toBeCloseTo(0, 5);
+      expect(await c.vectorSearch("test_vec", "t", ["s3"], unit([1, 0, 0, 0]), 10)).toEqual([]);
+      // deleting a document takes its vectors out of search
+      await c.deleteDocument("t", "d1");
+      expect((await c.vectorSearch("test_vec", "t", ["s1", "s2"], unit([1, 0, 0, 0]), 1)).length).toBe(1);
+      const st = await c.vectorIndexStatus("test_vec");
+      expect(st.kind).toMatch(b.kind === "postgres" ? /pgvector/ : /sqlite-vec|usearch/);
+    });
+  }
+});
+
+describe("lexical rankings: PostgreSQL against SQLite on one corpus", () => {
+  const words = "alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega network router packet latency cache memory disk".split(" ");
+  const rand = (() => {
+    let s = 42;
+    return () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  })();
+  const text = (n: number) => Array.from({ length: n }, () => words[Math.floor(rand() ** 2 * words.length)]).join(" ");
+
+  it("ranks the same chunks with the same scores, with phrases and field weights", async () => {
+    const { backends, skipped } = await openBoth();
+    cleanup.push(...backends);
+    if (skipped) {
+      console.warn(`skipping the PostgreSQL comparison: ${skipped}`);
+      return;
+    }
+    const corpus = Array.from({ length: 80 }, (_, i) => ({ id: `d${i}`, title: text(3), chunks: [text(20 + (i % 30)), text(8), `Résumé CAFÉ ${text(5)}`] }));
+    const chunkOrder: string[][] = [];
+    for (const b of backends) {
+      await b.addTenants("t");
+      await source(b.content, "t", "s");
+      for (const d of corpus) await index(b.content, "t", "s", d.id, d.title, d.chunks);
+      // a replaced and a deleted document: statistics must follow
+      await index(b.content, "t", "s", "d3", "replaced", ["network latency again"]);
+      await b.content.deleteDocument("t", "d7");
+    }
+    const queries: [ParsedQuery, LexicalWeights][] = [
+      [q(["network", "latency"]), W],
+      [q(["alpha", "omega", "cache", "disk"]), { title: 1, headings: 1, body: 1 }],
+      [q(["memory", "cache"], [["memory", "cache"]]), W],
+      [q(["resume", "cafe"]), W],
+      [q(["sigma", "sigma", "packets"]), { title: 5, headings: 0, body: 1 }],
+    ];
+    for (const [query, w] of queries) {
+      const results = [];
+      for (const b of backends) {
+        const hits = await b.content.lexicalSearch("t", ["s"], query, 15, w);
+        const rows = await b.content.hydrateChunks("t", hits.map((h) => h.chunkId));
+        results.push(hits.map((h) => ({ key: `${rows.get(h.chunkId)!.document_id}#${rows.get(h.chunkId)!.position}`, score: h.score })));
+      }
+      const [lite, pg] = results;
+      expect(lite!.length).toBeGreaterThan(0);
+      // scores agree to float rounding; chunks tied at the cut may differ, none above it
+      pg!.forEach((h, i) => expect(h.score).toBeCloseTo(lite![i]!.score, 9));
+      const cut = lite![lite!.length - 1]!.score + 1e-9;
+      const pgScores = new Map(pg!.map((h) => [h.key, h.score]));
+      for (const h of lite!.filter((x) => x.score > cut)) expect(pgScores.get(h.key), h.key).toBeCloseTo(h.score, 9);
+      chunkOrder.push(pg!.map((h) => h.key));
+    }
+    expect(chunkOrder.length).toBe(queries.length);
+  });
+});
