@@ -1767,7 +1767,7 @@ export interface operations {
                      *         },
                      *         "index": {
                      *           "status": "up",
-                     *           "detail": "lexical (FTS5) and vector (sqlite-vec) indexes; 0 chunks awaiting vectors"
+                     *           "detail": "sqlite store: lexical (BM25) and vector (hnsw (usearch, M 16, f32)) indexes; 0 chunks awaiting vectors"
                      *         }
                      *       }
                      *     }
