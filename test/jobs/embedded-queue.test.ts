@@ -72,6 +72,8 @@ describeEachContentStore("queue in the database", (open) => {
     await q.start();
     await until(() => ran.length === 2, "the two abandoned jobs");
     expect(ran.sort()).toEqual(["dead-process#2", "expired#2"]);
+    // the handler has returned; the job rows are marked done right after it
+    await until(async () => (await store.content.jobOwners(["work"])).length === 1, "the two jobs to complete");
     expect(await store.content.jobOwners(["work"])).toEqual(["elsewhere/2/bbbb"]);
     // a worker that lost its job cannot complete it under the new holder
     expect(await store.content.completeJob(String(expired!.id), "elsewhere/1/aaaa")).toBe(false);

@@ -144,6 +144,8 @@ describe.skipIf(skip !== null)("quarry migrate-data (SQLite -> PostgreSQL)", () 
     const s = await startServer({ DATABASE_URL: db.url, REQUIRE_EMAIL_VERIFICATION: "false" }, { dataDir: sharedDir });
     try {
       expect(s.rt.store.kind).toBe("postgres");
+      // until the model has loaded, search answers from the lexical list alone
+      expect(await s.rt.embedder!.whenReady()).toBe(true);
       for (let i = 0; i < workspaces.length; i++) expect(await topIds(s, workspaces[i])).toEqual(before[i]);
       const me = await s.call("GET", "/collections", { cookie });
       expect(me.status).toBe(200);
