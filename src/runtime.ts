@@ -38,7 +38,6 @@ import type { Embedder } from "./embed/types.js";
 import { SUPPORTED_FILE_TYPES } from "./ingest/sniff.js";
 import { MAX_PAGE_LIMIT, PAGE_SIZE_LIMIT_BYTES } from "./crawl/limits.js";
 
-export { VERSION } from "./version.js";
 
 export interface VectorHealth extends VectorIndexStatus {
   /** chunks lexically searchable but still waiting for a vector (all tenants) */

@@ -4,7 +4,8 @@
 // requests finish, give running jobs SHUTDOWN_TIMEOUT_SECONDS to finish (the rest stay queued and
 // resume at the next start), then one final line saying what was left.
 import { loadConfig, type Config } from "./config.js";
-import { createRuntime, VERSION, type Runtime } from "./runtime.js";
+import { createRuntime, type Runtime } from "./runtime.js";
+import { VERSION } from "./version.js";
 import { buildApp } from "./http/app.js";
 
 /** What this process runs with, as log fields and as one sentence for people. */

@@ -9,6 +9,7 @@
 // The file bodies are SciFact abstracts when BEIR_DATA_DIR (or ../shared/datasets) holds
 // scifact/corpus.jsonl, otherwise generated prose; the output says which.
 import fs from "node:fs";
+import { parseArgs } from "node:util";
 import os from "node:os";
 import path from "node:path";
 import pino from "pino";
@@ -21,10 +22,7 @@ import { DEFAULT_ENGINE_SETTINGS } from "../search/engine.js";
 const PLATFORM_KEY = "bench-platform-key-0123456789";
 const BATCH = 100;
 
-function argValue(name: string, dflt: number): number {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : dflt;
-}
+const { values: opts } = parseArgs({ options: { files: { type: "string", default: "1000" }, keep: { type: "boolean", default: false } } });
 
 function markdownBodies(n: number, dataDir: string): { bodies: string[]; origin: string } {
   const corpus = path.join(beirDataDir(process.env.BEIR_DATA_DIR ?? null, dataDir), "scifact", "corpus.jsonl");
@@ -42,7 +40,8 @@ function markdownBodies(n: number, dataDir: string): { bodies: string[]; origin:
 }
 
 async function main(): Promise<void> {
-  const n = argValue("--files", 1000);
+  const n = Number(opts.files);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--files takes a whole number above 0, not '${opts.files}'`);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-availability-"));
   const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: "0", PLATFORM_API_KEY: PLATFORM_KEY, LOG_LEVEL: "warn" });
   const rt = await createRuntime(config, { log: pino({ level: "warn" }) });
@@ -120,7 +119,7 @@ async function main(): Promise<void> {
   } finally {
     await app.close();
     await rt.close();
-    if (!process.argv.includes("--keep")) fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!opts.keep) fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -14,6 +14,7 @@
 // --pg-url postgres://... measures the PostgreSQL store instead (pgvector HNSW with iterative scan
 // against its exact scan, both on a bench database of its own, dropped at the end): the store's
 // exact-scope threshold is set to 0 for the graph side, so every query walks the graph.
+import { parseArgs } from "node:util";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -28,13 +29,18 @@ import { newId } from "../store/ids.js";
 import type { Runtime } from "../runtime.js";
 import type { ContentStore } from "../store/content-types.js";
 
-const argText = (name: string): string | null => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? (process.argv[i + 1] ?? null) : null;
-};
-const arg = (name: string, dflt: number) => {
-  const v = argText(name);
-  return v === null ? dflt : Number(v);
+const { values: opts } = parseArgs({
+  options: {
+    passages: { type: "string", default: "2000" },
+    queries: { type: "string", default: "200" },
+    synthetic: { type: "string", default: "200000" },
+    "pg-url": { type: "string" },
+  },
+});
+const arg = (name: "passages" | "queries" | "synthetic"): number => {
+  const n = Number(opts[name]);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`--${name} takes a whole number, not '${opts[name]}'`);
+  return n;
 };
 const log = (m: string) => console.error(m);
 
@@ -181,7 +187,7 @@ function annAndExact(rt: Runtime, dataDir: string): { ann: ContentStore; exact: 
 
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-vector-recall-"));
-  const pgUrl = argText("--pg-url");
+  const pgUrl = opts["pg-url"] ?? null;
   const db = pgUrl ? await createBenchDatabase({ pgUrl, keep: false }, log) : null;
   const rt = await openBenchRuntime(dataDir, log, db ? { DATABASE_URL: db.url } : {});
   const stores = annAndExact(rt, dataDir);
@@ -189,8 +195,8 @@ async function main(): Promise<void> {
   log(`store: ${rt.store.kind}`);
   const out: Record<string, unknown> = { store: rt.store.kind };
   try {
-    const wanted = arg("--passages", 2000) > 0;
-    const real = wanted && rt.embedder?.status().state === "ready" ? await scifactVectors(rt, arg("--passages", 2000), arg("--queries", 200)) : null;
+    const wanted = arg("passages") > 0;
+    const real = wanted && rt.embedder?.status().state === "ready" ? await scifactVectors(rt, arg("passages"), arg("queries")) : null;
     if (!real) log("no model or no SciFact corpus: real-embedding recall skipped");
     else {
       const n = real.passages.length;
@@ -213,7 +219,7 @@ async function main(): Promise<void> {
       };
       log(JSON.stringify(out.scifact));
     }
-    const n = arg("--synthetic", 200_000);
+    const n = arg("synthetic");
     if (n > 0) {
       const dim = rt.activeProfile.dimension;
       const rnd = prng(7);

@@ -7,6 +7,7 @@
 
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import ipaddr from "ipaddr.js";
 import { FetchError, UrlPolicyError } from "./errors.js";
 import { MAX_URL_LENGTH } from "./limits.js";
 
@@ -183,90 +184,64 @@ function cls(kind: AddressKind, mapped = false): AddressClass {
 /** null for a public unicast address; otherwise what it is. Accepts IPv4 and IPv6 text forms. */
 export function classifyAddress(address: string): AddressClass | null {
   const ip = bareHostname(address);
-  const family = isIP(ip);
-  if (family === 4) return classifyV4(parseV4(ip));
-  if (family === 6) return classifyV6(parseV6(ip));
-  // Not an address at all: refuse rather than guess.
-  return cls("reserved");
+  // Only what net.isIP accepts: ipaddr.js alone also takes the classful shorthands (127.1),
+  // which the WHATWG URL parser has already turned into dotted quads before we get here.
+  if (!isIP(ip)) return cls("reserved"); // not an address at all: refuse rather than guess
+  const parsed = ipaddr.parse(ip);
+  return parsed.kind() === "ipv4" ? classifyV4(parsed as ipaddr.IPv4) : classifyV6(parsed as ipaddr.IPv6);
 }
 
-function parseV4(ip: string): number {
-  const p = ip.split(".").map(Number);
-  return ((p[0] << 24) | (p[1] << 16) | (p[2] << 8) | p[3]) >>> 0;
+// ipaddr.js names the special-purpose ranges (IANA registries); this maps each to what a crawler
+// may not reach. Anycast services (AS112 DNS, AMT relays) are public; ranges ipaddr.js adds in a
+// later version fall to "reserved" (refused) rather than through to public.
+const V4_KINDS: Record<string, AddressKind | null> = {
+  unicast: null,
+  as112: null,
+  amt: null,
+  unspecified: "unspecified",
+  broadcast: "reserved",
+  multicast: "multicast",
+  linkLocal: "link_local",
+  loopback: "loopback",
+  carrierGradeNat: "cgnat",
+  private: "private",
+  reserved: "reserved",
+};
+
+function classifyV4(ip: ipaddr.IPv4, mapped = false): AddressClass | null {
+  const range = ip.range();
+  const kind = range in V4_KINDS ? V4_KINDS[range] : "reserved";
+  return kind ? cls(kind, mapped) : null;
 }
 
-function inV4(ip: number, base: string, bits: number): boolean {
-  const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-  return ((ip & mask) >>> 0) === ((parseV4(base) & mask) >>> 0);
-}
+const V6_KINDS: Record<string, AddressKind | null> = {
+  unicast: null,
+  amt: null,
+  as112v6: null,
+  unspecified: "unspecified",
+  loopback: "loopback",
+  linkLocal: "link_local",
+  multicast: "multicast",
+  uniqueLocal: "unique_local",
+  deprecatedSiteLocal: "private",
+  teredo: "reserved", // tunnels to IPv4 hosts the guard cannot see
+};
 
-const V4_RANGES: Array<[string, number, AddressKind]> = [
-  ["0.0.0.0", 8, "unspecified"],
-  ["10.0.0.0", 8, "private"],
-  ["100.64.0.0", 10, "cgnat"],
-  ["127.0.0.0", 8, "loopback"],
-  ["169.254.0.0", 16, "link_local"],
-  ["172.16.0.0", 12, "private"],
-  ["192.0.0.0", 24, "reserved"],
-  ["192.0.2.0", 24, "reserved"],
-  ["192.88.99.0", 24, "reserved"],
-  ["192.168.0.0", 16, "private"],
-  ["198.18.0.0", 15, "reserved"],
-  ["198.51.100.0", 24, "reserved"],
-  ["203.0.113.0", 24, "reserved"],
-  ["224.0.0.0", 4, "multicast"],
-  ["240.0.0.0", 4, "reserved"],
-];
+/** The IPv4 address in the last 32 bits of a v6 address. */
+const lastV4 = (p: number[]) => new ipaddr.IPv4([p[6] >> 8, p[6] & 0xff, p[7] >> 8, p[7] & 0xff]);
 
-function classifyV4(ip: number, mapped = false): AddressClass | null {
-  for (const [base, bits, kind] of V4_RANGES) if (inV4(ip, base, bits)) return cls(kind, mapped);
-  return null;
-}
-
-/** Eight 16-bit groups. Input is already validated by net.isIP. */
-function parseV6(ip: string): number[] {
-  let text = ip.toLowerCase();
-  const tail: number[] = [];
-  const lastColon = text.lastIndexOf(":");
-  const last = text.slice(lastColon + 1);
-  if (last.includes(".")) {
-    const v4 = parseV4(last);
-    tail.push(v4 >>> 16, v4 & 0xffff);
-    text = text.slice(0, lastColon + 1) + "0";
-  }
-  const [head, rest] = text.includes("::") ? text.split("::") : [text, undefined];
-  const h = head ? head.split(":").map((g) => parseInt(g, 16)) : [];
-  const r = rest !== undefined && rest !== "" ? rest.split(":").map((g) => parseInt(g, 16)) : [];
-  if (tail.length) (r.length ? r : h).pop();
-  const groups =
-    rest === undefined ? [...h, ...tail] : [...h, ...new Array(8 - h.length - r.length - tail.length).fill(0), ...r, ...tail];
-  return groups;
-}
-
-function v4From(hi: number, lo: number): number {
-  return ((hi << 16) | lo) >>> 0;
-}
-
-function classifyV6(g: number[]): AddressClass | null {
-  const zeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
-  if (zeroUpTo(8)) return cls("unspecified");
-  if (zeroUpTo(7) && g[7] === 1) return cls("loopback");
-  // ::ffff:a.b.c.d (mapped) and the deprecated ::a.b.c.d (compatible) reach IPv4 hosts.
-  if (zeroUpTo(5) && g[5] === 0xffff) return classifyV4(v4From(g[6], g[7]), true);
-  if (zeroUpTo(6)) return classifyV4(v4From(g[6], g[7]), true) ?? cls("reserved");
-  // NAT64 well-known prefix 64:ff9b::/96 translates to the embedded IPv4 address.
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return classifyV4(v4From(g[6], g[7]), true);
-  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return cls("private"); // local-use NAT64
-  // 6to4 (2002::/16) embeds an IPv4 address in groups 1..2.
-  if (g[0] === 0x2002) return classifyV4(v4From(g[1], g[2]), true);
-  if (g[0] === 0x2001 && g[1] === 0) return cls("reserved"); // Teredo tunnels
-  if (g[0] === 0x2001 && g[1] === 0xdb8) return cls("reserved"); // documentation
-  if (g[0] === 0x100 && g.slice(1, 4).every((x) => x === 0)) return cls("reserved"); // discard-only
-  if ((g[0] & 0xfe00) === 0xfc00) return cls("unique_local");
-  if ((g[0] & 0xffc0) === 0xfe80) return cls("link_local");
-  if ((g[0] & 0xffc0) === 0xfec0) return cls("private"); // deprecated site-local
-  if ((g[0] & 0xff00) === 0xff00) return cls("multicast");
-  return null;
+function classifyV6(ip: ipaddr.IPv6): AddressClass | null {
+  const p = ip.parts;
+  const range = ip.range();
+  // Forms that reach an IPv4 host are judged by that host: mapped (::ffff:a.b.c.d), translated
+  // (::ffff:0:a.b.c.d), NAT64's well-known prefix (64:ff9b::/96) and 6to4 (2002:AABB:CCDD::).
+  if (range === "ipv4Mapped" || range === "rfc6145") return classifyV4(lastV4(p), true);
+  if (range === "rfc6052") return p[2] === 1 ? cls("private") : classifyV4(lastV4(p), true); // 64:ff9b:1::/48 is local-use NAT64
+  if (range === "6to4") return classifyV4(new ipaddr.IPv4([p[1] >> 8, p[1] & 0xff, p[2] >> 8, p[2] & 0xff]), true);
+  // the deprecated IPv4-compatible form ::a.b.c.d (after :: and ::1, which have names)
+  if (range === "unicast" && p.slice(0, 6).every((x) => x === 0)) return classifyV4(lastV4(p), true) ?? cls("reserved");
+  const kind = range in V6_KINDS ? V6_KINDS[range] : "reserved";
+  return kind ? cls(kind) : null;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import swaggerUi from "@fastify/swagger-ui";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { TSchema } from "@sinclair/typebox";
 import type { Runtime } from "../runtime.js";
-import { VERSION } from "../runtime.js";
+import { VERSION } from "../version.js";
 import "./route-config.js";
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from "./errors.js";
 import { createValidators } from "./validation.js";

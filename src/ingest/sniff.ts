@@ -6,7 +6,7 @@ import { fileTypeFromBuffer } from "file-type";
 import { fileExtension, safeFileName } from "./filename.js";
 import { controlCharRatio, decodeUtf8Text } from "./parse/decode.js";
 import type { FileKind } from "./types.js";
-import { isZip, listZipEntries, scanLocalEntryNames } from "./zip.js";
+import { isZip, scanLocalEntryNames, zipEntryNames } from "./zip.js";
 
 export { fileExtension, safeFileName } from "./filename.js";
 
@@ -124,8 +124,8 @@ export function unsupportedFileMessage(filename: string, reason?: string): strin
 }
 
 function sniffZip(bytes: Buffer, ext: string): SniffResult {
-  const entries = listZipEntries(bytes);
-  const names = entries ? entries.map((e) => e.name) : scanLocalEntryNames(bytes);
+  const entries = zipEntryNames(bytes);
+  const names = entries ?? scanLocalEntryNames(bytes);
   if (names.includes("word/document.xml")) return { kind: "docx" };
   // A truncated .docx has no central directory; if what is left still looks like a Word file,
   // accept it so the DOCX parser can tell the user the file is corrupt (more useful than a 415).

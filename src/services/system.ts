@@ -1,6 +1,6 @@
 // Deployment-level facts: health of each dependency, capabilities, embedding profiles.
 import type { Runtime } from "../runtime.js";
-import { VERSION } from "../runtime.js";
+import { VERSION } from "../version.js";
 import type { EmbeddingProfile } from "../embed/types.js";
 import { ocrAvailable } from "../ingest/parse/ocr.js";
 

@@ -99,6 +99,31 @@ describe("URL policy (private networks off)", () => {
     expect(classifyAddress("::ffff:93.184.216.34")).toBeNull();
     expect(classifyAddress("172.32.0.1")).toBeNull();
     expect(classifyAddress("fe80::1%eth0")?.kind).toBe("link_local");
+    expect(classifyAddress("2001:4860:4860::8888")).toBeNull();
+    expect(classifyAddress("192.175.48.1")).toBeNull(); // AS112 anycast DNS is public
+  });
+
+  it.each([
+    ["::ffff:0:127.0.0.1", "loopback", true], // IPv4-translated (RFC 6145)
+    ["::127.0.0.1", "loopback", true], // deprecated IPv4-compatible
+    ["::a00:1", "private", true],
+    ["2002:7f00:1::", "loopback", true], // 6to4 of 127.0.0.1
+    ["2002:c0a8:101::1", "private", true], // 6to4 of 192.168.1.1
+    ["64:ff9b::7f00:1", "loopback", true], // NAT64 well-known prefix
+    ["64:ff9b::5db8:d822", null, false], // NAT64 of a public address
+    ["64:ff9b:1::1", "private", false], // local-use NAT64
+    ["2001::1", "reserved", false], // Teredo
+    ["2001:db8::1", "reserved", false], // documentation
+    ["fec0::1", "private", false], // deprecated site-local
+    ["100::1", "reserved", false], // discard-only
+    ["FE80::ABCD", "link_local", false], // upper case
+    ["255.255.255.255", "reserved", false],
+    ["198.18.0.1", "reserved", false], // benchmarking
+    ["not-an-ip", "reserved", false],
+  ])("classifies %s as %s", (address, kind, mapped) => {
+    const c = classifyAddress(address);
+    expect(c?.kind ?? null).toBe(kind);
+    if (c) expect(c.label.startsWith("an IPv4-mapped IPv6 form")).toBe(mapped);
   });
 });
 

@@ -12,7 +12,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Runtime } from "../../runtime.js";
-import { VERSION } from "../../runtime.js";
+import { VERSION } from "../../version.js";
 import type { Principal } from "../../services/auth.js";
 import { ServiceError } from "../../services/errors.js";
 import type { ToolSpec } from "./catalog.js";

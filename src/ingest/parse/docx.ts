@@ -1,7 +1,7 @@
 // DOCX -> HTML (mammoth, which maps Word heading styles to h1..h6) -> the HTML/Markdown path.
 import mammoth from "mammoth";
 import type { ParsedDocument } from "../types.js";
-import { listZipEntries, readZipEntry } from "../zip.js";
+import { readZipEntry, zipEntryNames } from "../zip.js";
 import { cleanInline, finishDocument, titleFromFilename } from "./common.js";
 import { ParseError } from "./errors.js";
 import { htmlToBlocks } from "./html.js";
@@ -28,9 +28,9 @@ function coreTitle(bytes: Buffer): string | undefined {
 }
 
 export async function parseDocx(bytes: Buffer, filename: string): Promise<ParsedDocument> {
-  const entries = listZipEntries(bytes);
-  if (!entries) throw new ParseError(CORRUPT);
-  if (!entries.some((e) => e.name === "word/document.xml")) throw new ParseError(NOT_WORD);
+  const names = zipEntryNames(bytes);
+  if (!names) throw new ParseError(CORRUPT);
+  if (!names.includes("word/document.xml")) throw new ParseError(NOT_WORD);
 
   let html: string;
   try {
