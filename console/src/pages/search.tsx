@@ -14,7 +14,8 @@ export function highlight(text: string, terms: string[]): ReactNode[] {
   const wanted = [...new Set(terms.filter((t) => t.trim().length > 0))].sort((a, b) => b.length - a.length);
   if (wanted.length === 0) return [text];
   const escaped = wanted.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-  const re = new RegExp(`(${escaped.join("|")})`, "giu");
+  // whole words only: "out" must not light up inside "about"
+  const re = new RegExp(`(?<![\\p{L}\\p{N}])(${escaped.join("|")})(?![\\p{L}\\p{N}])`, "giu");
   return text.split(re).map((part, i) => (i % 2 === 1 ? <mark key={i}>{part}</mark> : part));
 }
 
@@ -179,7 +180,7 @@ function RetrieveResults({ data }: { data: RetrieveResponse | null }) {
             <h2 id="paste-heading">Ready-to-paste text</h2>
             <CopyButton text={data.text} label="Copy text" />
           </div>
-          <pre className="paste" tabIndex={0} aria-label="Ready-to-paste text">
+          <pre className="paste" tabIndex={0} aria-label="Text block to paste into a prompt">
             {data.text}
           </pre>
         </section>
