@@ -177,7 +177,7 @@ describe.skipIf(!chromiumPath())("web console in Chromium", () => {
     const docs = page.locator("table.documents tbody tr");
     await page.waitForFunction(
       () => {
-        const rows = [...document.querySelectorAll("table.documents tbody tr")];
+        const rows = Array.from(document.querySelectorAll("table.documents tbody tr"));
         return rows.length === 2 && rows.every((r) => r.querySelector(".status")?.textContent === "Indexed");
       },
       undefined,
@@ -251,7 +251,7 @@ describe.skipIf(!chromiumPath())("web console in Chromium", () => {
     await row.getByRole("button", { name: "Revoke Docs site search" }).click();
     await row.getByRole("button", { name: "Yes, revoke" }).waitFor();
     await page.keyboard.press("Enter"); // the confirmation has the focus
-    await page.waitForFunction(() => [...document.querySelectorAll("table.keys tbody tr")].some((r) => r.textContent?.includes("Docs site search") && r.querySelector(".status")?.textContent === "Revoked"));
+    await page.waitForFunction(() => Array.from(document.querySelectorAll("table.keys tbody tr")).some((r) => r.textContent?.includes("Docs site search") && r.querySelector(".status")?.textContent === "Revoked"));
     expect(await row.getByRole("button", { name: /Revoke/ }).count()).toBe(0);
     expect((await s.call("GET", "/collections", { key: secret })).status).toBe(401);
 
