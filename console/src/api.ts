@@ -49,6 +49,9 @@ async function errorOf(res: Response): Promise<ApiError> {
   return new ApiError(res.status, `The server answered ${res.status} ${res.statusText}.`);
 }
 
+/** dispatched on window when a request answers 401: the session is gone */
+export const SIGNED_OUT = "quarry:signed-out";
+
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   let res: Response;
   try {
@@ -61,7 +64,11 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   } catch {
     throw new ApiError(0, "The server could not be reached. Check your connection and try again.");
   }
-  if (!res.ok) throw await errorOf(res);
+  if (!res.ok) {
+    // the session ended (expired, logged out elsewhere, password reset): back to the login screen
+    if (res.status === 401 && !path.startsWith("/auth/")) window.dispatchEvent(new Event(SIGNED_OUT));
+    throw await errorOf(res);
+  }
   if (res.status === 204) return undefined as T;
   const text = await res.text();
   return (text ? JSON.parse(text) : undefined) as T;
@@ -78,7 +85,10 @@ export async function uploadFile(sourceId: string, file: File): Promise<Document
   } catch {
     throw new ApiError(0, "The upload was interrupted. Check your connection and try again.");
   }
-  if (!res.ok) throw await errorOf(res);
+  if (!res.ok) {
+    if (res.status === 401) window.dispatchEvent(new Event(SIGNED_OUT));
+    throw await errorOf(res);
+  }
   return (await res.json()) as DocumentOut[];
 }
 

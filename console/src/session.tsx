@@ -1,7 +1,7 @@
 // Who is signed in: GET /me with the session cookie. A 401 means nobody (the screens that need a
 // session send the person to the login screen).
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from "react";
-import { api, ApiError, type Me } from "./api";
+import { api, ApiError, SIGNED_OUT, type Me } from "./api";
 
 interface Session {
   me: Me | null;
@@ -38,6 +38,12 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   useEffect(() => {
     void reload();
   }, [reload]);
+
+  useEffect(() => {
+    const signedOut = () => setMe(null);
+    window.addEventListener(SIGNED_OUT, signedOut);
+    return () => window.removeEventListener(SIGNED_OUT, signedOut);
+  }, []);
 
   const clear = useCallback(() => setMe(null), []);
   return <SessionContext.Provider value={{ me, loading, error, reload, clear }}>{children}</SessionContext.Provider>;

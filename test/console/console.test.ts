@@ -72,7 +72,7 @@ describe.skipIf(!chromiumPath())("web console in Chromium", () => {
 
   beforeAll(async () => {
     ensureConsoleBuilt();
-    fs.mkdirSync(SHOTS, { recursive: true });
+    fs.mkdirSync(path.join(SHOTS, "390"), { recursive: true });
     const port = await freePort();
     // PUBLIC_URL is this server, so the links in the mails open this console
     s = await startServer({ ...noModelEnv(), PUBLIC_URL: `http://127.0.0.1:${port}` }, { port });
@@ -97,10 +97,11 @@ describe.skipIf(!chromiumPath())("web console in Chromium", () => {
   };
   const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
 
-  /** 1280 px screenshot under a stable name, then the same screen at 390 px must not scroll sideways. */
+  /** 1280 px screenshot under a stable name; the same screen at 390 px (in 390/) must not scroll sideways. */
   async function shoot(name: string) {
     await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: path.join(SHOTS, "390", `${name}.png`), fullPage: true });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow, `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(0);
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -172,6 +173,16 @@ describe.skipIf(!chromiumPath())("web console in Chromium", () => {
     expect(outcomeTexts.find((t) => t.startsWith("tide-pools.md"))).toMatch(/Accepted: queued for indexing\./);
     expect(outcomeTexts.find((t) => t.startsWith("kiln-firing.md"))).toMatch(/Accepted: queued for indexing\./);
     expect(outcomeTexts.find((t) => t.startsWith("photo.png"))).toMatch(/Unsupported file type \(415\): "photo\.png" is not a supported file type.*Supported: PDF/);
+
+    // files can be dropped on the upload area too; an empty one is refused with the API's reason
+    const dropped = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([""], "empty-notes.txt", { type: "text/plain" }));
+      return dt;
+    });
+    await page.locator(".dropzone").dispatchEvent("drop", { dataTransfer: dropped });
+    await visible(outcomes.getByText(/empty-notes\.txt/));
+    await visible(outcomes.getByText('Refused (422): "empty-notes.txt" is empty (0 bytes); there is nothing to index.'));
 
     // the documents list follows them until they are indexed
     const docs = page.locator("table.documents tbody tr");

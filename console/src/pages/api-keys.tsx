@@ -155,16 +155,16 @@ function KeyRow({ k, onRevoked }: { k: ApiKey; onRevoked: () => void }) {
   return (
     <tr>
       <th scope="row">{k.name}</th>
-      <td>
+      <td data-label="Key">
         <code>{k.prefix}…</code>
       </td>
-      <td>{k.scopes.join(", ")}</td>
-      <td>
+      <td data-label="Scopes">{k.scopes.join(", ")}</td>
+      <td data-label="Status">
         <Status value={status} />
         {k.expires_at && status === "active" ? <div className="muted small">expires {formatDate(k.expires_at)}</div> : null}
       </td>
-      <td>{formatDate(k.last_used_at)}</td>
-      <td>{formatDate(k.created_at)}</td>
+      <td data-label="Last used">{formatDate(k.last_used_at)}</td>
+      <td data-label="Created">{formatDate(k.created_at)}</td>
       <td className="row-actions">
         {status === "active" && !confirming ? (
           <button type="button" className="button button--danger-ghost" onClick={() => setConfirming(true)} aria-label={`Revoke ${k.name}`}>

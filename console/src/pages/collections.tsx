@@ -177,6 +177,8 @@ function explain(err: unknown, file: File): string {
       return `Too large (413): ${err.message}`;
     case 415:
       return `Unsupported file type (415): ${err.message}`;
+    case 422:
+      return `Refused (422): ${err.issues.map((i) => i.msg).join(" ") || err.message}`;
     case 429:
       return `Plan limit reached (429): ${err.message}`;
     case 403:
@@ -336,14 +338,14 @@ function DocumentsTable({ documents, sources }: { documents: DocumentOut[] | nul
                     {d.title}
                     <div className="muted small">{d.source}</div>
                   </th>
-                  <td>
+                  <td data-label="Status">
                     <Status value={d.status} />
                     {d.error ? <div className="field-error small">{d.error}</div> : null}
                   </td>
-                  <td>{d.chunk_count ?? "—"}</td>
-                  <td>{d.size_bytes != null ? formatBytes(d.size_bytes) : "—"}</td>
-                  <td>{names.get(d.data_source_id) ?? d.data_source_id}</td>
-                  <td>{formatDate(d.created_at)}</td>
+                  <td data-label="Chunks">{d.chunk_count ?? "—"}</td>
+                  <td data-label="Size">{d.size_bytes != null ? formatBytes(d.size_bytes) : "—"}</td>
+                  <td data-label="Source">{names.get(d.data_source_id) ?? d.data_source_id}</td>
+                  <td data-label="Added">{formatDate(d.created_at)}</td>
                 </tr>
               ))}
             </tbody>
