@@ -224,7 +224,8 @@ describe.skipIf(!chromiumPath())("web console in Chromium", () => {
     await shoot("05-search");
 
     // --- retrieve: contexts with citations and the ready-to-paste text, copied ----------------------
-    await page.getByRole("tab", { name: "Retrieve" }).click();
+    await page.getByRole("tab", { name: "Search" }).focus();
+    await page.keyboard.press("ArrowRight"); // tabs follow the ARIA pattern
     const paste = await visible(page.getByLabel("Text block to paste into a prompt"));
     const pasteText = (await paste.textContent())!;
     expect(pasteText).toMatch(/^\[1\] Tide pool field guide/);

@@ -138,7 +138,7 @@ export function CollectionPage({ id }: { id: string }) {
   }
   const uploadSources = sources.filter((s) => s.source_type === "upload");
   return (
-    <Page title={collection?.name ?? "Collection"} lead={collection?.description || undefined}>
+    <Page title={collection?.name ?? "Loading collection…"} lead={collection?.description || undefined}>
       <p className="breadcrumbs">
         <Link href="/workspace/collections">Collections</Link> › {collection?.name ?? id}
       </p>

@@ -116,7 +116,16 @@ export function SearchPage() {
             aria-selected={tab === t}
             aria-controls={`panel-${t}`}
             className={`tab${tab === t ? " tab--active" : ""}`}
+            tabIndex={tab === t ? 0 : -1}
             onClick={() => go(null, t)}
+            onKeyDown={(e) => {
+              // the ARIA tabs pattern: arrows move between tabs, the selected one holds the focus
+              if (e.key !== "ArrowLeft" && e.key !== "ArrowRight") return;
+              e.preventDefault();
+              const next: Tab = t === "search" ? "retrieve" : "search";
+              go(null, next);
+              requestAnimationFrame(() => document.getElementById(`tab-${next}`)?.focus());
+            }}
           >
             {t === "search" ? "Search" : "Retrieve"}
           </button>
