@@ -11,6 +11,10 @@ import { HomePage } from "./pages/home";
 import { CollectionPage, CollectionsPage } from "./pages/collections";
 import { SearchPage } from "./pages/search";
 import { ApiKeysPage } from "./pages/api-keys";
+import { CrawlJobPage, CrawlPageScreen } from "./pages/crawl";
+import { DocumentPage } from "./pages/document";
+import { BenchmarkPage, BenchmarksPage, NewBenchmarkPage } from "./pages/benchmarks";
+import { SettingsPage } from "./pages/settings";
 
 type Screen = { pattern: string; render: (params: Record<string, string>) => ReactNode; label?: string };
 
@@ -26,8 +30,15 @@ const WORKSPACE: Screen[] = [
   { pattern: "/workspace", render: () => <HomePage />, label: "Home" },
   { pattern: "/workspace/collections", render: () => <CollectionsPage />, label: "Collections" },
   { pattern: "/workspace/collections/:id", render: (p) => <CollectionPage id={p.id} /> },
+  { pattern: "/workspace/documents/:id", render: (p) => <DocumentPage id={p.id} /> },
+  { pattern: "/workspace/crawl", render: () => <CrawlPageScreen />, label: "Crawl" },
+  { pattern: "/workspace/crawl/:id", render: (p) => <CrawlJobPage id={p.id} /> },
   { pattern: "/workspace/search", render: () => <SearchPage />, label: "Search" },
+  { pattern: "/workspace/benchmarks", render: () => <BenchmarksPage />, label: "Benchmarks" },
+  { pattern: "/workspace/benchmarks/new", render: () => <NewBenchmarkPage /> },
+  { pattern: "/workspace/benchmarks/:id", render: (p) => <BenchmarkPage id={p.id} /> },
   { pattern: "/workspace/api-keys", render: () => <ApiKeysPage />, label: "API keys" },
+  { pattern: "/workspace/settings", render: () => <SettingsPage />, label: "Settings" },
 ];
 
 export function App() {

@@ -152,6 +152,8 @@ export interface DataSource {
   source_type: string;
   status: string;
   collection_ids?: string[];
+  configuration?: Record<string, unknown>;
+  last_synced_at?: string | null;
   document_count?: number;
   indexed_count?: number;
   created_at: string;
@@ -228,4 +230,161 @@ export interface ApiKeyCreated extends ApiKey {
 export interface Capabilities {
   max_upload_bytes: number;
   file_types: string[];
+  render_js?: boolean;
+  max_page_limit?: number;
+}
+
+export interface Chunk {
+  id: string;
+  document_id: string;
+  position: number;
+  heading_path: string[];
+  text: string;
+  token_count: number;
+  embedded: boolean;
+}
+
+export interface ChunkList {
+  document_id: string;
+  total: number;
+  chunks: Chunk[];
+}
+
+export interface CrawlJob {
+  id: string;
+  data_source_id: string;
+  url: string;
+  /** queued, running, completed, failed or cancelled */
+  status: string;
+  pages_crawled: number;
+  page_limit: number;
+  max_depth: number;
+  error?: string | null;
+  created_at: string;
+  started_at?: string | null;
+  finished_at?: string | null;
+  pages_failed?: number;
+  pages_indexed?: number;
+  pages_pending?: number;
+  render_js?: boolean;
+  include_paths?: string[];
+}
+
+export interface CrawlPage {
+  url: string;
+  status: string;
+  document_id: string | null;
+  reason: string | null;
+  at: string;
+}
+
+export interface SiteCheckItem {
+  name: string;
+  /** pass, warn, fail or info */
+  status: string;
+  detail: string;
+}
+
+export interface SiteCheck {
+  url: string;
+  final_url: string | null;
+  reachable: boolean;
+  status_code: number | null;
+  can_crawl: boolean;
+  blocked_reason: string | null;
+  robots_found: boolean;
+  robots_allowed: boolean;
+  crawl_delay: number | null;
+  sitemap_found: boolean;
+  sitemap_page_count: number;
+  llms_txt_found: boolean;
+  llms_txt_page_count: number;
+  markdown_twin: boolean;
+  needs_js: boolean;
+  scope: string | null;
+  estimated_pages: number | null;
+  suggested_page_limit: number;
+  suggested_depth: number;
+  checks: SiteCheckItem[];
+  elapsed_ms: number;
+}
+
+export interface BenchmarkCase {
+  id: string;
+  query: string;
+  relevant_document_ids: string[];
+  created_at: string;
+}
+
+export interface BenchmarkMetrics {
+  k?: number;
+  query_count?: number;
+  hit_rate?: number;
+  recall_at_k?: number;
+  precision_at_k?: number;
+  mrr?: number;
+  ndcg_at_k?: number;
+  latency_ms?: { mean: number | null; p50: number | null; p95: number | null; max: number | null };
+  cases_missing_documents?: number;
+  mode?: string;
+}
+
+export interface BenchmarkCaseResult {
+  case_id: string;
+  query: string;
+  returned: { document_id: string; rank: number; score: number; relevant: boolean }[];
+  relevant_document_ids: string[];
+  missing_document_ids: string[];
+  latency_ms: number;
+}
+
+export interface BenchmarkRun {
+  id: string;
+  /** running, completed or failed */
+  status: string;
+  query_count: number;
+  top_k: number;
+  metrics: BenchmarkMetrics;
+  results: BenchmarkCaseResult[];
+  created_at: string;
+  error?: string | null;
+  completed_at?: string | null;
+}
+
+export interface BenchmarkSuite {
+  id: string;
+  collection_id: string;
+  name: string;
+  description: string;
+  top_k: number;
+  created_at: string;
+  cases: BenchmarkCase[];
+  /** newest first */
+  runs: BenchmarkRun[];
+  latest_metrics?: BenchmarkMetrics | null;
+}
+
+export interface IndustryBenchmark {
+  name: string;
+  title: string;
+  description: string;
+  domain: string;
+  licence: string;
+  size: { documents: number | null; queries: number | null };
+  split: string;
+  published_bm25_ndcg_at_10: number | null;
+  available_locally: boolean;
+  local_path: string;
+  download: { automatic: boolean; detail: string };
+  homepage: string | null;
+}
+
+export interface IndustryImport {
+  dataset: string;
+  status: string;
+  collection_id: string;
+  data_source_id: string;
+  suite_id: string | null;
+  documents: number;
+  cases: number;
 }

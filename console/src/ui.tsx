@@ -148,6 +148,13 @@ const STATUS_TEXT: Record<string, string> = {
   active: "Active",
   revoked: "Revoked",
   expired: "Expired",
+  running: "Running",
+  completed: "Completed",
+  cancelled: "Cancelled",
+  pass: "Pass",
+  warn: "Warning",
+  fail: "Fail",
+  info: "Info",
 };
 
 export function Status({ value }: { value: string }) {
@@ -202,3 +209,61 @@ export function formatDate(iso: string | null | undefined): string {
   const d = new Date(iso);
   return d.toLocaleString("en-GB", { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
 }
+
+/** A progress bar with its value in words (for "pages crawled of the limit" and the like). */
+export function Progress({ label, value, max, text }: { label: string; value: number; max: number; text: string }) {
+  const pct = max > 0 ? Math.min(100, Math.round((value / max) * 100)) : 0;
+  return (
+    <div className="usage">
+      <div className="usage-head">
+        <span className="usage-label">{label}</span>
+        <span className="usage-value">{text}</span>
+      </div>
+      <div className="usage-track" role="progressbar" aria-label={label} aria-valuemin={0} aria-valuemax={max} aria-valuenow={value} aria-valuetext={text}>
+        <div className="usage-fill" style={{ width: `${pct}%` }} />
+      </div>
+    </div>
+  );
+}
+
+/**
+ * A destructive action asked twice, inline (no window.confirm): the button, then a sentence that
+ * says what happens and what is kept, with the confirmation focused.
+ */
+export function ConfirmAction({
+  label,
+  confirmLabel,
+  question,
+  onConfirm,
+  busy,
+  accessibleLabel,
+}: {
+  label: string;
+  confirmLabel: string;
+  question: ReactNode;
+  onConfirm: () => void;
+  busy?: boolean;
+  accessibleLabel?: string;
+}) {
+  const [open, setOpen] = useState(false);
+  if (!open) {
+    return (
+      <button type="button" className="button button--danger-ghost" onClick={() => setOpen(true)} aria-label={accessibleLabel}>
+        {label}
+      </button>
+    );
+  }
+  return (
+    <span className="confirm" role="group" aria-label={accessibleLabel ? `${accessibleLabel}?` : `${label}?`}>
+      <span>{question}</span>
+      <button type="button" className="button button--danger" onClick={onConfirm} disabled={busy} autoFocus>
+        {confirmLabel}
+      </button>
+      <button type="button" className="button button--ghost" onClick={() => setOpen(false)}>
+        Cancel
+      </button>
+    </span>
+  );
+}
+
+export const percent = (x: number | undefined | null) => (x == null ? "—" : `${(x * 100).toFixed(1)}%`);

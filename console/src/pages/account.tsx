@@ -56,6 +56,7 @@ export function LoginPage() {
 
 export function SignupPage() {
   const session = useSession();
+  const deleted = useLocation().search.get("deleted");
   const form = useSubmit();
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
@@ -74,6 +75,11 @@ export function SignupPage() {
   }
   return (
     <Page title="Create your workspace" lead="A workspace holds your collections, documents and API keys.">
+      {deleted ? (
+        <Notice tone="success">
+          Workspace “{deleted}” and everything in it has been deleted, and you are signed out. Create a new workspace below, or <Link href="/login">log in</Link> to another one.
+        </Notice>
+      ) : null}
       <form onSubmit={(e) => void submit(e)} noValidate>
         <Alert error={form.error} />
         <Field label="Email" name="email" type="email" autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} error={form.fieldErrors.email} required />

@@ -3,9 +3,10 @@
 import { useCallback, useEffect, useRef, useState, type DragEvent, type FormEvent } from "react";
 import { api, ApiError, uploadFile, type Capabilities, type Collection, type DataSource, type DocumentOut } from "../api";
 import { Link, navigate, useLocation } from "../router";
-import { Alert, Field, formatBytes, formatDate, messageOf, Notice, Page, Status, TextArea, useSubmit } from "../ui";
+import { Alert, ConfirmAction, Field, formatBytes, formatDate, messageOf, Notice, Page, Status, TextArea, useSubmit } from "../ui";
 
 export function CollectionsPage() {
+  const deleted = useLocation().search.get("deleted");
   const [collections, setCollections] = useState<Collection[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const form = useSubmit();
@@ -37,6 +38,7 @@ export function CollectionsPage() {
 
   return (
     <Page title="Collections" lead="A collection groups data sources; search and retrieve run against one collection.">
+      {deleted ? <Notice tone="success">Collection “{deleted}” deleted. Its data sources and documents are kept.</Notice> : null}
       <section className="card" aria-labelledby="new-collection">
         <h2 id="new-collection">New collection</h2>
         <form onSubmit={(e) => void create(e)} noValidate>
@@ -96,19 +98,22 @@ const PENDING = new Set(["queued", "processing"]);
 export function CollectionPage({ id }: { id: string }) {
   const [collection, setCollection] = useState<Collection | null>(null);
   const [sources, setSources] = useState<DataSource[]>([]);
+  const [allSources, setAllSources] = useState<DataSource[]>([]);
   const [documents, setDocuments] = useState<DocumentOut[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const params = useLocation().search;
 
   const load = useCallback(async () => {
     try {
-      const [c, s, d] = await Promise.all([
+      const [c, s, d, all] = await Promise.all([
         api<Collection>("GET", `/collections/${encodeURIComponent(id)}`),
         api<DataSource[]>("GET", `/data-sources?collection_id=${encodeURIComponent(id)}`),
         api<DocumentOut[]>("GET", `/documents?collection_id=${encodeURIComponent(id)}`),
+        api<DataSource[]>("GET", "/data-sources"),
       ]);
       setCollection(c);
       setSources(s);
+      setAllSources(all);
       setDocuments(d);
       setError(null);
     } catch (err) {
@@ -149,6 +154,8 @@ export function CollectionPage({ id }: { id: string }) {
         <>
           <UploadPanel collection={collection} sources={uploadSources} onChange={() => void load()} />
           <DocumentsTable documents={documents} sources={sources} />
+          <SourcesPanel collection={collection} sources={sources} all={allSources} onChange={() => void load()} />
+          <SettingsPanel collection={collection} onSaved={setCollection} />
           {collection && (documents?.length ?? 0) > 0 ? (
             <p>
               <Link className="button button--secondary" href={`/workspace/search?collection=${encodeURIComponent(collection.id)}`}>
@@ -335,7 +342,7 @@ function DocumentsTable({ documents, sources }: { documents: DocumentOut[] | nul
               {documents.map((d) => (
                 <tr key={d.id}>
                   <th scope="row">
-                    {d.title}
+                    <Link href={`/workspace/documents/${encodeURIComponent(d.id)}`}>{d.title}</Link>
                     <div className="muted small">{d.source}</div>
                   </th>
                   <td data-label="Status">
@@ -352,6 +359,189 @@ function DocumentsTable({ documents, sources }: { documents: DocumentOut[] | nul
           </table>
         </div>
       ) : null}
+    </section>
+  );
+}
+
+/** The collection's data sources: attach another, detach one (its documents stay), delete one (its documents go). */
+function SourcesPanel({ collection, sources, all, onChange }: { collection: Collection; sources: DataSource[]; all: DataSource[]; onChange: () => void }) {
+  const attached = new Set(sources.map((s) => s.id));
+  const others = all.filter((s) => !attached.has(s.id));
+  const [pick, setPick] = useState("");
+  const attach = useSubmit();
+  const [done, setDone] = useState<string | null>(null);
+  const chosen = others.find((s) => s.id === pick) ?? others[0];
+
+  async function doAttach(e: FormEvent) {
+    e.preventDefault();
+    if (!chosen) return;
+    const ok = await attach.run(async () => {
+      await api("PUT", `/collections/${encodeURIComponent(collection.id)}/data-sources/${encodeURIComponent(chosen.id)}`);
+      return true;
+    });
+    if (ok) {
+      setDone(`Attached “${chosen.name}”: its documents are now searched in this collection.`);
+      setPick("");
+      onChange();
+    }
+  }
+
+  return (
+    <section className="card" aria-labelledby="sources-heading">
+      <h2 id="sources-heading">Data sources</h2>
+      {done ? <Notice tone="success">{done}</Notice> : null}
+      {sources.length === 0 ? <p>No data source is attached, so there is nothing to search here.</p> : null}
+      {sources.length > 0 ? (
+        <div className="table-wrap">
+          <table className="sources">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col">Status</th>
+                <th scope="col">Documents</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {sources.map((s) => (
+                <SourceRow key={s.id} collection={collection} source={s} onChange={onChange} onDone={setDone} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {others.length > 0 ? (
+        <form className="inline-form" onSubmit={(e) => void doAttach(e)} noValidate>
+          <Alert error={attach.error} />
+          <div className="field">
+            <label htmlFor="attach-source">Attach a data source of this workspace</label>
+            <select id="attach-source" value={chosen?.id ?? ""} onChange={(e) => setPick(e.target.value)}>
+              {others.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name} ({s.source_type}, {s.document_count ?? 0} documents)
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" className="button button--secondary" disabled={attach.busy}>
+            Attach
+          </button>
+        </form>
+      ) : null}
+    </section>
+  );
+}
+
+function SourceRow({ collection, source, onChange, onDone }: { collection: Collection; source: DataSource; onChange: () => void; onDone: (msg: string) => void }) {
+  const act = useSubmit();
+  const shared = (source.collection_ids?.length ?? 1) > 1;
+  async function detach() {
+    const ok = await act.run(async () => {
+      await api("DELETE", `/collections/${encodeURIComponent(collection.id)}/data-sources/${encodeURIComponent(source.id)}`);
+      return true;
+    });
+    if (ok) {
+      onDone(`Detached “${source.name}”. Its documents are kept and stay indexed for other collections.`);
+      onChange();
+    }
+  }
+  async function remove() {
+    const ok = await act.run(async () => {
+      await api("DELETE", `/data-sources/${encodeURIComponent(source.id)}`);
+      return true;
+    });
+    if (ok) {
+      onDone(`Deleted “${source.name}” and its documents.`);
+      onChange();
+    }
+  }
+  return (
+    <tr>
+      <th scope="row">
+        {source.name}
+        {shared ? <div className="muted small">also in {(source.collection_ids?.length ?? 1) - 1} other collection(s)</div> : null}
+      </th>
+      <td data-label="Type">{source.source_type === "website" ? "Website" : "Upload"}</td>
+      <td data-label="Status">
+        <Status value={source.status} />
+      </td>
+      <td data-label="Documents">
+        {source.document_count ?? 0} ({source.indexed_count ?? 0} indexed)
+      </td>
+      <td className="row-actions">
+        <div className="actions">
+          <ConfirmAction
+            label="Detach"
+            accessibleLabel={`Detach ${source.name}`}
+            confirmLabel="Yes, detach"
+            question="Detach it? Its documents stay indexed and keep serving other collections; this collection stops searching them."
+            onConfirm={() => void detach()}
+            busy={act.busy}
+          />
+          <ConfirmAction
+            label="Delete"
+            accessibleLabel={`Delete ${source.name}`}
+            confirmLabel="Yes, delete source and documents"
+            question={`Delete the source and all ${source.document_count ?? 0} of its documents, in every collection? This cannot be undone.`}
+            onConfirm={() => void remove()}
+            busy={act.busy}
+          />
+        </div>
+        {act.error ? <Alert error={act.error} /> : null}
+      </td>
+    </tr>
+  );
+}
+
+/** Rename (PATCH name and description) and delete the collection (its sources and documents stay). */
+function SettingsPanel({ collection, onSaved }: { collection: Collection; onSaved: (c: Collection) => void }) {
+  const [name, setName] = useState(collection.name);
+  const [description, setDescription] = useState(collection.description);
+  const save = useSubmit();
+  const del = useSubmit();
+  const [saved, setSaved] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setSaved(false);
+    const c = await save.run(() => api<Collection>("PATCH", `/collections/${encodeURIComponent(collection.id)}`, { name, description }), ["name", "description"]);
+    if (c) {
+      onSaved(c);
+      setSaved(true);
+    }
+  }
+  async function remove() {
+    const ok = await del.run(async () => {
+      await api("DELETE", `/collections/${encodeURIComponent(collection.id)}`);
+      return true;
+    });
+    if (ok) navigate(`/workspace/collections?deleted=${encodeURIComponent(collection.name)}`);
+  }
+  return (
+    <section className="card" aria-labelledby="settings-heading">
+      <h2 id="settings-heading">Collection settings</h2>
+      <form onSubmit={(e) => void submit(e)} noValidate>
+        <Alert error={save.error} />
+        {saved ? <Notice tone="success">Saved.</Notice> : null}
+        <Field label="Collection name" name="name" value={name} onChange={(e) => setName(e.target.value)} error={save.fieldErrors.name} maxLength={160} />
+        <TextArea label="Collection description" name="description" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} error={save.fieldErrors.description} />
+        <button type="submit" className="button button--secondary" disabled={save.busy}>
+          Save changes
+        </button>
+      </form>
+      <h3>Delete this collection</h3>
+      <p className="muted">Deleting a collection keeps its data sources and their documents; they stay available to other collections and can be attached again.</p>
+      <Alert error={del.error} />
+      <ConfirmAction
+        label="Delete collection"
+        confirmLabel="Yes, delete the collection"
+        question={`Delete “${collection.name}”? Its data sources and documents are kept.`}
+        onConfirm={() => void remove()}
+        busy={del.busy}
+      />
     </section>
   );
 }

@@ -2,10 +2,11 @@
 // POST /retrieve (contexts with citations and the ready-to-paste text block) on one collection.
 // The collection, query and tab live in the URL, so a result can be linked and reloaded.
 import { useEffect, useState, type FormEvent, type ReactNode } from "react";
-import { api, type Collection, type RetrieveResponse, type SearchResponse } from "../api";
+import { api, type Collection, type RetrieveResponse, type SearchHit, type SearchResponse } from "../api";
+import { useDraft, withCase } from "../bench-draft";
 import { Link, navigate, useLocation } from "../router";
 import { useSession } from "../session";
-import { Alert, CopyButton, Field, Page, useSubmit } from "../ui";
+import { Alert, CopyButton, Field, Notice, Page, useSubmit } from "../ui";
 
 type Tab = "search" | "retrieve";
 
@@ -31,7 +32,7 @@ function HeadingPath({ path }: { path?: string[] }) {
 
 export function SearchPage() {
   const { search } = useLocation();
-  const { reload } = useSession();
+  const { reload, me } = useSession();
   const [collections, setCollections] = useState<Collection[] | null>(null);
   const [loadError, setLoadError] = useState<unknown>(null);
   const tab: Tab = search.get("tab") === "retrieve" ? "retrieve" : "search";
@@ -133,14 +134,44 @@ export function SearchPage() {
       </div>
       <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tabpanel">
         <Alert error={form.error} />
-        {tab === "search" ? <SearchResults results={results} /> : <RetrieveResults data={retrieved} />}
+        {tab === "search" ? (
+          <SearchResults results={results} tenantId={me?.tenant.id ?? ""} collection={collections?.find((c) => c.id === urlCollection) ?? null} />
+        ) : (
+          <RetrieveResults data={retrieved} />
+        )}
       </div>
     </Page>
   );
 }
 
-function SearchResults({ results }: { results: SearchResponse | null }) {
+function SearchResults({ results, tenantId, collection }: { results: SearchResponse | null; tenantId: string; collection: Collection | null }) {
+  const { draft, save } = useDraft(tenantId);
+  const [marked, setMarked] = useState<Set<string>>(new Set());
+  const [added, setAdded] = useState<string | null>(null);
+  // marks belong to one answer: a new query starts from what the draft already says about it
+  useEffect(() => {
+    const known = draft?.collection_id === collection?.id ? draft?.cases.find((c) => c.query.trim() === results?.query.trim()) : undefined;
+    setMarked(new Set(known?.relevant.map((r) => r.id) ?? []));
+    setAdded(null);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [results]);
   if (!results) return <p className="muted">Type a query and press Search.</p>;
+
+  const toggle = (id: string, on: boolean) =>
+    setMarked((prev) => {
+      const next = new Set(prev);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  function addCase() {
+    if (!collection || !results) return;
+    const relevant = results.results.filter((h) => marked.has(h.document_id)).map((h: SearchHit) => ({ id: h.document_id, title: h.title }));
+    const replacing = draft && draft.collection_id !== collection.id;
+    save(withCase(draft, collection, { query: results.query, relevant }));
+    setAdded(replacing ? "Case added to a new draft suite for this collection (the previous draft was for another collection)." : "Case added to the draft suite.");
+  }
+  const draftCount = draft?.collection_id === collection?.id ? (draft?.cases.length ?? 0) : 0;
   return (
     <>
       <p className="muted" role="status">
@@ -151,7 +182,9 @@ function SearchResults({ results }: { results: SearchResponse | null }) {
         {results.results.map((h, i) => (
           <li key={`${h.document_id}-${h.chunk_id ?? i}`} className="hit card">
             <div className="hit-head">
-              <h2 className="hit-title">{h.title}</h2>
+              <h2 className="hit-title" id={`hit-title-${i}`}>
+                {h.title}
+              </h2>
               <span className="score" title="Fused relevance score; higher is better">
                 score {h.score.toFixed(3)}
               </span>
@@ -159,9 +192,40 @@ function SearchResults({ results }: { results: SearchResponse | null }) {
             <HeadingPath path={h.heading_path} />
             <p className="snippet">{highlight(h.snippet, h.highlights ?? [])}</p>
             <p className="muted small source">{h.source}</p>
+            {collection ? (
+              <div className="check relevant-mark">
+                <input
+                  id={`relevant-${i}`}
+                  type="checkbox"
+                  checked={marked.has(h.document_id)}
+                  onChange={(e) => toggle(h.document_id, e.target.checked)}
+                  aria-describedby={`hit-title-${i}`}
+                />
+                <label htmlFor={`relevant-${i}`}>Relevant to this query</label>
+              </div>
+            ) : null}
           </li>
         ))}
       </ol>
+      {collection && results.results.length > 0 ? (
+        <section className="card bench-tray" aria-labelledby="tray-heading">
+          <h2 id="tray-heading">Benchmark from these results</h2>
+          <p className="muted">
+            Mark the results a good answer must contain, then keep the query as a benchmark case. Benchmarks measure whether later changes keep finding them.
+          </p>
+          {added ? <Notice tone="success">{added}</Notice> : null}
+          <div className="actions">
+            <button type="button" className="button button--secondary" disabled={marked.size === 0} onClick={addCase}>
+              Add as benchmark case ({marked.size} relevant)
+            </button>
+            {draftCount > 0 ? (
+              <Link className="button" href="/workspace/benchmarks/new">
+                Review draft suite ({draftCount} {draftCount === 1 ? "case" : "cases"})
+              </Link>
+            ) : null}
+          </div>
+        </section>
+      ) : null}
     </>
   );
 }
