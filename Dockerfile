@@ -8,7 +8,7 @@
 
 ARG NODE_VERSION=22
 
-# --- build: dependencies with their native modules, TypeScript compiled to dist/ -----------------
+# --- build: dependencies with their native modules, TypeScript compiled to dist/, console built ---
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /app
 # compilers for native modules that have no prebuilt binary for this platform
@@ -16,10 +16,13 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json .npmrc ./
+# the postinstall step (builds the console when its sources are there; here they are not yet)
+COPY scripts/build-console.mjs ./scripts/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
+COPY console ./console
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund
 
@@ -40,6 +43,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/console/dist ./console/dist
 COPY bin ./bin
 RUN mkdir -p /data && chown node:node /data
 USER node

@@ -1,4 +1,5 @@
-// npm run build: compile src/ to dist/ with tsc and copy the files tsc does not (SQL migrations),
+// npm run build: compile src/ to dist/ with tsc, copy the files tsc does not (SQL migrations) and
+// build the web console,
 // so `node dist/cli.js serve` runs without tsx. dist/ is rebuilt from scratch each time.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -20,4 +21,6 @@ for (const file of assets(path.join(root, "src"))) {
   fs.mkdirSync(path.dirname(target), { recursive: true });
   fs.copyFileSync(file, target);
 }
-console.log(`built ${path.relative(root, dist)}/ (node dist/cli.js serve)`);
+// the web console (console/dist), served by the same process
+execFileSync(process.execPath, [path.join(root, "scripts/build-console.mjs")], { stdio: "inherit" });
+console.log(`built ${path.relative(root, dist)}/ and console/dist/ (node dist/cli.js serve)`);

@@ -29,11 +29,17 @@ import { benchmarkRoutes } from "./routes/benchmarks.js";
 import { auditRoutes } from "./routes/audit.js";
 import { agentRoutes } from "./mcp/routes.js";
 import { decorateOpenApi } from "./openapi/document.js";
+import { consoleRoutes, defaultConsoleDir } from "./console.js";
 
 export type App = FastifyInstance;
 
 
-export async function buildApp(rt: Runtime): Promise<App> {
+export interface AppOptions {
+  /** the built web console (index.html + assets/); default console/dist of this checkout */
+  consoleDir?: string;
+}
+
+export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<App> {
   const app = Fastify({
     loggerInstance: rt.log as unknown as FastifyBaseLogger,
     bodyLimit: 4 * 1024 * 1024,
@@ -128,5 +134,7 @@ export async function buildApp(rt: Runtime): Promise<App> {
   await app.register(benchmarkRoutes(rt));
   await app.register(auditRoutes(rt.audit));
   await app.register(agentRoutes(rt));
+  // last: the console answers only its own paths, so no API path can be shadowed by it
+  await app.register(consoleRoutes({ dir: opts.consoleDir ?? defaultConsoleDir() }));
   return app;
 }

@@ -67,7 +67,15 @@ export function databaseUrlOf(dataDir: string): string | null {
   return databases.get(dataDir)?.url ?? null;
 }
 
-export async function startServer(env: Record<string, string> = {}, opts: { dataDir?: string } = {}): Promise<TestServer> {
+export interface StartOptions {
+  dataDir?: string;
+  /** listen on this port (default: any free one), e.g. so PUBLIC_URL can name it */
+  port?: number;
+  /** the built web console to serve (default: console/dist) */
+  consoleDir?: string;
+}
+
+export async function startServer(env: Record<string, string> = {}, opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "quarry-test-"));
   const config = loadConfig({
     ...(await postgresFor(dataDir, env)),
@@ -78,8 +86,8 @@ export async function startServer(env: Record<string, string> = {}, opts: { data
     ...env,
   });
   const rt = await createRuntime(config, { log: pino({ level: config.logLevel }) });
-  const app = await buildApp(rt);
-  await app.listen({ port: 0, host: "127.0.0.1" });
+  const app = await buildApp(rt, { consoleDir: opts.consoleDir });
+  await app.listen({ port: opts.port ?? 0, host: "127.0.0.1" });
   const addr = app.server.address();
   const port = typeof addr === "object" && addr ? addr.port : 0;
   const url = `http://127.0.0.1:${port}`;
