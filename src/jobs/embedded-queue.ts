@@ -4,7 +4,7 @@
 // died (lease run out, or its process gone from this host) is taken over by another worker.
 // Jobs are taken round-robin across tenants (fair.ts).
 import type { Logger } from "pino";
-import type { ContentStore, JobRow, NewJob } from "../store/content-types.js";
+import type { JobRow, JobStoreMethods, NewJob } from "../store/content-types.js";
 import { RoundRobin } from "./fair.js";
 import { deadOwners, newOwner, releaseOwner } from "./owner.js";
 import {
@@ -20,19 +20,7 @@ import {
 export { PermanentJobError, QueueUnavailableError };
 export type { JobHandler, JobQueue, RunningJob } from "./types.js";
 
-type JobStore = Pick<
-  ContentStore,
-  | "enqueueJob"
-  | "jobTenantLoads"
-  | "claimJob"
-  | "renewJobLeases"
-  | "completeJob"
-  | "failJob"
-  | "requeueStalledJobs"
-  | "jobOwners"
-  | "cancelJobs"
-  | "pendingJobCount"
->;
+type JobStore = JobStoreMethods;
 
 export interface QueueOptions {
   store: JobStore;

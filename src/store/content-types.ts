@@ -322,3 +322,18 @@ export interface ContentStore {
   documentsAwaitingIngest(updatedBefore: Date, limit: number): Promise<{ tenant_id: string; id: string }[]>;
 
 }
+
+/** The job-table part of the content store: what a database-backed queue runs on. */
+export type JobStoreMethods = Pick<
+  ContentStore,
+  | "enqueueJob"
+  | "jobTenantLoads"
+  | "claimJob"
+  | "renewJobLeases"
+  | "completeJob"
+  | "failJob"
+  | "requeueStalledJobs"
+  | "jobOwners"
+  | "cancelJobs"
+  | "pendingJobCount"
+>;

@@ -4,26 +4,13 @@
 // per subject even when two processes claim two versions of it at the same instant.
 import { isUniqueViolation, transaction, type Pool, type Queryable } from "../db.js";
 import { toJobRow } from "../../json.js";
-import type { ContentStore, JobRow } from "../../content-types.js";
+import type { ContentStore, JobRow, JobStoreMethods } from "../../content-types.js";
 import { LIMIT_LOCK, LOCK_CLAIMS, bigintId } from "./rows.js";
 
 type Raw = Omit<JobRow, "payload" | "id"> & { id: string; payload: string };
 const toJob = (r: Raw): JobRow => toJobRow(r);
 
-type JobMethods = Pick<
-  ContentStore,
-  | "enqueueJob"
-  | "jobTenantLoads"
-  | "claimJob"
-  | "renewJobLeases"
-  | "completeJob"
-  | "failJob"
-  | "requeueStalledJobs"
-  | "jobOwners"
-  | "cancelJobs"
-  | "pendingJobCount"
-  | "documentsAwaitingIngest"
->;
+type JobMethods = JobStoreMethods & Pick<ContentStore, "documentsAwaitingIngest">;
 
 // The oldest ready job (optionally of one tenant, under its cap) whose subject has no running job.
 // A row another claimer holds is skipped, not waited for.

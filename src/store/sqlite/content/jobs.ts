@@ -1,7 +1,7 @@
 // The embedded queue's storage in SQLite. Claims, completions and recovery are single statements
 // (SQLite serialises writers), so several worker processes on one database file stay consistent.
 import type { DB } from "../db.js";
-import type { ContentStore, JobRow, NewJob } from "../../content-types.js";
+import type { ContentStore, JobRow, JobStoreMethods, NewJob } from "../../content-types.js";
 import { toJobRow } from "./json.js";
 
 type Raw = Omit<JobRow, "payload" | "id"> & { id: number; payload: string };
@@ -10,20 +10,7 @@ const kindsJson = (kinds: string[]) => JSON.stringify(kinds);
 /** ids are opaque strings outside; a string that is not one of ours matches nothing */
 const rowId = (id: string) => (/^\d+$/.test(id) ? Number(id) : -1);
 
-type JobMethods = Pick<
-  ContentStore,
-  | "enqueueJob"
-  | "jobTenantLoads"
-  | "claimJob"
-  | "renewJobLeases"
-  | "completeJob"
-  | "failJob"
-  | "requeueStalledJobs"
-  | "jobOwners"
-  | "cancelJobs"
-  | "pendingJobCount"
-  | "documentsAwaitingIngest"
->;
+type JobMethods = JobStoreMethods & Pick<ContentStore, "documentsAwaitingIngest">;
 
 export function jobMethods(db: DB): JobMethods {
   const existing = db.prepare(
