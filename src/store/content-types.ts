@@ -337,3 +337,35 @@ export type JobStoreMethods = Pick<
   | "cancelJobs"
   | "pendingJobCount"
 >;
+
+/** The data-sources part of the content store. */
+export type SourceMethods = Pick<ContentStore, "createSource" | "listSources" | "getSource" | "updateSource" | "deleteSource">;
+
+/** The collections part of the content store (each backend implements it in one module). */
+export type CollectionMethods = Pick<
+  ContentStore,
+  | "createCollection"
+  | "listCollections"
+  | "getCollection"
+  | "collectionScope"
+  | "updateCollection"
+  | "deleteCollection"
+  | "attachSource"
+  | "detachSource"
+  | "existingSourceIds"
+  | "existingCollectionIds"
+>;
+
+/** The documents-and-chunks part of the content store. */
+export type DocumentMethods = Pick<
+  ContentStore,
+  | "upsertDocuments"
+  | "listDocuments"
+  | "getDocument"
+  | "findDocumentBySource"
+  | "deleteDocument"
+  | "setDocumentStatus"
+  | "listChunks"
+  | "replaceDocumentIndex"
+  | "documentIds"
+>;

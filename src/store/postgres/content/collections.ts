@@ -1,5 +1,5 @@
 import { transaction, type Pool, type Queryable } from "../db.js";
-import type { CollectionRow, CollectionView, ContentStore } from "../../content-types.js";
+import type { CollectionRow, CollectionView, CollectionMethods } from "../../content-types.js";
 import { parseJson } from "./rows.js";
 
 type Raw = Omit<CollectionView, "settings"> & { settings: string };
@@ -17,20 +17,6 @@ const VIEW = `
 
 // sorted as the SQLite store sorts them (code units, not the database collation)
 const toView = (r: Raw): CollectionView => ({ ...r, settings: parseJson(r.settings, {}), data_source_ids: [...r.data_source_ids].sort() });
-
-type CollectionMethods = Pick<
-  ContentStore,
-  | "createCollection"
-  | "listCollections"
-  | "getCollection"
-  | "collectionScope"
-  | "updateCollection"
-  | "deleteCollection"
-  | "attachSource"
-  | "detachSource"
-  | "existingSourceIds"
-  | "existingCollectionIds"
->;
 
 const LINK = `INSERT INTO collection_sources (tenant_id, collection_id, data_source_id)
   SELECT $1, $2, s FROM unnest($3::text[]) AS s ON CONFLICT DO NOTHING`;

@@ -1,22 +1,9 @@
 import { transaction, type Client, type Pool } from "../db.js";
-import { LimitReached, type ContentStore, type DocumentRow, type Json, type NewChunk } from "../../content-types.js";
+import { LimitReached, type ContentStore, type DocumentMethods, type DocumentRow, type Json, type NewChunk } from "../../content-types.js";
 import { analyzeChunk, headingsField, type ChunkTerms } from "../../sqlite/content/lexical/analyze.js";
 import { MAX_TERM_BYTES } from "./lexical.js";
 import { CHUNK_COLS, LIMIT_LOCK, LOCK_DOCUMENTS, toChunk, toDoc, type RawChunk, type RawDoc } from "./rows.js";
 import { insertVectors } from "./vectors.js";
-
-type DocumentMethods = Pick<
-  ContentStore,
-  | "upsertDocuments"
-  | "listDocuments"
-  | "getDocument"
-  | "findDocumentBySource"
-  | "deleteDocument"
-  | "setDocumentStatus"
-  | "listChunks"
-  | "replaceDocumentIndex"
-  | "documentIds"
->;
 
 /** a document row with how many of its chunks still wait for a vector (partial index on chunks) */
 const DOC = `SELECT d.*, (SELECT count(*) FROM chunks c WHERE c.tenant_id = d.tenant_id AND c.document_id = d.id

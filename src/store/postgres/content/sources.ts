@@ -1,5 +1,5 @@
 import { transaction, type Pool } from "../db.js";
-import { LimitReached, type ContentStore, type SourceView } from "../../content-types.js";
+import { LimitReached, type SourceMethods, type SourceView } from "../../content-types.js";
 import { LIMIT_LOCK, LOCK_SOURCES, parseJson } from "./rows.js";
 
 type Raw = Omit<SourceView, "configuration"> & { configuration: string };
@@ -29,8 +29,6 @@ const view = (withCrawls: boolean) => `
   FROM data_sources s`;
 
 const toView = (r: Raw): SourceView => ({ ...r, configuration: parseJson(r.configuration, {}), collection_ids: [...r.collection_ids].sort() });
-
-type SourceMethods = Pick<ContentStore, "createSource" | "listSources" | "getSource" | "updateSource" | "deleteSource">;
 
 export function sourceMethods(pool: Pool): SourceMethods {
   let viewSql: Promise<string> | null = null;

@@ -1,5 +1,5 @@
 import type { DB } from "../db.js";
-import type { CollectionPatch, CollectionRow, CollectionView, ContentStore } from "../../content-types.js";
+import type { CollectionPatch, CollectionRow, CollectionView, CollectionMethods } from "../../content-types.js";
 import { parseJson } from "./json.js";
 
 type Raw = Omit<CollectionView, "settings" | "data_source_ids"> & { settings: string; data_source_ids: string };
@@ -19,20 +19,6 @@ const toView = (r: Raw): CollectionView => ({
   settings: parseJson(r.settings, {}),
   data_source_ids: parseJson<string[]>(r.data_source_ids, []).sort(),
 });
-
-type CollectionMethods = Pick<
-  ContentStore,
-  | "createCollection"
-  | "listCollections"
-  | "getCollection"
-  | "collectionScope"
-  | "updateCollection"
-  | "deleteCollection"
-  | "attachSource"
-  | "detachSource"
-  | "existingSourceIds"
-  | "existingCollectionIds"
->;
 
 export function collectionMethods(db: DB): CollectionMethods {
   const link = db.prepare(

@@ -2,7 +2,7 @@ import type { DB } from "../db.js";
 import {
   LimitReached,
   type ChunkRow,
-  type ContentStore,
+  type DocumentMethods,
   type DocumentRow,
   type IncomingDocument,
   type NewChunk,
@@ -23,19 +23,6 @@ export const toChunk = (r: RawChunk): ChunkRow => ({
   heading_path: parseJson<string[]>(r.heading_path, []),
   metadata: parseJson(r.metadata, {}),
 });
-
-type DocumentMethods = Pick<
-  ContentStore,
-  | "upsertDocuments"
-  | "listDocuments"
-  | "getDocument"
-  | "findDocumentBySource"
-  | "deleteDocument"
-  | "setDocumentStatus"
-  | "listChunks"
-  | "replaceDocumentIndex"
-  | "documentIds"
->;
 
 /** a document row with how many of its chunks still wait for a vector (partial index on chunks) */
 const DOC = `SELECT d.*, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id AND c.embedded_in IS NULL) AS chunks_pending_vectors

@@ -1,5 +1,5 @@
 import type { DB } from "../db.js";
-import { LimitReached, type ContentStore, type SourceRow, type SourceView } from "../../content-types.js";
+import { LimitReached, type SourceMethods, type SourceRow, type SourceView } from "../../content-types.js";
 import { parseJson } from "./json.js";
 import { removeChunkEntries } from "./index-entries.js";
 
@@ -23,8 +23,6 @@ const toView = (r: Raw): SourceView => ({
   configuration: parseJson(r.configuration, {}),
   collection_ids: parseJson<string[]>(r.collection_ids, []).sort(),
 });
-
-type SourceMethods = Pick<ContentStore, "createSource" | "listSources" | "getSource" | "updateSource" | "deleteSource">;
 
 export function sourceMethods(db: DB): SourceMethods {
   const create = db.transaction((row: SourceRow, collectionIds: string[], limit: number | null) => {
