@@ -77,7 +77,21 @@ export const DataSourceCreate = strictObject(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     source_type: Type.String({ pattern: "^(upload|website)$", description: "upload (files sent to the service) or website (pages fetched by a crawl)." }),
-    configuration: Type.Optional(FreeObject),
+    configuration: Type.Optional(
+      Type.Object(
+        {
+          records: Type.Optional(
+            Type.Boolean({
+              default: false,
+              description:
+                "Extension (upload sources): each uploaded CSV row, or JSON array element / JSON Lines line, becomes its own document " +
+                "named <file>#<n>, with the columns or fields as its metadata (product catalogues). Other files are indexed as usual.",
+            }),
+          ),
+        },
+        { additionalProperties: true, description: "Source settings; free-form apart from the fields listed." },
+      ),
+    ),
     collection_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000 })),
   },
   { $id: "DataSourceCreate" },
