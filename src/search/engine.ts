@@ -5,6 +5,7 @@ import type { ContentStore, ChunkHit, LexicalWeights } from "../store/content-ty
 import type { Embedder, EmbeddingProfile } from "../embed/types.js";
 import { isEmptyQuery, parseQuery } from "./fts-query.js";
 import { fuse, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
+import { calibrate, calibrationFusion, sameFusion } from "./calibration.js";
 
 export interface EngineSettings {
   fusion: FusionOptions;
@@ -24,9 +25,16 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
 
 export interface RankedChunk {
   chunk: ChunkHit;
+  /** calibrated relevance in [0, 1] (calibration.ts), non-increasing down the list */
   score: number;
+  /** the fused score the list is ordered by (fusion.ts) */
+  fusedScore: number;
   lexicalRank: number | null;
   vectorRank: number | null;
+  /** BM25 score (higher is better), null when the chunk did not match lexically */
+  lexicalScore: number | null;
+  /** cosine similarity, null when the chunk was not among the vector candidates */
+  vectorScore: number | null;
 }
 
 export interface EngineResult {
@@ -64,23 +72,41 @@ export function createEngine(deps: { content: ContentStore; profile: EmbeddingPr
         ? await deps.content.lexicalSearch(tenantId, sourceIds, lexicalQuery, settings.depth, settings.lexicalWeights)
         : [];
       const vector = await vectorPromise;
-      const fused = fuse(
-        lexical.map((c) => ({ id: c.chunkId, score: c.score })),
-        vector.map((c) => ({ id: c.chunkId, score: c.score })),
-        mode === "hybrid" ? settings.fusion : { ...settings.fusion, lexicalWeight: useLexical ? 1 : 0, vectorWeight: useVectors ? 1 : 0 },
-        // fewer than asked: every lexical match is in the list (exact matches then come first)
-        { lexicalComplete: lexical.length < settings.depth },
-      );
+      const answered = useVectors ? (useLexical ? "hybrid" : "vector") : "lexical";
+      // one list only (a single mode, or no model): that list's scores alone, weight 1
+      const fusion =
+        answered === "hybrid" ? settings.fusion : { ...settings.fusion, lexicalWeight: useLexical ? 1 : 0, vectorWeight: useVectors ? 1 : 0 };
+      const lexicalCandidates = lexical.map((c) => ({ id: c.chunkId, score: c.score }));
+      const vectorCandidates = vector.map((c) => ({ id: c.chunkId, score: c.score }));
+      // fewer than asked: every lexical match is in the list (exact matches then come first)
+      const lists = { lexicalComplete: lexical.length < settings.depth };
+      const fused = fuse(lexicalCandidates, vectorCandidates, fusion, lists);
+      // relevance in [0, 1]; a collection ranked with its own fusion settings is calibrated on the
+      // fusion the calibration was fitted with (calibration.ts)
+      const reference = calibrationFusion(answered);
+      const fusedOf = sameFusion(fusion, reference)
+        ? undefined
+        : new Map(fuse(lexicalCandidates, vectorCandidates, reference, lists).map((f) => [f.id, f.score]));
+      const relevance = calibrate(fused, answered, fusedOf);
       const chunks = await deps.content.hydrateChunks(
         tenantId,
         fused.map((f) => f.id),
       );
       const ranked: RankedChunk[] = [];
-      for (const f of fused) {
+      fused.forEach((f, i) => {
         const chunk = chunks.get(f.id);
-        if (chunk) ranked.push({ chunk, score: f.score, lexicalRank: f.lexicalRank, vectorRank: f.vectorRank });
-      }
-      return { mode: useVectors ? (useLexical ? "hybrid" : "vector") : "lexical", ranked };
+        if (!chunk) return;
+        ranked.push({
+          chunk,
+          score: relevance[i]!,
+          fusedScore: f.score,
+          lexicalRank: f.lexicalRank,
+          vectorRank: f.vectorRank,
+          lexicalScore: f.lexicalScore,
+          vectorScore: f.vectorScore,
+        });
+      });
+      return { mode: answered, ranked };
     },
   };
 }
