@@ -15,6 +15,7 @@ import { queryTerms } from "../search/fts-query.js";
 import { makeSnippet } from "../search/snippet.js";
 import { assembleRetrieve, neighbourRanges, selectMatches, type ChunkRecord, type ScoredChunk } from "../search/retrieve-assembly.js";
 import type { FusionOptions } from "../search/fusion.js";
+import { relativeCutoff } from "../search/calibration.js";
 import { tenantOf, type Principal } from "./auth.js";
 import { notFound } from "./errors.js";
 import { chunkId } from "./documents.js";
@@ -25,6 +26,8 @@ export interface SearchRequest {
   query: string;
   top_k?: number;
   collapse_documents?: boolean;
+  /** drop hits whose relevance is below this (0..1) */
+  min_score?: number;
 }
 
 export interface RetrieveRequest {
@@ -35,6 +38,10 @@ export interface RetrieveRequest {
   context_window?: number;
   max_tokens?: number | null;
   format?: string;
+  /** drop matches whose relevance is below this (0..1) */
+  min_score?: number;
+  /** stop at matches much weaker than the best (calibration.ts RETRIEVE_CUTOFF); default true */
+  relative_cutoff?: boolean;
 }
 
 /** Deployment defaults overridden by the collection's `settings` (fusion, lexical_weight, vector_weight). */
@@ -95,7 +102,8 @@ export function createSearchService(deps: {
       if (opts.countQuery !== false) await deps.quotas.consumeQueries(tenantOf(p), 1);
       const topK = req.top_k ?? 10;
       const result = await rank(p, c, req.query, opts.mode);
-      let ranked = result.ranked;
+      const minScore = req.min_score ?? 0;
+      let ranked = minScore > 0 ? result.ranked.filter((r) => round(r.score) >= minScore) : result.ranked;
       if (req.collapse_documents ?? true) {
         const seen = new Set<string>();
         ranked = ranked.filter((r) => (seen.has(r.chunk.document_id) ? false : (seen.add(r.chunk.document_id), true)));
@@ -116,7 +124,8 @@ export function createSearchService(deps: {
       const c = await collection(p, req.collection_id);
       await deps.quotas.consumeQueries(tenant, 1);
       const result = await rank(p, c, req.query);
-      const matches: ScoredChunk[] = result.ranked.map((r) => ({
+      const minScore = req.min_score ?? 0;
+      let matches: ScoredChunk[] = result.ranked.map((r) => ({
         id: chunkId(r.chunk.id),
         documentId: r.chunk.document_id,
         position: r.chunk.position,
@@ -126,6 +135,9 @@ export function createSearchService(deps: {
         source: r.chunk.source,
         score: round(r.score),
       }));
+      if (minScore > 0) matches = matches.filter((m) => m.score >= minScore);
+      // relevance is non-increasing down the ranked list, so the cutoff keeps a prefix of it
+      if (req.relative_cutoff ?? true) matches = relativeCutoff(matches);
       const options = {
         topK: req.top_k ?? 8,
         maxChunksPerDocument: req.max_chunks_per_document ?? 3,

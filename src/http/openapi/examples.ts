@@ -223,10 +223,10 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   ChunkList: { document_id: IDS.document, total: 31, chunks: [chunk] },
   ReindexOut: { status: "queued", documents: 12, embedding_profile: "use-lite" },
   UploadBody: { data_source_id: IDS.source, files: ["turbine-manual.pdf"] },
-  SearchRequest: { collection_id: IDS.collection, query: "gearbox lubrication interval", top_k: 5, collapse_documents: true },
+  SearchRequest: { collection_id: IDS.collection, query: "gearbox lubrication interval", top_k: 5, collapse_documents: true, min_score: 0.2 },
   SearchHit: hit,
   SearchResponse: { query: "gearbox lubrication interval", took_ms: 12, total: 7, results: [hit], mode: "hybrid" },
-  RetrieveRequest: { collection_id: IDS.collection, query: "how often is the gearbox oil changed?", top_k: 5, context_window: 1, max_tokens: 2000, format: "text" },
+  RetrieveRequest: { collection_id: IDS.collection, query: "how often is the gearbox oil changed?", top_k: 5, context_window: 1, max_tokens: 2000, format: "text", min_score: 0.1, relative_cutoff: true },
   RetrievedContext: context,
   RetrievedDocument: { document_id: IDS.document, title: "Turbine manual", source: "turbine-manual.pdf", best_score: 0.8731, chunks: 1 },
   RetrieveResponse: {
