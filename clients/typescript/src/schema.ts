@@ -1287,11 +1287,8 @@ export interface components {
             source_type: string;
             /** @description Source settings; free-form apart from the fields listed. */
             configuration?: {
-                /**
-                 * @description Extension (upload sources): each uploaded CSV row, or JSON array element / JSON Lines line, becomes its own document named <file>#<n>, with the columns or fields as its metadata (product catalogues). Other files are indexed as usual.
-                 * @default false
-                 */
-                records: boolean;
+                /** @description Extension (upload sources; absent means false): each uploaded CSV row, or JSON array element / JSON Lines line, becomes its own document named <file>#<n>, with the columns or fields as its metadata (product catalogues). Other files are indexed as usual. */
+                records?: boolean;
             } & {
                 [key: string]: unknown;
             };

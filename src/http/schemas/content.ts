@@ -82,9 +82,8 @@ export const DataSourceCreate = strictObject(
         {
           records: Type.Optional(
             Type.Boolean({
-              default: false,
               description:
-                "Extension (upload sources): each uploaded CSV row, or JSON array element / JSON Lines line, becomes its own document " +
+                "Extension (upload sources; absent means false): each uploaded CSV row, or JSON array element / JSON Lines line, becomes its own document " +
                 "named <file>#<n>, with the columns or fields as its metadata (product catalogues). Other files are indexed as usual.",
             }),
           ),
