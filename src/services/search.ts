@@ -15,7 +15,10 @@ import { queryTerms } from "../search/fts-query.js";
 import { makeSnippet } from "../search/snippet.js";
 import { assembleRetrieve, neighbourRanges, selectMatches, type ChunkRecord, type ScoredChunk } from "../search/retrieve-assembly.js";
 import type { FusionOptions } from "../search/fusion.js";
-import { relativeCutoff } from "../search/calibration.js";
+import { relativeCutoff, RETRIEVE_CUTOFF } from "../search/calibration.js";
+
+/** The /retrieve cutoff (documented in the API schema). */
+export { RETRIEVE_CUTOFF };
 import { tenantOf, type Principal } from "./auth.js";
 import { notFound } from "./errors.js";
 import { chunkId } from "./documents.js";

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { FreeObject, Nullable, strictObject } from "./common.js";
-import { RETRIEVE_CUTOFF } from "../../search/calibration.js";
+import { RETRIEVE_CUTOFF } from "../../services/search.js";
 
 const MinScore = Type.Number({
   minimum: 0,
