@@ -4,7 +4,7 @@
 import type { ContentStore, ChunkHit, LexicalWeights } from "../store/content-types.js";
 import type { Embedder, EmbeddingProfile } from "../embed/types.js";
 import { isEmptyQuery, parseQuery } from "./fts-query.js";
-import { fuse, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
+import { fuse, type Candidate, type FusedHit, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
 import { calibrate, calibrationFusion, sameFusion } from "./calibration.js";
 
 export interface EngineSettings {
@@ -44,6 +44,38 @@ export interface EngineResult {
 
 export type RetrievalMode = "hybrid" | "lexical" | "vector";
 
+/**
+ * Fusion of a query's candidate lists under one setting, exactly as rank() orders them: each list
+ * cut to `settings.depth` (a list fetched deeper and cut is the list fetched at that depth), one
+ * list alone at weight 1. Also returns what calibration needs.
+ */
+export function fuseCandidates(
+  lexical: readonly Candidate[],
+  vector: readonly Candidate[],
+  answered: RetrievalMode,
+  settings: EngineSettings,
+): { fused: FusedHit[]; fusion: FusionOptions; lexicalCandidates: Candidate[]; vectorCandidates: Candidate[]; lists: { lexicalComplete: boolean } } {
+  const useLexical = answered !== "vector";
+  const useVectors = answered !== "lexical";
+  const fusion =
+    answered === "hybrid" ? settings.fusion : { ...settings.fusion, lexicalWeight: useLexical ? 1 : 0, vectorWeight: useVectors ? 1 : 0 };
+  const lexicalCandidates = lexical.length > settings.depth ? lexical.slice(0, settings.depth) : [...lexical];
+  const vectorCandidates = vector.length > settings.depth ? vector.slice(0, settings.depth) : [...vector];
+  // fewer than asked: every lexical match is in the list (exact matches then come first)
+  const lists = { lexicalComplete: lexical.length < settings.depth };
+  return { fused: fuse(lexicalCandidates, vectorCandidates, fusion, lists), fusion, lexicalCandidates, vectorCandidates, lists };
+}
+
+/** A query's candidate lists for tuning: one lexical list per weight set, one vector list. */
+export interface TuningCandidates {
+  mode: RetrievalMode;
+  /** lexical candidates (best first) for each weight set, in the order asked */
+  lexical: Candidate[][];
+  vector: Candidate[];
+  /** document id of every candidate chunk */
+  documentOf: Map<string, string>;
+}
+
 export function createEngine(deps: { content: ContentStore; profile: EmbeddingProfile; embedder: Embedder | null }) {
   const indexName = deps.profile.index_name!;
   /** the model is ready to embed queries */
@@ -73,14 +105,13 @@ export function createEngine(deps: { content: ContentStore; profile: EmbeddingPr
         : [];
       const vector = await vectorPromise;
       const answered = useVectors ? (useLexical ? "hybrid" : "vector") : "lexical";
-      // one list only (a single mode, or no model): that list's scores alone, weight 1
-      const fusion =
-        answered === "hybrid" ? settings.fusion : { ...settings.fusion, lexicalWeight: useLexical ? 1 : 0, vectorWeight: useVectors ? 1 : 0 };
-      const lexicalCandidates = lexical.map((c) => ({ id: c.chunkId, score: c.score }));
-      const vectorCandidates = vector.map((c) => ({ id: c.chunkId, score: c.score }));
-      // fewer than asked: every lexical match is in the list (exact matches then come first)
-      const lists = { lexicalComplete: lexical.length < settings.depth };
-      const fused = fuse(lexicalCandidates, vectorCandidates, fusion, lists);
+      // one list only (a single mode, or no model): that list's scores alone, weight 1 (fuseCandidates)
+      const { fused, fusion, lexicalCandidates, vectorCandidates, lists } = fuseCandidates(
+        lexical.map((c) => ({ id: c.chunkId, score: c.score })),
+        vector.map((c) => ({ id: c.chunkId, score: c.score })),
+        answered,
+        settings,
+      );
       // relevance in [0, 1]; a collection ranked with its own fusion settings is calibrated on the
       // fusion the calibration was fitted with (calibration.ts)
       const reference = calibrationFusion(answered);
@@ -107,6 +138,36 @@ export function createEngine(deps: { content: ContentStore; profile: EmbeddingPr
         });
       });
       return { mode: answered, ranked };
+    },
+
+    /**
+     * For tuning (services/tuning.ts): the query embedded once and searched once at `depth`, and
+     * one BM25 list per weight set, so many settings can be ranked from the same lists in memory.
+     */
+    async candidates(
+      tenantId: string,
+      sourceIds: string[],
+      query: string,
+      opts: { depth: number; lexicalWeights: LexicalWeights[] },
+    ): Promise<TuningCandidates> {
+      const useVectors = vectorsAvailable();
+      const mode: RetrievalMode = useVectors ? "hybrid" : "lexical";
+      if (sourceIds.length === 0) return { mode, lexical: opts.lexicalWeights.map(() => []), vector: [], documentOf: new Map() };
+      const parsed = parseQuery(query);
+      const vectorPromise = useVectors
+        ? deps.embedder!.embedQuery(query).then((v) => deps.content.vectorSearch(indexName, tenantId, sourceIds, v, opts.depth))
+        : Promise.resolve([]);
+      const lexical: Candidate[][] = [];
+      for (const w of opts.lexicalWeights) {
+        const hits = isEmptyQuery(parsed) ? [] : await deps.content.lexicalSearch(tenantId, sourceIds, parsed, opts.depth, w);
+        lexical.push(hits.map((c) => ({ id: c.chunkId, score: c.score })));
+      }
+      const vector = (await vectorPromise).map((c) => ({ id: c.chunkId, score: c.score }));
+      const ids = new Set<string>([...vector.map((c) => c.id), ...lexical.flat().map((c) => c.id)]);
+      const chunks = await deps.content.hydrateChunks(tenantId, [...ids]);
+      const documentOf = new Map<string, string>();
+      for (const [id, chunk] of chunks) documentOf.set(id, chunk.document_id);
+      return { mode, lexical, vector, documentOf };
     },
   };
 }

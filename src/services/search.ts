@@ -2,7 +2,7 @@
 // against the plan, rank with the hybrid engine, then shape hits (snippets) or contexts
 // (citations, token budget).
 import type { Store } from "../store/types.js";
-import type { Json } from "../store/content-types.js";
+import type { Json, LexicalWeights } from "../store/content-types.js";
 
 /** What ranking needs of a collection. */
 export interface CollectionScope {
@@ -47,14 +47,37 @@ export interface RetrieveRequest {
   relative_cutoff?: boolean;
 }
 
-/** Deployment defaults overridden by the collection's `settings` (fusion, lexical_weight, vector_weight). */
+/**
+ * Deployment defaults overridden by the collection's `settings`: fusion, lexical_weight,
+ * vector_weight, normalization, candidate_depth and field_weights {title, headings, body}.
+ */
 export function settingsFor(base: EngineSettings, collectionSettings: Json): EngineSettings {
   const fusion: FusionOptions = { ...base.fusion };
   const s = collectionSettings;
   if (s.fusion === "rrf" || s.fusion === "weighted") fusion.method = s.fusion;
   if (typeof s.lexical_weight === "number") fusion.lexicalWeight = s.lexical_weight;
   if (typeof s.vector_weight === "number") fusion.vectorWeight = s.vector_weight;
-  return { ...base, fusion };
+  if (s.normalization === "minmax" || s.normalization === "zscore") fusion.normalization = s.normalization;
+  const depth = typeof s.candidate_depth === "number" && Number.isInteger(s.candidate_depth) && s.candidate_depth >= 1 ? s.candidate_depth : base.depth;
+  const lexicalWeights = { ...base.lexicalWeights };
+  const fw = s.field_weights;
+  if (fw && typeof fw === "object" && !Array.isArray(fw)) {
+    const w = fw as Record<string, unknown>;
+    for (const f of ["title", "headings", "body"] as const) if (typeof w[f] === "number" && (w[f] as number) >= 0) lexicalWeights[f] = w[f] as number;
+  }
+  return { ...base, fusion, depth, lexicalWeights };
+}
+
+/** An engine setting written as collection `settings` (every key settingsFor reads). */
+export function collectionSettingsOf(e: EngineSettings) {
+  return {
+    fusion: e.fusion.method,
+    lexical_weight: e.fusion.lexicalWeight,
+    vector_weight: e.fusion.vectorWeight,
+    normalization: e.fusion.normalization ?? "zscore",
+    candidate_depth: e.depth,
+    field_weights: { title: e.lexicalWeights.title, headings: e.lexicalWeights.headings, body: e.lexicalWeights.body },
+  };
 }
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
@@ -98,6 +121,11 @@ export function createSearchService(deps: {
     /** ranking without quota or shaping: for benchmark runs and the bench command */
     rank,
     collection,
+    /** the engine setting a collection searches with */
+    settingsOf: (c: CollectionScope): EngineSettings => settingsFor(base, c.settings),
+    /** candidate lists for tuning (one embedding per query; see search/tuning.ts) */
+    candidates: (p: Principal, c: CollectionScope, query: string, opts: { depth: number; lexicalWeights: LexicalWeights[] }) =>
+      deps.engine.candidates(tenantOf(p).id, c.data_source_ids, query, opts),
 
     async search(p: Principal, req: SearchRequest, opts: { mode?: RetrievalMode; countQuery?: boolean } = {}) {
       const started = performance.now();

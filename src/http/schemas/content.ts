@@ -16,14 +16,24 @@ export const CollectionOut = Type.Object(
   { $id: "CollectionOut" },
 );
 
-/** Per-collection search tuning (fusion weights); see docs/decisions.md. */
+const FieldWeight = Type.Number({ minimum: 0, maximum: 10 });
+
+/** Per-collection search tuning (fusion, candidate depth, BM25 field weights); see docs/decisions.md. */
 export const CollectionSettings = strictObject(
   {
     fusion: Type.Optional(Type.String({ enum: ["rrf", "weighted"] })),
     lexical_weight: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     vector_weight: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    normalization: Type.Optional(Type.String({ enum: ["zscore", "minmax"], description: "score normalisation of fusion 'weighted' (default zscore)" })),
+    candidate_depth: Type.Optional(Type.Integer({ minimum: 10, maximum: 500, description: "candidates taken from each retriever (default 100)" })),
+    field_weights: Type.Optional(
+      strictObject(
+        { title: Type.Optional(FieldWeight), headings: Type.Optional(FieldWeight), body: Type.Optional(FieldWeight) },
+        { description: "BM25 weight of each field (default title 2, headings 1.5, body 1)" },
+      ),
+    ),
   },
-  { $id: "CollectionSettings" },
+  { $id: "CollectionSettings", description: "Every key is optional; a missing key keeps the deployment default. POST /benchmarks/{suite_id}/tune can find and set them." },
 );
 
 export const CollectionCreate = strictObject(
