@@ -4,7 +4,8 @@
 import type { ContentStore, ChunkHit, LexicalWeights } from "../store/content-types.js";
 import type { Embedder, EmbeddingProfile } from "../embed/types.js";
 import { isEmptyQuery, parseQuery } from "./fts-query.js";
-import { fuse, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
+import { fuse, type Candidate, type FusedHit, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
+import { calibrate, calibrationFusion, sameFusion } from "./calibration.js";
 
 export interface EngineSettings {
   fusion: FusionOptions;
@@ -24,9 +25,16 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
 
 export interface RankedChunk {
   chunk: ChunkHit;
+  /** calibrated relevance in [0, 1] (calibration.ts), non-increasing down the list */
   score: number;
+  /** the fused score the list is ordered by (fusion.ts) */
+  fusedScore: number;
   lexicalRank: number | null;
   vectorRank: number | null;
+  /** BM25 score (higher is better), null when the chunk did not match lexically */
+  lexicalScore: number | null;
+  /** cosine similarity, null when the chunk was not among the vector candidates */
+  vectorScore: number | null;
 }
 
 export interface EngineResult {
@@ -35,6 +43,38 @@ export interface EngineResult {
 }
 
 export type RetrievalMode = "hybrid" | "lexical" | "vector";
+
+/**
+ * Fusion of a query's candidate lists under one setting, exactly as rank() orders them: each list
+ * cut to `settings.depth` (a list fetched deeper and cut is the list fetched at that depth), one
+ * list alone at weight 1. Also returns what calibration needs.
+ */
+export function fuseCandidates(
+  lexical: readonly Candidate[],
+  vector: readonly Candidate[],
+  answered: RetrievalMode,
+  settings: EngineSettings,
+): { fused: FusedHit[]; fusion: FusionOptions; lexicalCandidates: Candidate[]; vectorCandidates: Candidate[]; lists: { lexicalComplete: boolean } } {
+  const useLexical = answered !== "vector";
+  const useVectors = answered !== "lexical";
+  const fusion =
+    answered === "hybrid" ? settings.fusion : { ...settings.fusion, lexicalWeight: useLexical ? 1 : 0, vectorWeight: useVectors ? 1 : 0 };
+  const lexicalCandidates = lexical.length > settings.depth ? lexical.slice(0, settings.depth) : [...lexical];
+  const vectorCandidates = vector.length > settings.depth ? vector.slice(0, settings.depth) : [...vector];
+  // fewer than asked: every lexical match is in the list (exact matches then come first)
+  const lists = { lexicalComplete: lexical.length < settings.depth };
+  return { fused: fuse(lexicalCandidates, vectorCandidates, fusion, lists), fusion, lexicalCandidates, vectorCandidates, lists };
+}
+
+/** A query's candidate lists for tuning: one lexical list per weight set, one vector list. */
+export interface TuningCandidates {
+  mode: RetrievalMode;
+  /** lexical candidates (best first) for each weight set, in the order asked */
+  lexical: Candidate[][];
+  vector: Candidate[];
+  /** document id of every candidate chunk */
+  documentOf: Map<string, string>;
+}
 
 export function createEngine(deps: { content: ContentStore; profile: EmbeddingProfile; embedder: Embedder | null }) {
   const indexName = deps.profile.index_name!;
@@ -64,23 +104,70 @@ export function createEngine(deps: { content: ContentStore; profile: EmbeddingPr
         ? await deps.content.lexicalSearch(tenantId, sourceIds, lexicalQuery, settings.depth, settings.lexicalWeights)
         : [];
       const vector = await vectorPromise;
-      const fused = fuse(
+      const answered = useVectors ? (useLexical ? "hybrid" : "vector") : "lexical";
+      // one list only (a single mode, or no model): that list's scores alone, weight 1 (fuseCandidates)
+      const { fused, fusion, lexicalCandidates, vectorCandidates, lists } = fuseCandidates(
         lexical.map((c) => ({ id: c.chunkId, score: c.score })),
         vector.map((c) => ({ id: c.chunkId, score: c.score })),
-        mode === "hybrid" ? settings.fusion : { ...settings.fusion, lexicalWeight: useLexical ? 1 : 0, vectorWeight: useVectors ? 1 : 0 },
-        // fewer than asked: every lexical match is in the list (exact matches then come first)
-        { lexicalComplete: lexical.length < settings.depth },
+        answered,
+        settings,
       );
+      // relevance in [0, 1]; a collection ranked with its own fusion settings is calibrated on the
+      // fusion the calibration was fitted with (calibration.ts)
+      const reference = calibrationFusion(answered);
+      const fusedOf = sameFusion(fusion, reference)
+        ? undefined
+        : new Map(fuse(lexicalCandidates, vectorCandidates, reference, lists).map((f) => [f.id, f.score]));
+      const relevance = calibrate(fused, answered, fusedOf);
       const chunks = await deps.content.hydrateChunks(
         tenantId,
         fused.map((f) => f.id),
       );
       const ranked: RankedChunk[] = [];
-      for (const f of fused) {
+      fused.forEach((f, i) => {
         const chunk = chunks.get(f.id);
-        if (chunk) ranked.push({ chunk, score: f.score, lexicalRank: f.lexicalRank, vectorRank: f.vectorRank });
+        if (!chunk) return;
+        ranked.push({
+          chunk,
+          score: relevance[i]!,
+          fusedScore: f.score,
+          lexicalRank: f.lexicalRank,
+          vectorRank: f.vectorRank,
+          lexicalScore: f.lexicalScore,
+          vectorScore: f.vectorScore,
+        });
+      });
+      return { mode: answered, ranked };
+    },
+
+    /**
+     * For tuning (services/tuning.ts): the query embedded once and searched once at `depth`, and
+     * one BM25 list per weight set, so many settings can be ranked from the same lists in memory.
+     */
+    async candidates(
+      tenantId: string,
+      sourceIds: string[],
+      query: string,
+      opts: { depth: number; lexicalWeights: LexicalWeights[] },
+    ): Promise<TuningCandidates> {
+      const useVectors = vectorsAvailable();
+      const mode: RetrievalMode = useVectors ? "hybrid" : "lexical";
+      if (sourceIds.length === 0) return { mode, lexical: opts.lexicalWeights.map(() => []), vector: [], documentOf: new Map() };
+      const parsed = parseQuery(query);
+      const vectorPromise = useVectors
+        ? deps.embedder!.embedQuery(query).then((v) => deps.content.vectorSearch(indexName, tenantId, sourceIds, v, opts.depth))
+        : Promise.resolve([]);
+      const lexical: Candidate[][] = [];
+      for (const w of opts.lexicalWeights) {
+        const hits = isEmptyQuery(parsed) ? [] : await deps.content.lexicalSearch(tenantId, sourceIds, parsed, opts.depth, w);
+        lexical.push(hits.map((c) => ({ id: c.chunkId, score: c.score })));
       }
-      return { mode: useVectors ? (useLexical ? "hybrid" : "vector") : "lexical", ranked };
+      const vector = (await vectorPromise).map((c) => ({ id: c.chunkId, score: c.score }));
+      const ids = new Set<string>([...vector.map((c) => c.id), ...lexical.flat().map((c) => c.id)]);
+      const chunks = await deps.content.hydrateChunks(tenantId, [...ids]);
+      const documentOf = new Map<string, string>();
+      for (const [id, chunk] of chunks) documentOf.set(id, chunk.document_id);
+      return { mode, lexical, vector, documentOf };
     },
   };
 }

@@ -12,6 +12,7 @@ import { notFound, ValidationError, type FieldIssue } from "./errors.js";
 import type { QuotaService } from "./quotas.js";
 import type { SearchService } from "./search.js";
 import { decodeKeyset, page } from "./paging.js";
+import { createTuner } from "./tuning.js";
 
 export interface BenchmarkCaseIn {
   query: string;
@@ -206,6 +207,9 @@ export function createBenchmarkService(deps: { store: Store; search: SearchServi
   }
 
   return {
+    /** POST /benchmarks/{id}/tune: fusion settings searched on the suite's cases (services/tuning.ts) */
+    tune: createTuner(deps),
+
     async create(p: Principal, body: BenchmarkSuiteCreate, origin: Json = {}): Promise<BenchmarkSuiteOut> {
       validate(body);
       const tenant = tenantOf(p);

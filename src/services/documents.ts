@@ -19,6 +19,8 @@ import { safeFileName, sniffFile, unsupportedFileMessage } from "../ingest/sniff
 import { acceptDocuments } from "./acceptance.js";
 import type { AuditService } from "./audit.js";
 import { QueueUnavailableError, type JobQueue } from "../jobs/types.js";
+import { splitRecords } from "../ingest/parse/records.js";
+import { isParseError } from "../ingest/parse/errors.js";
 
 export interface DocumentOut {
   id: string;
@@ -115,6 +117,53 @@ async function prepareFile(f: UploadedFile): Promise<PreparedFile> {
       metadata: { filename: name, ...(kind ? { file_type: kind } : {}) },
     },
   };
+}
+
+/**
+ * A records source (`configuration.records: true`) turns an uploaded CSV (one per data row) or
+ * JSON array / JSON Lines file (one per element) into one Markdown document per record, named
+ * "<file>#<n>", with the record's fields as its metadata (plus `filename`, `file_type` and
+ * `record`, which win over fields of the same name). Other files, and files that are no records,
+ * stay as they are (a file that cannot be split fails with the reason). `created` collects the
+ * temp files written, for the caller's cleanup.
+ */
+async function splitIntoRecords(x: PreparedFile, created: string[]): Promise<PreparedFile[]> {
+  const kind = x.doc.kind;
+  if (x.failure || !x.tempPath || (kind !== "csv" && kind !== "json")) return [x];
+  const bytes = await fsp.readFile(x.tempPath);
+  let records;
+  try {
+    records = splitRecords(bytes, x.doc.source, kind, x.doc.title);
+  } catch (err) {
+    if (isParseError(err)) return [{ ...x, failure: err.message }];
+    throw err;
+  }
+  const base = x.tempPath;
+  return pMap(
+    records,
+    async (r): Promise<PreparedFile> => {
+      const body = Buffer.from(r.markdown, "utf8");
+      const tempPath = `${base}.record-${r.index}`;
+      created.push(tempPath);
+      await fsp.writeFile(tempPath, body);
+      return {
+        tempPath,
+        failure: null,
+        doc: {
+          id: newId("doc"),
+          source: `${x.doc.source}#${r.index}`,
+          title: r.title,
+          source_type: "upload",
+          kind: "markdown",
+          content_type: "text/markdown",
+          size_bytes: body.length,
+          content_hash: createHash("sha256").update(body).digest("hex"),
+          metadata: { ...r.fields, filename: x.doc.source, file_type: kind, record: r.index },
+        },
+      };
+    },
+    { concurrency: PREPARE_CONCURRENCY },
+  );
 }
 
 export interface DocumentServiceDeps {
@@ -231,6 +280,7 @@ export function createDocumentService(deps: DocumentServiceDeps) {
      */
     async upload(p: Principal, sourceId: string, files: UploadedFile[]): Promise<DocumentOut[]> {
       const tenant = tenantOf(p);
+      const recordTemps: string[] = [];
       try {
         const source = await content.getSource(tenant.id, sourceId);
         if (!source) throw notFound("Data source", sourceId);
@@ -244,7 +294,10 @@ export function createDocumentService(deps: DocumentServiceDeps) {
         // I/O steps waits behind every search the event loop serves meanwhile (an upload of 10
         // files took 5-30 s under 8 searching clients); all at once, 100 files of 50 MB would be
         // held in memory together.
-        const prepared = await pMap(files, (f) => prepareFile(f), { concurrency: PREPARE_CONCURRENCY });
+        let prepared = await pMap(files, (f) => prepareFile(f), { concurrency: PREPARE_CONCURRENCY });
+        if (source.configuration?.records === true) {
+          prepared = (await pMap(prepared, (x) => splitIntoRecords(x, recordTemps), { concurrency: 1 })).flat();
+        }
         const seen = new Map<string, number>();
         prepared.forEach((x, i) => seen.set(x.doc.source, i));
         // Two files with the same name in one batch: the later one wins, as a re-upload would.
@@ -287,7 +340,7 @@ export function createDocumentService(deps: DocumentServiceDeps) {
         }
         return rows.map(documentOut);
       } finally {
-        await Promise.all(files.map((f) => fsp.rm(f.tempPath, { force: true })));
+        await Promise.all([...files.map((f) => f.tempPath), ...recordTemps].map((t) => fsp.rm(t, { force: true })));
       }
     },
   };

@@ -2,7 +2,7 @@
 // against the plan, rank with the hybrid engine, then shape hits (snippets) or contexts
 // (citations, token budget).
 import type { Store } from "../store/types.js";
-import type { Json } from "../store/content-types.js";
+import type { Json, LexicalWeights } from "../store/content-types.js";
 
 /** What ranking needs of a collection. */
 export interface CollectionScope {
@@ -15,6 +15,10 @@ import { queryTerms } from "../search/fts-query.js";
 import { makeSnippet } from "../search/snippet.js";
 import { assembleRetrieve, neighbourRanges, selectMatches, type ChunkRecord, type ScoredChunk } from "../search/retrieve-assembly.js";
 import type { FusionOptions } from "../search/fusion.js";
+import { relativeCutoff, RETRIEVE_CUTOFF } from "../search/calibration.js";
+
+/** The /retrieve cutoff (documented in the API schema). */
+export { RETRIEVE_CUTOFF };
 import { tenantOf, type Principal } from "./auth.js";
 import { notFound } from "./errors.js";
 import { chunkId } from "./documents.js";
@@ -25,6 +29,8 @@ export interface SearchRequest {
   query: string;
   top_k?: number;
   collapse_documents?: boolean;
+  /** drop hits whose relevance is below this (0..1) */
+  min_score?: number;
 }
 
 export interface RetrieveRequest {
@@ -35,16 +41,43 @@ export interface RetrieveRequest {
   context_window?: number;
   max_tokens?: number | null;
   format?: string;
+  /** drop matches whose relevance is below this (0..1) */
+  min_score?: number;
+  /** stop at matches much weaker than the best (calibration.ts RETRIEVE_CUTOFF); default true */
+  relative_cutoff?: boolean;
 }
 
-/** Deployment defaults overridden by the collection's `settings` (fusion, lexical_weight, vector_weight). */
+/**
+ * Deployment defaults overridden by the collection's `settings`: fusion, lexical_weight,
+ * vector_weight, normalization, candidate_depth and field_weights {title, headings, body}.
+ */
 export function settingsFor(base: EngineSettings, collectionSettings: Json): EngineSettings {
   const fusion: FusionOptions = { ...base.fusion };
   const s = collectionSettings;
   if (s.fusion === "rrf" || s.fusion === "weighted") fusion.method = s.fusion;
   if (typeof s.lexical_weight === "number") fusion.lexicalWeight = s.lexical_weight;
   if (typeof s.vector_weight === "number") fusion.vectorWeight = s.vector_weight;
-  return { ...base, fusion };
+  if (s.normalization === "minmax" || s.normalization === "zscore") fusion.normalization = s.normalization;
+  const depth = typeof s.candidate_depth === "number" && Number.isInteger(s.candidate_depth) && s.candidate_depth >= 1 ? s.candidate_depth : base.depth;
+  const lexicalWeights = { ...base.lexicalWeights };
+  const fw = s.field_weights;
+  if (fw && typeof fw === "object" && !Array.isArray(fw)) {
+    const w = fw as Record<string, unknown>;
+    for (const f of ["title", "headings", "body"] as const) if (typeof w[f] === "number" && (w[f] as number) >= 0) lexicalWeights[f] = w[f] as number;
+  }
+  return { ...base, fusion, depth, lexicalWeights };
+}
+
+/** An engine setting written as collection `settings` (every key settingsFor reads). */
+export function collectionSettingsOf(e: EngineSettings) {
+  return {
+    fusion: e.fusion.method,
+    lexical_weight: e.fusion.lexicalWeight,
+    vector_weight: e.fusion.vectorWeight,
+    normalization: e.fusion.normalization ?? "zscore",
+    candidate_depth: e.depth,
+    field_weights: { title: e.lexicalWeights.title, headings: e.lexicalWeights.headings, body: e.lexicalWeights.body },
+  };
 }
 
 const round = (x: number) => Math.round(x * 1e6) / 1e6;
@@ -88,6 +121,11 @@ export function createSearchService(deps: {
     /** ranking without quota or shaping: for benchmark runs and the bench command */
     rank,
     collection,
+    /** the engine setting a collection searches with */
+    settingsOf: (c: CollectionScope): EngineSettings => settingsFor(base, c.settings),
+    /** candidate lists for tuning (one embedding per query; see search/tuning.ts) */
+    candidates: (p: Principal, c: CollectionScope, query: string, opts: { depth: number; lexicalWeights: LexicalWeights[] }) =>
+      deps.engine.candidates(tenantOf(p).id, c.data_source_ids, query, opts),
 
     async search(p: Principal, req: SearchRequest, opts: { mode?: RetrievalMode; countQuery?: boolean } = {}) {
       const started = performance.now();
@@ -95,7 +133,8 @@ export function createSearchService(deps: {
       if (opts.countQuery !== false) await deps.quotas.consumeQueries(tenantOf(p), 1);
       const topK = req.top_k ?? 10;
       const result = await rank(p, c, req.query, opts.mode);
-      let ranked = result.ranked;
+      const minScore = req.min_score ?? 0;
+      let ranked = minScore > 0 ? result.ranked.filter((r) => round(r.score) >= minScore) : result.ranked;
       if (req.collapse_documents ?? true) {
         const seen = new Set<string>();
         ranked = ranked.filter((r) => (seen.has(r.chunk.document_id) ? false : (seen.add(r.chunk.document_id), true)));
@@ -116,7 +155,8 @@ export function createSearchService(deps: {
       const c = await collection(p, req.collection_id);
       await deps.quotas.consumeQueries(tenant, 1);
       const result = await rank(p, c, req.query);
-      const matches: ScoredChunk[] = result.ranked.map((r) => ({
+      const minScore = req.min_score ?? 0;
+      let matches: ScoredChunk[] = result.ranked.map((r) => ({
         id: chunkId(r.chunk.id),
         documentId: r.chunk.document_id,
         position: r.chunk.position,
@@ -126,6 +166,9 @@ export function createSearchService(deps: {
         source: r.chunk.source,
         score: round(r.score),
       }));
+      if (minScore > 0) matches = matches.filter((m) => m.score >= minScore);
+      // relevance is non-increasing down the ranked list, so the cutoff keeps a prefix of it
+      if (req.relative_cutoff ?? true) matches = relativeCutoff(matches);
       const options = {
         topK: req.top_k ?? 8,
         maxChunksPerDocument: req.max_chunks_per_document ?? 3,

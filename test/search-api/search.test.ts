@@ -193,6 +193,104 @@ describe("search and retrieve", () => {
     expect(text.body.token_estimate).toBeGreaterThan(0);
   });
 
+  const OFF_TOPIC = ["quantum chromodynamics lattice gauge theory", "who won the football world cup final"];
+  const ON_TOPIC = "how often is the gearbox lubricated";
+
+  it("scores hits as relevances in [0, 1], non-increasing, higher for an answer than for an off-topic query", async () => {
+    const lists: number[][] = [];
+    for (const q of [ON_TOPIC, "ERR_CONN_RESET", "what should my kitten eat", ...OFF_TOPIC]) {
+      for (const collapse of [true, false]) {
+        const r = await search({ collection_id: colAll, query: q, top_k: 50, collapse_documents: collapse });
+        expect(r.status).toBe(200);
+        const scores: number[] = r.body.results.map((h: any) => h.score);
+        expect(scores.length, q).toBeGreaterThan(0);
+        for (const x of scores) expect(x >= 0 && x <= 1, `${q}: ${x}`).toBe(true);
+        for (let i = 1; i < scores.length; i++) expect(scores[i], `${q} #${i}`).toBeLessThanOrEqual(scores[i - 1]);
+        lists.push(scores);
+      }
+      const rr = await retrieve({ collection_id: colAll, query: q, relative_cutoff: false, top_k: 50, max_chunks_per_document: 20 });
+      for (const c of rr.body.contexts) expect(c.score >= 0 && c.score <= 1).toBe(true);
+      for (const d of rr.body.documents) expect(d.best_score >= 0 && d.best_score <= 1).toBe(true);
+    }
+    // comparable across queries: the answer to a real question outscores the best hit of questions with no answer
+    const answer = (await search({ collection_id: colAll, query: ON_TOPIC })).body.results[0];
+    expect(answer.document_id).toBe(docIds["manual.md"]);
+    for (const q of OFF_TOPIC) {
+      const best = (await search({ collection_id: colAll, query: q })).body.results[0];
+      expect(answer.score, q).toBeGreaterThan(best.score);
+    }
+  });
+
+  it("drops hits below min_score", async () => {
+    const q = "reset password link connection reset";
+    const all = await search({ collection_id: colAll, query: q, top_k: 50, collapse_documents: false });
+    const scores: number[] = all.body.results.map((h: any) => h.score);
+    expect(scores.length).toBeGreaterThan(2);
+    const threshold = scores[1]; // keeps the first two (and any tie)
+    const some = await search({ collection_id: colAll, query: q, top_k: 50, collapse_documents: false, min_score: threshold });
+    expect(some.status).toBe(200);
+    expect(some.body.results.length).toBe(scores.filter((x) => x >= threshold).length);
+    expect(some.body.results.length).toBeLessThan(scores.length);
+    expect(some.body.results.every((h: any) => h.score >= threshold)).toBe(true);
+    expect(some.body.total).toBe(some.body.results.length);
+    const none = await search({ collection_id: colAll, query: q, min_score: Math.min(1, scores[0] + 1e-6) });
+    expect(none.body.results.length).toBe(scores[0] + 1e-6 > 1 ? 1 : 0);
+
+    const r = await retrieve({ collection_id: colAll, query: q, top_k: 50, max_chunks_per_document: 20, relative_cutoff: false, min_score: threshold });
+    expect(r.status).toBe(200);
+    expect(r.body.contexts.length).toBe(scores.filter((x) => x >= threshold).length);
+    expect(r.body.contexts.every((c: any) => c.score >= threshold)).toBe(true);
+    const empty = await retrieve({ collection_id: colAll, query: q, min_score: 1 });
+    expect(empty.body.contexts).toEqual([]);
+  });
+
+  it("answers 422 with what to change for a bad min_score or relative_cutoff", async () => {
+    const bad: [string, Record<string, unknown>, string, RegExp][] = [
+      ["/search", { min_score: -0.1 }, "min_score", /greater than or equal to 0/],
+      ["/search", { min_score: 1.5 }, "min_score", /less than or equal to 1/],
+      ["/search", { min_score: "0.5" }, "min_score", /valid number/],
+      ["/search", { min_score: null }, "min_score", /valid number/],
+      ["/retrieve", { min_score: 2 }, "min_score", /less than or equal to 1/],
+      ["/retrieve", { min_score: -1 }, "min_score", /greater than or equal to 0/],
+      ["/retrieve", { min_score: true }, "min_score", /valid number/],
+      ["/retrieve", { relative_cutoff: "no" }, "relative_cutoff", /valid boolean/],
+    ];
+    for (const [path, extra, field, msg] of bad) {
+      const r = await s.call("POST", path, { key, json: { collection_id: colAll, query: "x", ...extra } });
+      expect(r.status, `${path} ${JSON.stringify(extra)}`).toBe(422);
+      expect(r.body.detail[0].loc).toEqual(["body", field]);
+      expect(r.body.detail[0].msg).toMatch(msg);
+    }
+    for (const v of [0, 1, 0.25]) expect((await search({ collection_id: colAll, query: "x", min_score: v })).status).toBe(200);
+  });
+
+  it("cuts retrieve at much weaker matches: an off-topic question gets at most one context, an answer is kept", async () => {
+    // the old fill: every chunk of the collection is a vector candidate, so top_k of them come back
+    const chunks = (await search({ collection_id: colAll, query: OFF_TOPIC[0], top_k: 50, collapse_documents: false })).body.total;
+    const fill = Math.min(8, chunks);
+    expect(fill).toBeGreaterThan(1);
+    const wide = { top_k: 8, max_chunks_per_document: 20 };
+    for (const q of OFF_TOPIC) {
+      const r = await retrieve({ collection_id: colAll, query: q, ...wide });
+      expect(r.status).toBe(200);
+      expect(r.body.contexts.length, q).toBeLessThanOrEqual(1);
+      const full = await retrieve({ collection_id: colAll, query: q, ...wide, relative_cutoff: false });
+      expect(full.body.contexts.length, q).toBe(fill);
+    }
+    const r = await retrieve({ collection_id: colAll, query: ON_TOPIC, ...wide });
+    const answer = r.body.contexts.find((c: any) => c.text.includes("gearbox lubrication"));
+    expect(answer?.document_id).toBe(docIds["manual.md"]);
+    const full = await retrieve({ collection_id: colAll, query: ON_TOPIC, ...wide, relative_cutoff: false });
+    expect(full.body.contexts.length).toBe(fill);
+    expect(r.body.contexts.length).toBeLessThan(full.body.contexts.length);
+    // what the cutoff keeps is part of the full fill, and the best of it
+    const fullIds = full.body.contexts.map((c: any) => c.id);
+    expect(fullIds).toEqual(expect.arrayContaining(r.body.contexts.map((c: any) => c.id)));
+    const minKept = Math.min(...r.body.contexts.map((c: any) => c.score));
+    const dropped = full.body.contexts.filter((c: any) => !r.body.contexts.some((k: any) => k.id === c.id));
+    for (const c of dropped) expect(c.score).toBeLessThanOrEqual(minKept);
+  });
+
   it("needs only the search scope, and a search key cannot change anything", async () => {
     expect((await search({ collection_id: colAll, query: "pasta" }, searchKey)).status).toBe(200);
     expect((await retrieve({ collection_id: colAll, query: "pasta" }, searchKey)).status).toBe(200);
@@ -237,6 +335,8 @@ describe("search and retrieve", () => {
       ["/retrieve", { collection_id: colAll, query: "x", max_tokens: 64001 }, "max_tokens"],
       ["/retrieve", { collection_id: colAll, query: "x", format: "xml" }, "format"],
       ["/retrieve", { collection_id: colAll, query: "" }, "query"],
+      ["/search", { collection_id: colAll, query: "x", min_score: 1.01 }, "min_score"],
+      ["/retrieve", { collection_id: colAll, query: "x", min_score: -0.5 }, "min_score"],
     ];
     for (const [path, body, field] of cases) {
       const r = await s.call("POST", path, { key, json: body });

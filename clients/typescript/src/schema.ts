@@ -1285,7 +1285,11 @@ export interface components {
             name: string;
             /** @description upload (files sent to the service) or website (pages fetched by a crawl). */
             source_type: string;
+            /** @description Source settings; free-form apart from the fields listed. */
             configuration?: {
+                /** @description Extension (upload sources; absent means false): each uploaded CSV row, or JSON array element / JSON Lines line, becomes its own document named <file>#<n>, with the columns or fields as its metadata (product catalogues). Other files are indexed as usual. */
+                records?: boolean;
+            } & {
                 [key: string]: unknown;
             };
             collection_ids?: string[];
@@ -1501,6 +1505,7 @@ export interface components {
             /** @default [] */
             heading_path: string[];
             text: string;
+            /** @description Relevance from 0 to 1 (see SearchHit.score); an expanded chunk carries its match's. */
             score: number;
             /**
              * @description true for an adjacent chunk added by context_window.
@@ -1514,6 +1519,7 @@ export interface components {
             document_id: string;
             title: string;
             source: string;
+            /** @description The best relevance among the document's contexts. */
             best_score: number;
             chunks: number;
         };
@@ -1544,6 +1550,16 @@ export interface components {
              * @default json
              */
             format: string;
+            /**
+             * @description Drop hits whose `score` (relevance, 0 to 1) is below this. 0 keeps every hit.
+             * @default 0
+             */
+            min_score: number;
+            /**
+             * @description Stop adding matches that are much weaker than the best one: a match is kept while its score is at least 0.3 x the best match's and at least 0.15; the best match is always kept. A question with no answer in the collection then gets at most one context. false: fill up to top_k as before.
+             * @default true
+             */
+            relative_cutoff: boolean;
         };
         RetrieveResponse: {
             query: string;
@@ -1562,7 +1578,7 @@ export interface components {
             title: string;
             /** @description The best window of the chunk around the matched terms, never cut mid-word. */
             snippet: string;
-            /** @description Fused relevance (BM25 + vector); higher is better, comparable across queries of a collection. */
+            /** @description Relevance from 0 to 1: the calibrated probability that the hit answers the query, from its BM25 and vector signals. Non-increasing down the list and comparable across queries of a collection, so one `min_score` threshold works for all of them. */
             score: number;
             /** @description File name or URL of the document. */
             source: string;
@@ -1597,6 +1613,11 @@ export interface components {
              * @default true
              */
             collapse_documents: boolean;
+            /**
+             * @description Drop hits whose `score` (relevance, 0 to 1) is below this. 0 keeps every hit.
+             * @default 0
+             */
+            min_score: number;
         };
         SearchResponse: {
             query: string;
@@ -5188,7 +5209,8 @@ export interface operations {
                  *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
                  *       "query": "gearbox lubrication interval",
                  *       "top_k": 5,
-                 *       "collapse_documents": true
+                 *       "collapse_documents": true,
+                 *       "min_score": 0.2
                  *     }
                  */
                 "application/json": components["schemas"]["SearchRequest"];
@@ -5338,7 +5360,9 @@ export interface operations {
                  *       "top_k": 5,
                  *       "context_window": 1,
                  *       "max_tokens": 2000,
-                 *       "format": "text"
+                 *       "format": "text",
+                 *       "min_score": 0.1,
+                 *       "relative_cutoff": true
                  *     }
                  */
                 "application/json": components["schemas"]["RetrieveRequest"];

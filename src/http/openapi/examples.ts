@@ -171,6 +171,57 @@ const suite = {
   latest_metrics: { ndcg_at_10: 0.81, recall_at_10: 0.95, mrr: 0.78 },
 };
 
+const tunedSettings = (lexical: number, depth: number, title: number) => ({
+  fusion: "weighted",
+  lexical_weight: lexical,
+  vector_weight: Math.round((1 - lexical) * 10) / 10,
+  normalization: "zscore",
+  candidate_depth: depth,
+  field_weights: { title, headings: title === 2 ? 1.5 : 2, body: 1 },
+});
+
+const tune = {
+  suite_id: IDS.suite,
+  collection_id: IDS.collection,
+  mode: "hybrid",
+  k: 10,
+  objective: "ndcg_at_10 on the tuning cases (ties: recall_at_10, then mrr_at_10; a tie keeps the current value)",
+  split: {
+    method: "deterministic by case id: cases ordered by the SHA-256 of their id, the first 30% held out, the rest tuned on",
+    tuning_case_ids: ["bmc_1a2b3c4d5e6f7a8b9c0d", "bmc_2b3c4d5e6f7a8b9c0d1e"],
+    held_out_case_ids: ["bmc_3c4d5e6f7a8b9c0d1e2f"],
+  },
+  search: {
+    method: "coordinate search from the current setting over fusion (method, weights, normalisation), BM25 field weights and candidate depth; each query embedded once",
+    dimensions: ["fusion", "field_weights", "candidate_depth"],
+    settings_evaluated: 19,
+    passes: 2,
+    space: {
+      fusion: [{ fusion: "weighted", lexical_weight: 0.8, vector_weight: 0.2, normalization: "zscore" }],
+      field_weights: [{ title: 2, headings: 1.5, body: 1 }, { title: 4, headings: 2, body: 1 }],
+      candidate_depth: [100, 50, 200],
+    },
+  },
+  current: {
+    settings: tunedSettings(0.7, 100, 2),
+    tuning: { ndcg_at_10: 0.702, recall_at_10: 0.84, mrr_at_10: 0.66, cases: 70 },
+    held_out: { ndcg_at_10: 0.688, recall_at_10: 0.83, mrr_at_10: 0.65, cases: 30 },
+  },
+  best: {
+    settings: tunedSettings(0.8, 100, 4),
+    tuning: { ndcg_at_10: 0.731, recall_at_10: 0.86, mrr_at_10: 0.7, cases: 70 },
+    held_out: { ndcg_at_10: 0.705, recall_at_10: 0.83, mrr_at_10: 0.67, cases: 30 },
+  },
+  changed: true,
+  apply: {
+    requested: true,
+    applied: true,
+    allowed: true,
+    detail: `Applied to collection '${IDS.collection}' (held-out nDCG@10 0.705 against 0.688 for the current setting); searches of the collection use it from now on.`,
+  },
+  took_ms: 2140,
+};
+
 /** Example per component schema name. */
 export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   Tenant: tenant,
@@ -215,7 +266,14 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   CollectionCreate: { name: "Product handbook", description: "User guides and release notes", data_source_ids: [IDS.source] },
   CollectionUpdate: { description: "User guides, release notes and FAQs", data_source_ids: [IDS.source, IDS.website] },
   CollectionOut: collection,
-  CollectionSettings: { fusion: "weighted", lexical_weight: 0.7, vector_weight: 0.3 },
+  CollectionSettings: {
+    fusion: "weighted",
+    lexical_weight: 0.7,
+    vector_weight: 0.3,
+    normalization: "zscore",
+    candidate_depth: 100,
+    field_weights: { title: 2, headings: 1.5, body: 1 },
+  },
   DataSourceCreate: { name: "Uploaded manuals", source_type: "upload", configuration: {}, collection_ids: [IDS.collection] },
   DataSourceOut: dataSource,
   DocumentOut: document,
@@ -223,10 +281,10 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   ChunkList: { document_id: IDS.document, total: 31, chunks: [chunk] },
   ReindexOut: { status: "queued", documents: 12, embedding_profile: "use-lite" },
   UploadBody: { data_source_id: IDS.source, files: ["turbine-manual.pdf"] },
-  SearchRequest: { collection_id: IDS.collection, query: "gearbox lubrication interval", top_k: 5, collapse_documents: true },
+  SearchRequest: { collection_id: IDS.collection, query: "gearbox lubrication interval", top_k: 5, collapse_documents: true, min_score: 0.2 },
   SearchHit: hit,
   SearchResponse: { query: "gearbox lubrication interval", took_ms: 12, total: 7, results: [hit], mode: "hybrid" },
-  RetrieveRequest: { collection_id: IDS.collection, query: "how often is the gearbox oil changed?", top_k: 5, context_window: 1, max_tokens: 2000, format: "text" },
+  RetrieveRequest: { collection_id: IDS.collection, query: "how often is the gearbox oil changed?", top_k: 5, context_window: 1, max_tokens: 2000, format: "text", min_score: 0.1, relative_cutoff: true },
   RetrievedContext: context,
   RetrievedDocument: { document_id: IDS.document, title: "Turbine manual", source: "turbine-manual.pdf", best_score: 0.8731, chunks: 1 },
   RetrieveResponse: {
@@ -280,6 +338,8 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   },
   BenchmarkSuiteOut: suite,
   BenchmarkRunOut: run,
+  BenchmarkTuneRequest: { apply: true },
+  BenchmarkTuneOut: tune,
   IndustryBenchmarkImport: { collection_name: "SciFact", split: "test", max_queries: 100, max_documents: null, top_k: 10 },
   IndustryBenchmarkImportOut: {
     dataset: "scifact",

@@ -6,6 +6,8 @@ import {
   BenchmarkRunOut,
   BenchmarkSuiteCreate,
   BenchmarkSuiteOut,
+  BenchmarkTuneOut,
+  BenchmarkTuneRequest,
   IndustryBenchmarkImport,
   IndustryBenchmarkImportOut,
   IndustryBenchmarkOut,
@@ -88,6 +90,32 @@ export const benchmarkRoutes =
         },
       },
       async (req) => svc.run(req.principal!, req.params.suite_id),
+    );
+    app.post(
+      "/benchmarks/:suite_id/tune",
+      {
+        config: needs("ingest"),
+        // no body at all means {} (apply false), as for POST .../run
+        preValidation: async (req) => {
+          if (req.body === undefined || req.body === null) req.body = {};
+        },
+        schema: {
+          tags,
+          summary: "Tune the collection's fusion settings on the suite's cases",
+          description:
+            "Searches fusion settings (method, lexical/vector weights, score normalisation), BM25 field weights (title, headings, body) and the candidate depth " +
+            "with a coordinate search of a few tens of settings, starting from the collection's current setting. Each case's query is embedded and searched once; " +
+            "every setting is then ranked in memory. The cases are split deterministically by case id (SHA-256 order): 30% are held out and only check the result. " +
+            "Metrics (nDCG@10, recall@10, MRR@10, one hit per document) are reported for the best and the current setting on both parts. " +
+            "With apply: true the best setting is written to the collection's settings, but only when it does not lose on the held-out cases (nDCG@10); " +
+            "apply.detail says what was done or why not. Answers synchronously (about one to two runs of the suite); the suite's cases count against the monthly query quota once. " +
+            "422 when the suite has fewer than 5 cases or its collection no longer exists or has no data sources. The body may be omitted (apply: false).",
+          params: SuiteParams,
+          body: ref(BenchmarkTuneRequest),
+          response: { 200: ref(BenchmarkTuneOut), ...errors(401, 403, 404, 422, 429) },
+        },
+      },
+      async (req) => svc.tune(req.principal!, req.params.suite_id, req.body ?? {}),
     );
     app.delete(
       "/benchmarks/:suite_id",

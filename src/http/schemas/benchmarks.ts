@@ -112,3 +112,77 @@ export const IndustryBenchmarkImportOut = Type.Object(
   },
   { $id: "IndustryBenchmarkImportOut" },
 );
+
+export const BenchmarkTuneRequest = strictObject(
+  {
+    apply: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: "write the best setting to the suite's collection; done only when it does not lose on the held-out cases (nDCG@10)",
+      }),
+    ),
+  },
+  { $id: "BenchmarkTuneRequest" },
+);
+
+const TuneMetrics = Type.Object({
+  ndcg_at_10: Type.Number(),
+  recall_at_10: Type.Number(),
+  mrr_at_10: Type.Number(),
+  cases: Type.Integer(),
+});
+
+const FieldWeights = Type.Object({ title: Type.Number(), headings: Type.Number(), body: Type.Number() });
+
+const TunedSettings = Type.Object(
+  {
+    fusion: Type.String(),
+    lexical_weight: Type.Number(),
+    vector_weight: Type.Number(),
+    normalization: Type.String(),
+    candidate_depth: Type.Integer(),
+    field_weights: FieldWeights,
+  },
+  { description: "as collection settings (CollectionSettings)" },
+);
+
+const TunedSetting = Type.Object({ settings: TunedSettings, tuning: TuneMetrics, held_out: TuneMetrics });
+
+export const BenchmarkTuneOut = Type.Object(
+  {
+    suite_id: Type.String(),
+    collection_id: Type.String(),
+    mode: Type.String({ description: "hybrid, or lexical when no embedding model is ready (then only field weights and depth are searched)" }),
+    k: Type.Integer({ description: "metric cut-off (10)" }),
+    objective: Type.String(),
+    split: Type.Object({
+      method: Type.String(),
+      tuning_case_ids: Type.Array(Type.String()),
+      held_out_case_ids: Type.Array(Type.String()),
+    }),
+    search: Type.Object({
+      method: Type.String(),
+      dimensions: Type.Array(Type.String()),
+      settings_evaluated: Type.Integer(),
+      passes: Type.Integer(),
+      space: Type.Object({
+        fusion: Type.Array(
+          Type.Object({ fusion: Type.String(), lexical_weight: Type.Number(), vector_weight: Type.Number(), normalization: Nullable(Type.String()) }),
+        ),
+        field_weights: Type.Array(FieldWeights),
+        candidate_depth: Type.Array(Type.Integer()),
+      }),
+    }),
+    current: TunedSetting,
+    best: TunedSetting,
+    changed: Type.Boolean({ description: "the best setting differs from the current one" }),
+    apply: Type.Object({
+      requested: Type.Boolean(),
+      applied: Type.Boolean(),
+      allowed: Type.Boolean({ description: "the best setting differs and does not lose on the held-out cases" }),
+      detail: Type.String({ description: "what was done, or why not" }),
+    }),
+    took_ms: Type.Integer(),
+  },
+  { $id: "BenchmarkTuneOut" },
+);

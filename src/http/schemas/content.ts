@@ -16,14 +16,24 @@ export const CollectionOut = Type.Object(
   { $id: "CollectionOut" },
 );
 
-/** Per-collection search tuning (fusion weights); see docs/decisions.md. */
+const FieldWeight = Type.Number({ minimum: 0, maximum: 10 });
+
+/** Per-collection search tuning (fusion, candidate depth, BM25 field weights); see docs/decisions.md. */
 export const CollectionSettings = strictObject(
   {
     fusion: Type.Optional(Type.String({ enum: ["rrf", "weighted"] })),
     lexical_weight: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     vector_weight: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    normalization: Type.Optional(Type.String({ enum: ["zscore", "minmax"], description: "score normalisation of fusion 'weighted' (default zscore)" })),
+    candidate_depth: Type.Optional(Type.Integer({ minimum: 10, maximum: 500, description: "candidates taken from each retriever (default 100)" })),
+    field_weights: Type.Optional(
+      strictObject(
+        { title: Type.Optional(FieldWeight), headings: Type.Optional(FieldWeight), body: Type.Optional(FieldWeight) },
+        { description: "BM25 weight of each field (default title 2, headings 1.5, body 1)" },
+      ),
+    ),
   },
-  { $id: "CollectionSettings" },
+  { $id: "CollectionSettings", description: "Every key is optional; a missing key keeps the deployment default. POST /benchmarks/{suite_id}/tune can find and set them." },
 );
 
 export const CollectionCreate = strictObject(
@@ -77,7 +87,20 @@ export const DataSourceCreate = strictObject(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
     source_type: Type.String({ pattern: "^(upload|website)$", description: "upload (files sent to the service) or website (pages fetched by a crawl)." }),
-    configuration: Type.Optional(FreeObject),
+    configuration: Type.Optional(
+      Type.Object(
+        {
+          records: Type.Optional(
+            Type.Boolean({
+              description:
+                "Extension (upload sources; absent means false): each uploaded CSV row, or JSON array element / JSON Lines line, becomes its own document " +
+                "named <file>#<n>, with the columns or fields as its metadata (product catalogues). Other files are indexed as usual.",
+            }),
+          ),
+        },
+        { additionalProperties: true, description: "Source settings; free-form apart from the fields listed." },
+      ),
+    ),
     collection_ids: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000 })),
   },
   { $id: "DataSourceCreate" },

@@ -1,5 +1,13 @@
 import { Type } from "@sinclair/typebox";
 import { FreeObject, Nullable, strictObject } from "./common.js";
+import { RETRIEVE_CUTOFF } from "../../services/search.js";
+
+const MinScore = Type.Number({
+  minimum: 0,
+  maximum: 1,
+  default: 0,
+  description: "Drop hits whose `score` (relevance, 0 to 1) is below this. 0 keeps every hit.",
+});
 
 export const SearchRequest = strictObject(
   {
@@ -7,6 +15,7 @@ export const SearchRequest = strictObject(
     query: Type.String({ minLength: 1, maxLength: 2000, description: "Natural-language question or keywords, 1 to 2000 characters." }),
     top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10, description: "Number of hits to return." })),
     collapse_documents: Type.Optional(Type.Boolean({ default: true, description: "One hit per document (its best chunk); false returns every matching chunk." })),
+    min_score: Type.Optional(MinScore),
   },
   { $id: "SearchRequest" },
 );
@@ -17,7 +26,13 @@ export const SearchHit = Type.Object(
     chunk_id: Nullable(Type.String({ description: "The matching chunk." })),
     title: Type.String(),
     snippet: Type.String({ description: "The best window of the chunk around the matched terms, never cut mid-word." }),
-    score: Type.Number({ description: "Fused relevance (BM25 + vector); higher is better, comparable across queries of a collection." }),
+    score: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description:
+        "Relevance from 0 to 1: the calibrated probability that the hit answers the query, from its BM25 and vector signals. " +
+        "Non-increasing down the list and comparable across queries of a collection, so one `min_score` threshold works for all of them.",
+    }),
     source: Type.String({ description: "File name or URL of the document." }),
     heading_path: Type.Array(Type.String(), { default: [], description: "Headings above the chunk, outermost first." }),
     position: Nullable(Type.Integer({ description: "0-based position of the chunk in the document." })),
@@ -51,6 +66,16 @@ export const RetrieveRequest = strictObject(
       Nullable(Type.Integer({ minimum: 100, maximum: 64000 }), { description: "Token budget: contexts are trimmed to it, lowest scores first. Null: no budget." }),
     ),
     format: Type.Optional(Type.String({ pattern: "^(json|text)$", default: "json", description: "text also fills `text` with a ready-to-paste block of numbered sources." })),
+    min_score: Type.Optional(MinScore),
+    relative_cutoff: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description:
+          "Stop adding matches that are much weaker than the best one: a match is kept while its score is at least " +
+          `${RETRIEVE_CUTOFF.ratio} x the best match's and at least ${RETRIEVE_CUTOFF.floor}; the best match is always kept. ` +
+          "A question with no answer in the collection then gets at most one context. false: fill up to top_k as before.",
+      }),
+    ),
   },
   { $id: "RetrieveRequest" },
 );
@@ -64,7 +89,7 @@ export const RetrievedContext = Type.Object(
     position: Type.Integer(),
     heading_path: Type.Array(Type.String(), { default: [] }),
     text: Type.String(),
-    score: Type.Number(),
+    score: Type.Number({ minimum: 0, maximum: 1, description: "Relevance from 0 to 1 (see SearchHit.score); an expanded chunk carries its match's." }),
     expanded: Type.Boolean({ default: false, description: "true for an adjacent chunk added by context_window." }),
     citation: Type.Integer({ description: "Citation number of the document, 1..n in order of first appearance." }),
   },
@@ -76,7 +101,7 @@ export const RetrievedDocument = Type.Object(
     document_id: Type.String(),
     title: Type.String(),
     source: Type.String(),
-    best_score: Type.Number(),
+    best_score: Type.Number({ minimum: 0, maximum: 1, description: "The best relevance among the document's contexts." }),
     chunks: Type.Integer(),
   },
   { $id: "RetrievedDocument" },

@@ -37,7 +37,7 @@ function countOutsideQuotes(line: string, d: string): number {
   return n;
 }
 
-function looksLikeHeader(row: string[]): boolean {
+export function looksLikeHeader(row: string[]): boolean {
   const cells = row.map((c) => c.trim());
   return cells.every((c) => c !== "") && cells.filter((c) => /^[-+]?[\d.,%$€£ ]+$/.test(c)).length === 0;
 }

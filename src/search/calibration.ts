@@ -1,0 +1,138 @@
+// Score calibration: turns the engine's fused scores (z-score combinations, unbounded, negative
+// for weak hits, meaningful only inside one query) into a relevance in [0, 1] that means the same
+// thing in every query of a collection: an estimate of the probability that the hit is relevant.
+//
+// Method (docs/decisions.md, "Calibrated scores"): a logistic (Platt) model over a few features
+// every hit has, fitted offline on labelled (query, hit, relevant?) pairs from SciFact with
+// scripts/fit-calibration.ts, one coefficient set per retrieval mode (hybrid; lexical when the
+// model is unavailable; vector). The coefficients below are that script's output; re-run it after
+// changing fusion, BM25 weights or the default embedding model.
+//
+// Order: the hit list stays in fused order, and each hit's relevance is capped by the relevance of
+// the hit above it (a running minimum), so scores are non-increasing down the list and the ranking
+// is exactly what it was. The cap binds rarely (the script reports how often).
+import { DEFAULT_FUSION_OPTIONS, type FusedHit, type FusionOptions } from "./fusion.js";
+
+export type CalibrationMode = "hybrid" | "lexical" | "vector";
+
+/** Feature names, in the order of `features()` and of each model's `weights`. */
+export const FEATURES = ["fused", "lex_ratio", "lex_log", "cosine", "both"] as const;
+
+export interface PlattModel {
+  intercept: number;
+  /** one weight per FEATURES entry */
+  weights: readonly number[];
+}
+
+// --- fitted constants (scripts/fit-calibration.ts --write; numbers in docs/decisions.md) ---------------
+export const CALIBRATION_FIT = {
+  data: "BEIR scifact train split, 400 queries, 1200 documents (1433 chunks), top 20 chunks per query",
+  profile: "default",
+  features: "hybrid: all features, weights >= 0; lexical: all features, weights >= 0; vector: fused only (plain Platt)",
+} as const;
+
+export const CALIBRATION_MODELS: Readonly<Record<CalibrationMode, PlattModel>> = {
+  hybrid: { intercept: -9.027, weights: [1.011, 2.5872, 0.9354, 0, 0.2341] },
+  lexical: { intercept: -9.7992, weights: [0.8254, 2.3584, 1.2256, 0, 0] },
+  vector: { intercept: -6.468, weights: [1.7055, 0, 0, 0, 0] },
+};
+// ------------------------------------------------------------------------------------------------
+
+/**
+ * The features of each hit of one query's fused list (best first):
+ * - fused: the fused score with the fusion the models were fitted on (calibrationFusion; the
+ *   caller passes `fusedOf` when the list was ranked with other settings);
+ * - lex_ratio: BM25 score / the query's best BM25 score (1 for the best lexical hit, 0 when the
+ *   hit did not match lexically);
+ * - lex_log: log(1 + BM25 score), the absolute strength of the lexical match (0 when absent);
+ * - cosine: cosine similarity to the query; a hit outside the vector list gets the list's lowest
+ *   cosine (it is at most that), 0 without vectors;
+ * - both: 1 when the hit is in both lists.
+ */
+export function features(hits: readonly FusedHit[], fusedOf?: ReadonlyMap<string, number>): number[][] {
+  let topLex = 0;
+  let minCos: number | null = null;
+  for (const h of hits) {
+    if (h.lexicalScore !== null && Number.isFinite(h.lexicalScore) && h.lexicalScore > topLex) topLex = h.lexicalScore;
+    if (h.vectorScore !== null && Number.isFinite(h.vectorScore) && (minCos === null || h.vectorScore < minCos)) minCos = h.vectorScore;
+  }
+  return hits.map((h) => {
+    const lex = h.lexicalScore !== null && Number.isFinite(h.lexicalScore) ? Math.max(0, h.lexicalScore) : null;
+    const cos = h.vectorScore !== null && Number.isFinite(h.vectorScore) ? h.vectorScore : null;
+    return [
+      fusedOf ? (fusedOf.get(h.id) ?? 0) : Number.isFinite(h.score) ? h.score : 0,
+      lex !== null && topLex > 0 ? lex / topLex : 0,
+      lex !== null ? Math.log1p(lex) : 0,
+      cos ?? minCos ?? 0,
+      lex !== null && lex > 0 && cos !== null ? 1 : 0,
+    ];
+  });
+}
+
+/**
+ * The fusion the models were fitted with: the deployment default (weighted z-scores), with the
+ * weights of the mode (hybrid 0.7 / 0.3; lexical 1 / 0; vector 0 / 1). A collection ranked with
+ * other fusion settings is calibrated on this fusion of the same candidate lists, so its scores
+ * mean the same; its own order is kept and capped as usual.
+ */
+export function calibrationFusion(mode: CalibrationMode): Required<FusionOptions> {
+  if (mode === "hybrid") return { ...DEFAULT_FUSION_OPTIONS };
+  return { ...DEFAULT_FUSION_OPTIONS, lexicalWeight: mode === "lexical" ? 1 : 0, vectorWeight: mode === "vector" ? 1 : 0 };
+}
+
+/** Whether two fusion settings give the same fused scores. */
+export function sameFusion(a: FusionOptions, b: FusionOptions): boolean {
+  return (
+    a.method === b.method &&
+    a.lexicalWeight === b.lexicalWeight &&
+    a.vectorWeight === b.vectorWeight &&
+    (a.method === "rrf" ? a.rrfK === b.rrfK : (a.normalization ?? DEFAULT_FUSION_OPTIONS.normalization) === (b.normalization ?? DEFAULT_FUSION_OPTIONS.normalization))
+  );
+}
+
+const sigmoid = (z: number): number => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
+
+/** P(relevant) of one feature vector under a model. */
+export function plattProbability(model: PlattModel, x: readonly number[]): number {
+  let z = model.intercept;
+  for (let i = 0; i < model.weights.length; i++) z += model.weights[i]! * (x[i] ?? 0);
+  return sigmoid(z);
+}
+
+/**
+ * Relevance in [0, 1] of each hit of a fused list (same order), non-increasing down the list.
+ * `models` is for the fitting script (trying coefficients); the service uses the fitted ones.
+ */
+export function calibrate(
+  hits: readonly FusedHit[],
+  mode: CalibrationMode,
+  fusedOf?: ReadonlyMap<string, number>,
+  models: Readonly<Record<CalibrationMode, PlattModel>> = CALIBRATION_MODELS,
+): number[] {
+  const model = models[mode];
+  let cap = 1;
+  return features(hits, fusedOf).map((x) => {
+    const p = plattProbability(model, x);
+    cap = p < cap ? p : cap;
+    return cap;
+  });
+}
+
+// --- retrieve cutoff ------------------------------------------------------------------------------
+
+/**
+ * POST /retrieve stops adding matches when the next one is much weaker than the best: a match is
+ * kept while its relevance is at least RATIO x the best match's, and at least FLOOR (a weak best
+ * match does not pull in a tail of equally weak ones: a question with no answer in the collection
+ * gets at most its single best match). The best match is always kept (min_score can drop it).
+ * Numbers from scripts/fit-calibration.ts, see docs/decisions.md.
+ */
+export const RETRIEVE_CUTOFF = Object.freeze({ ratio: 0.3, floor: 0.15 });
+
+/** The matches (sorted best first) that survive the relative cutoff. */
+export function relativeCutoff<T extends { score: number }>(sorted: readonly T[], cutoff: { ratio: number; floor: number } = RETRIEVE_CUTOFF): T[] {
+  if (sorted.length === 0) return [];
+  const best = sorted[0]!.score;
+  const threshold = Math.max(cutoff.ratio * best, cutoff.floor);
+  return sorted.filter((m, i) => i === 0 || m.score >= threshold);
+}

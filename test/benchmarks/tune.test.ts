@@ -1,0 +1,189 @@
+// POST /benchmarks/{suite_id}/tune over real HTTP. The server has no embedding model (lexical
+// search), so the tuning searches BM25 field weights and candidate depth, and the rankings of the
+// hand-made documents are certain: for each topic a "note" names the topic only in its body (the
+// relevant document), a "memo" names it in its title and headings only (a distractor). The
+// collection starts title-heavy (title 10, headings 10, body 1): the memo comes first for every
+// query; weights that let the body count bring the note first.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "../helpers/server.js";
+import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+
+const LIGHT = { EMBEDDING_PROFILE: "bge-small-en-v1.5", ALLOW_MODEL_DOWNLOAD: "false" };
+const TOPICS = ["gearbox", "blades", "tower", "generator", "yaw", "nacelle", "inverter", "anemometer", "transformer", "brake"];
+const TITLE_HEAVY = { field_weights: { title: 10, headings: 10, body: 1 } };
+
+let s: TestServer;
+let key: string;
+let collection: string;
+let suiteId: string;
+const note: Record<string, string> = {};
+const memo: Record<string, string> = {};
+
+const call = (method: string, path: string, json?: unknown, k: string | null = key) => s.call(method, path, { key: k, json });
+
+beforeAll(async () => {
+  s = await startServer(LIGHT);
+  key = (await s.tenant()).adminKey;
+  const src = await createSource(s, key);
+  collection = await createCollection(s, key, [src]);
+  const files = TOPICS.flatMap((t, i) => [
+    {
+      name: `note-${t}.md`,
+      content: `# Field note ${i}\n\nThe ${t} servicing procedure. Log every ${t} servicing step; the ${t} servicing record is kept on site. ${t} servicing takes two hours.\n`,
+    },
+    { name: `memo-${t}.md`, content: `# ${t} servicing\n\nContact the site office.\n` },
+  ]);
+  expect((await upload(s, key, src, files)).status).toBe(202);
+  for (const d of await waitIndexed(s, key, src)) {
+    expect(d.status).toBe("indexed");
+    const [kind, topic] = d.source.replace(/\.md$/, "").split("-");
+    (kind === "note" ? note : memo)[topic] = d.id;
+  }
+  expect((await call("PATCH", `/collections/${collection}`, { settings: TITLE_HEAVY })).status).toBe(200);
+  const created = await call("POST", "/benchmarks", {
+    name: "servicing",
+    collection_id: collection,
+    cases: TOPICS.map((t) => ({ query: `${t} servicing`, relevant_document_ids: [note[t]] })),
+  });
+  expect(created.status).toBe(201);
+  suiteId = created.body.id;
+});
+
+afterAll(async () => {
+  await s?.close();
+});
+
+const settingsOf = async () => (await call("GET", `/collections/${collection}`)).body.settings;
+const topHit = async (query: string) => (await call("POST", "/search", { collection_id: collection, query, top_k: 3 })).body.results[0].document_id;
+
+describe("tuning a suite's collection", () => {
+  it("finds a setting that improves the held-out cases, and without apply changes nothing", async () => {
+    expect(await topHit("gearbox servicing")).toBe(memo.gearbox);
+    const before = await settingsOf();
+    const r = await call("POST", `/benchmarks/${suiteId}/tune`, {});
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const t = r.body;
+    expect(t).toMatchObject({ suite_id: suiteId, collection_id: collection, mode: "lexical", k: 10, changed: true });
+    // a deterministic 70/30 split by case id
+    expect(t.split.method).toMatch(/SHA-256.*30% held out/);
+    expect(t.split.tuning_case_ids).toHaveLength(7);
+    expect(t.split.held_out_case_ids).toHaveLength(3);
+    const suiteCases = (await call("GET", `/benchmarks/${suiteId}`)).body.cases.map((c: any) => c.id);
+    expect(new Set([...t.split.tuning_case_ids, ...t.split.held_out_case_ids])).toEqual(new Set(suiteCases));
+    expect((await call("POST", `/benchmarks/${suiteId}/tune`, { apply: false })).body.split).toEqual(t.split);
+    // lexical mode: fusion cannot matter, so only field weights and depth are searched (tens of settings at most)
+    expect(t.search.dimensions).toEqual(["field_weights", "candidate_depth"]);
+    expect(t.search.settings_evaluated).toBeGreaterThan(1);
+    expect(t.search.settings_evaluated).toBeLessThanOrEqual(50);
+
+    // current: the memo ranks first, the note second -> nDCG@10 = 1/log2(3), MRR 0.5, recall 1
+    expect(t.current.settings.field_weights).toEqual({ title: 10, headings: 10, body: 1 });
+    for (const part of ["tuning", "held_out"]) {
+      expect(t.current[part].ndcg_at_10).toBeCloseTo(1 / Math.log2(3), 5);
+      expect(t.current[part].mrr_at_10).toBeCloseTo(0.5, 6);
+      expect(t.current[part].recall_at_10).toBe(1);
+      // the best setting puts every note first, on the cases it never saw too
+      expect(t.best[part]).toMatchObject({ ndcg_at_10: 1, mrr_at_10: 1, recall_at_10: 1 });
+    }
+    expect(t.best.held_out.ndcg_at_10).toBeGreaterThan(t.current.held_out.ndcg_at_10);
+    const w = t.best.settings.field_weights;
+    expect(w.body / Math.max(w.title, w.headings)).toBeGreaterThan(0.1);
+    expect(t.apply).toMatchObject({ requested: false, applied: false, allowed: true });
+    expect(t.apply.detail).toMatch(/apply: true/);
+
+    // nothing changed: the collection's settings and its ranking
+    expect(await settingsOf()).toEqual(before);
+    expect(await topHit("gearbox servicing")).toBe(memo.gearbox);
+  });
+
+  it("applies the setting with apply: true, and later searches use it", async () => {
+    const r = await call("POST", `/benchmarks/${suiteId}/tune`, { apply: true });
+    expect(r.status).toBe(200);
+    expect(r.body.apply).toMatchObject({ requested: true, applied: true, allowed: true });
+    expect(r.body.apply.detail).toMatch(/^Applied/);
+    const settings = await settingsOf();
+    expect(settings).toEqual(r.body.best.settings);
+    expect(settings.field_weights).not.toEqual(TITLE_HEAVY.field_weights);
+    for (const t of TOPICS) expect(await topHit(`${t} servicing`)).toBe(note[t]);
+    const run = (await call("POST", `/benchmarks/${suiteId}/run`)).body;
+    expect(run.metrics.ndcg_at_k).toBe(1);
+
+    // tuning again finds nothing better: it keeps the applied setting and says so
+    const again = await call("POST", `/benchmarks/${suiteId}/tune`, { apply: true });
+    expect(again.body).toMatchObject({ changed: false, apply: { requested: true, applied: false, allowed: false } });
+    expect(again.body.best.settings).toEqual(again.body.current.settings);
+    expect(again.body.apply.detail).toMatch(/already the best/);
+    expect(await settingsOf()).toEqual(settings);
+  });
+
+  it("counts each case once against the monthly query quota", async () => {
+    const before = (await call("GET", "/me")).body.usage.queries_used;
+    const r = await call("POST", `/benchmarks/${suiteId}/tune`); // no body at all: apply defaults to false
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.apply.requested).toBe(false);
+    expect((await call("GET", "/me")).body.usage.queries_used).toBe(before + TOPICS.length);
+  });
+});
+
+describe("tune validation", () => {
+  it("answers 404 for an unknown suite and for another workspace's", async () => {
+    const r = await call("POST", "/benchmarks/bms_nope/tune", { apply: true });
+    expect(r.status).toBe(404);
+    expect(r.body.detail).toMatch(/Benchmark suite 'bms_nope'/);
+    const other = await s.tenant();
+    expect((await call("POST", `/benchmarks/${suiteId}/tune`, {}, other.adminKey)).status).toBe(404);
+  });
+
+  it("needs apply to be a boolean, and no other fields", async () => {
+    for (const body of [{ apply: "true" }, { apply: 1 }, { apply: null }, { colour: "red" }]) {
+      const r = await call("POST", `/benchmarks/${suiteId}/tune`, body);
+      expect(r.status, JSON.stringify(body)).toBe(422);
+      const issue = (r.body.detail as any[]).find((i) => JSON.stringify(i.loc) === (body.colour ? '["body","colour"]' : '["body","apply"]'));
+      expect(issue, JSON.stringify(r.body)).toBeDefined();
+      if (!body.colour) expect(issue.type).toBe("bool_type");
+    }
+  });
+
+  it("needs ingest scope", async () => {
+    const reader = (await call("POST", "/api-keys", { name: "reader", scopes: ["search"] })).body.key;
+    expect((await call("POST", `/benchmarks/${suiteId}/tune`, {}, reader)).status).toBe(403);
+  });
+
+  it("answers 422 saying what to change for a suite with too few cases", async () => {
+    const small = await call("POST", "/benchmarks", {
+      name: "small",
+      collection_id: collection,
+      cases: TOPICS.slice(0, 4).map((t) => ({ query: `${t} servicing`, relevant_document_ids: [note[t]] })),
+    });
+    const r = await call("POST", `/benchmarks/${small.body.id}/tune`, { apply: true });
+    expect(r.status).toBe(422);
+    expect(r.body.detail[0].loc).toEqual(["path", "suite_id"]);
+    expect(r.body.detail[0].msg).toMatch(/has 4 cases; tuning needs at least 5.*Create a suite with at least 5 cases/);
+  });
+
+  it("answers 422 saying what to change when the suite's collection is gone", async () => {
+    const src = await createSource(s, key, "spare");
+    const col = await createCollection(s, key, [src], "doomed");
+    const suite = await call("POST", "/benchmarks", {
+      name: "orphan",
+      collection_id: col,
+      cases: TOPICS.slice(0, 5).map((t) => ({ query: `${t} servicing`, relevant_document_ids: [note[t]] })),
+    });
+    expect(suite.status).toBe(201);
+    const emptyCol = await createCollection(s, key, [], "empty");
+    const empty = await call("POST", "/benchmarks", {
+      name: "no sources",
+      collection_id: emptyCol,
+      cases: TOPICS.slice(0, 5).map((t) => ({ query: `${t} servicing`, relevant_document_ids: [note[t]] })),
+    });
+    const noSources = await call("POST", `/benchmarks/${empty.body.id}/tune`, {});
+    expect(noSources.status).toBe(422);
+    expect(noSources.body.detail[0].msg).toMatch(/has no data sources\. Attach/);
+
+    expect((await call("DELETE", `/collections/${col}`)).status).toBe(204);
+    const r = await call("POST", `/benchmarks/${suite.body.id}/tune`, {});
+    if (r.status === 404) return expect.fail("a suite whose collection was deleted should still exist and answer 422");
+    expect(r.status).toBe(422);
+    expect(r.body.detail[0].msg).toMatch(/collection '.*' no longer exists.*Create a suite for an existing collection/);
+  });
+});
