@@ -191,7 +191,10 @@ function PublicSet({ set }: { set: IndustryBenchmark }) {
           </button>
         )
       ) : (
-        <p className="muted small">Not on this server. {set.download.detail}</p>
+        <details className="small">
+          <summary>Not on this server: how to add it</summary>
+          <p className="muted">{set.download.detail}</p>
+        </details>
       )}
     </li>
   );
