@@ -4,65 +4,18 @@
 // retrieve text block, creates and revokes an API key, logs out, and resets the password through
 // the emailed link. Assertions are on what a person sees. Each screen is captured at 1280 px into
 // test-output/screenshots/ (git-ignored), and checked for sideways scrolling at 390 px.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { CHROMIUM_ARGS, chromiumPath } from "../../src/crawl/render.js";
 import { noModelEnv, startServer, type TestServer } from "../helpers/server.js";
-import { textOf, tokenFromLink } from "../accounts/helpers/mail.js";
+import { ensureConsoleBuilt, freePort, linkIn, outbox, shoot as shootPage, TIMEOUT } from "./helpers.js";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
-const SHOTS = path.join(ROOT, "test-output", "screenshots");
 const PASSWORD = "tide pools at dawn";
 const NEW_PASSWORD = "kiln cone six glaze";
-const TIMEOUT = 15_000;
-
-/** builds console/dist when it is missing or older than console/ (so a fresh clone's npm test passes) */
-function ensureConsoleBuilt(): void {
-  execFileSync(process.execPath, [path.join(ROOT, "scripts/build-console.mjs"), "--if-needed"], { cwd: ROOT, stdio: "pipe" });
-}
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
-
-/** Mails in DATA_DIR/outbox, oldest first, each taken once. */
-function outbox(dataDir: string) {
-  const seen = new Set<string>();
-  return async function next(subject: RegExp): Promise<string> {
-    const dir = path.join(dataDir, "outbox");
-    const deadline = Date.now() + TIMEOUT;
-    for (;;) {
-      const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".eml")).sort() : [];
-      for (const f of files) {
-        if (seen.has(f)) continue;
-        const raw = fs.readFileSync(path.join(dir, f), "utf8");
-        const subj = /^Subject: (.*)$/m.exec(raw)?.[1] ?? "";
-        if (subject.test(subj)) {
-          seen.add(f);
-          return textOf(raw);
-        }
-      }
-      if (Date.now() > deadline) throw new Error(`no mail matching ${subject} in ${dir}: ${files.join(", ")}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
-}
-
-/** The first `${base}/${page}?token=...` link of a mail, checked with the accounts tests' parser. */
-function linkIn(text: string, base: string, page: "verify-email" | "reset-password"): string {
-  const token = tokenFromLink(text, base, page);
-  return `${base}/${page}?token=${encodeURIComponent(token)}`;
-}
 
 describe.skipIf(!chromiumPath())("web console in Chromium", () => {
   let s: TestServer;
@@ -72,7 +25,6 @@ describe.skipIf(!chromiumPath())("web console in Chromium", () => {
 
   beforeAll(async () => {
     ensureConsoleBuilt();
-    fs.mkdirSync(path.join(SHOTS, "390"), { recursive: true });
     const port = await freePort();
     // PUBLIC_URL is this server, so the links in the mails open this console
     s = await startServer({ ...noModelEnv(), PUBLIC_URL: `http://127.0.0.1:${port}` }, { port });
@@ -97,15 +49,7 @@ describe.skipIf(!chromiumPath())("web console in Chromium", () => {
   };
   const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
 
-  /** 1280 px screenshot under a stable name; the same screen at 390 px (in 390/) must not scroll sideways. */
-  async function shoot(name: string) {
-    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(SHOTS, "390", `${name}.png`), fullPage: true });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow, `${name} scrolls sideways at 390 px`).toBeLessThanOrEqual(0);
-    await page.setViewportSize({ width: 1280, height: 900 });
-  }
+  const shoot = (name: string) => shootPage(page, name);
 
   it("signs up, verifies, uploads, searches, retrieves, manages keys, logs out and resets the password", async () => {
     const mail = outbox(s.dataDir);

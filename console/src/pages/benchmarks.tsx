@@ -18,7 +18,7 @@ import {
 import { useDraft } from "../bench-draft";
 import { Link, navigate, useLocation } from "../router";
 import { useSession } from "../session";
-import { Alert, ConfirmAction, Field, formatDate, Notice, Page, percent, Status, TextArea, useSubmit } from "../ui";
+import { Alert, ConfirmAction, Field, formatDate, Notice, Page, percent, TextArea, useSubmit } from "../ui";
 
 /** The metrics a person compares, in the order the API documents them. */
 const METRICS: { key: keyof BenchmarkMetrics; label: (k: number) => string; hint: string; colour: string }[] = [
@@ -191,7 +191,10 @@ function PublicSet({ set }: { set: IndustryBenchmark }) {
           </button>
         )
       ) : (
-        <p className="muted small">Not on this server. {set.download.detail}</p>
+        <details className="small">
+          <summary>Not on this server: how to add it</summary>
+          <p className="muted">{set.download.detail}</p>
+        </details>
       )}
     </li>
   );
@@ -403,8 +406,8 @@ function MetricsCard({ run }: { run: BenchmarkRun }) {
         ))}
         <div className="metric">
           <dt title="median and 95th percentile per query">Latency p50 / p95</dt>
-          <dd>
-            {m.latency_ms?.p50 ?? "—"} / {m.latency_ms?.p95 ?? "—"} ms
+          <dd className="metric-small">
+            {ms(m.latency_ms?.p50)} / {ms(m.latency_ms?.p95)}
           </dd>
         </div>
       </dl>
@@ -414,6 +417,10 @@ function MetricsCard({ run }: { run: BenchmarkRun }) {
     </section>
   );
 }
+
+const ms = (v: number | null | undefined) => (v == null ? "—" : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`);
+
+const CASE_OUTCOME = { pass: "All found", warn: "Partly found", fail: "None found" } as const;
 
 const CHART = { w: 640, h: 220, left: 44, right: 16, top: 16, bottom: 32 };
 
@@ -530,7 +537,7 @@ function CaseResults({ run, titles }: { run: BenchmarkRun; titles: Map<string, s
                 <tr key={c.case_id}>
                   <th scope="row">{c.query}</th>
                   <td data-label="Found">
-                    <Status value={missed.length === 0 ? "pass" : c.returned.some((r) => r.relevant) ? "warn" : "fail"} /> {c.relevant_document_ids.length - missed.length} of{" "}
+                    <CaseOutcome tone={missed.length === 0 ? "pass" : c.returned.some((r) => r.relevant) ? "warn" : "fail"} /> {c.relevant_document_ids.length - missed.length} of{" "}
                     {c.relevant_document_ids.length}
                   </td>
                   <td data-label="First relevant at">{first ? `rank ${first}` : `not in the top ${run.top_k}`}</td>
@@ -556,4 +563,8 @@ function CaseResults({ run, titles }: { run: BenchmarkRun; titles: Map<string, s
       </div>
     </section>
   );
+}
+
+function CaseOutcome({ tone }: { tone: keyof typeof CASE_OUTCOME }) {
+  return <span className={`status status--${tone}`}>{CASE_OUTCOME[tone]}</span>;
 }

@@ -154,8 +154,6 @@ export function CollectionPage({ id }: { id: string }) {
         <>
           <UploadPanel collection={collection} sources={uploadSources} onChange={() => void load()} />
           <DocumentsTable documents={documents} sources={sources} />
-          <SourcesPanel collection={collection} sources={sources} all={allSources} onChange={() => void load()} />
-          <SettingsPanel collection={collection} onSaved={setCollection} />
           {collection && (documents?.length ?? 0) > 0 ? (
             <p>
               <Link className="button button--secondary" href={`/workspace/search?collection=${encodeURIComponent(collection.id)}`}>
@@ -163,6 +161,8 @@ export function CollectionPage({ id }: { id: string }) {
               </Link>
             </p>
           ) : null}
+          <SourcesPanel collection={collection} sources={sources} all={allSources} onChange={() => void load()} />
+          <SettingsPanel collection={collection} onSaved={setCollection} />
         </>
       ) : null}
     </Page>
@@ -532,7 +532,7 @@ function SettingsPanel({ collection, onSaved }: { collection: Collection; onSave
           Save changes
         </button>
       </form>
-      <h3>Delete this collection</h3>
+      <h3 className="danger-title">Delete this collection</h3>
       <p className="muted">Deleting a collection keeps its data sources and their documents; they stay available to other collections and can be attached again.</p>
       <Alert error={del.error} />
       <ConfirmAction

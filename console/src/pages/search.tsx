@@ -201,7 +201,7 @@ function SearchResults({ results, tenantId, collection }: { results: SearchRespo
                   onChange={(e) => toggle(h.document_id, e.target.checked)}
                   aria-describedby={`hit-title-${i}`}
                 />
-                <label htmlFor={`relevant-${i}`}>Relevant to this query</label>
+                <label htmlFor={`relevant-${i}`}>Mark as relevant</label>
               </div>
             ) : null}
           </li>
