@@ -930,6 +930,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/benchmarks/{suite_id}/tune": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tune the collection's fusion settings on the suite's cases
+         * @description Searches fusion settings (method, lexical/vector weights, score normalisation), BM25 field weights (title, headings, body) and the candidate depth with a coordinate search of a few tens of settings, starting from the collection's current setting. Each case's query is embedded and searched once; every setting is then ranked in memory. The cases are split deterministically by case id (SHA-256 order): 30% are held out and only check the result. Metrics (nDCG@10, recall@10, MRR@10, one hit per document) are reported for the best and the current setting on both parts. With apply: true the best setting is written to the collection's settings, but only when it does not lose on the held-out cases (nDCG@10); apply.detail says what was done or why not. Answers synchronously (about one to two runs of the suite); the suite's cases count against the monthly query quota once. 422 when the suite has fewer than 5 cases or its collection no longer exists or has no data sources. The body may be omitted (apply: false).
+         *
+         *     Required scope: `ingest`.
+         */
+        post: operations["tuneBenchmarkSuite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/industry-benchmarks": {
         parameters: {
             query?: never;
@@ -1168,6 +1190,112 @@ export interface components {
                 [key: string]: unknown;
             } | null;
         };
+        BenchmarkTuneOut: {
+            suite_id: string;
+            collection_id: string;
+            /** @description hybrid, or lexical when no embedding model is ready (then only field weights and depth are searched) */
+            mode: string;
+            /** @description metric cut-off (10) */
+            k: number;
+            objective: string;
+            split: {
+                method: string;
+                tuning_case_ids: string[];
+                held_out_case_ids: string[];
+            };
+            search: {
+                method: string;
+                dimensions: string[];
+                settings_evaluated: number;
+                passes: number;
+                space: {
+                    fusion: {
+                        fusion: string;
+                        lexical_weight: number;
+                        vector_weight: number;
+                        normalization: string | null;
+                    }[];
+                    field_weights: {
+                        title: number;
+                        headings: number;
+                        body: number;
+                    }[];
+                    candidate_depth: number[];
+                };
+            };
+            current: {
+                /** @description as collection settings (CollectionSettings) */
+                settings: {
+                    fusion: string;
+                    lexical_weight: number;
+                    vector_weight: number;
+                    normalization: string;
+                    candidate_depth: number;
+                    field_weights: {
+                        title: number;
+                        headings: number;
+                        body: number;
+                    };
+                };
+                tuning: {
+                    ndcg_at_10: number;
+                    recall_at_10: number;
+                    mrr_at_10: number;
+                    cases: number;
+                };
+                held_out: {
+                    ndcg_at_10: number;
+                    recall_at_10: number;
+                    mrr_at_10: number;
+                    cases: number;
+                };
+            };
+            best: {
+                /** @description as collection settings (CollectionSettings) */
+                settings: {
+                    fusion: string;
+                    lexical_weight: number;
+                    vector_weight: number;
+                    normalization: string;
+                    candidate_depth: number;
+                    field_weights: {
+                        title: number;
+                        headings: number;
+                        body: number;
+                    };
+                };
+                tuning: {
+                    ndcg_at_10: number;
+                    recall_at_10: number;
+                    mrr_at_10: number;
+                    cases: number;
+                };
+                held_out: {
+                    ndcg_at_10: number;
+                    recall_at_10: number;
+                    mrr_at_10: number;
+                    cases: number;
+                };
+            };
+            /** @description the best setting differs from the current one */
+            changed: boolean;
+            apply: {
+                requested: boolean;
+                applied: boolean;
+                /** @description the best setting differs and does not lose on the held-out cases */
+                allowed: boolean;
+                /** @description what was done, or why not */
+                detail: string;
+            };
+            took_ms: number;
+        };
+        BenchmarkTuneRequest: {
+            /**
+             * @description write the best setting to the suite's collection; done only when it does not lose on the held-out cases (nDCG@10)
+             * @default false
+             */
+            apply: boolean;
+        };
         CapabilitiesOut: {
             connectors: string[];
             render_js: boolean;
@@ -1221,11 +1349,25 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description Every key is optional; a missing key keeps the deployment default. POST /benchmarks/{suite_id}/tune can find and set them. */
         CollectionSettings: {
             /** @enum {string} */
             fusion?: "rrf" | "weighted";
             lexical_weight?: number;
             vector_weight?: number;
+            /**
+             * @description score normalisation of fusion 'weighted' (default zscore)
+             * @enum {string}
+             */
+            normalization?: "zscore" | "minmax";
+            /** @description candidates taken from each retriever (default 100) */
+            candidate_depth?: number;
+            /** @description BM25 weight of each field (default title 2, headings 1.5, body 1) */
+            field_weights?: {
+                title?: number;
+                headings?: number;
+                body?: number;
+            };
         };
         /** @description Partial update: only the fields present change. */
         CollectionUpdate: {
@@ -7091,6 +7233,240 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A plan limit is reached (sources, documents or queries this month, or too many attempts); `detail` says which and how much room is left. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Monthly query limit reached on the free plan: 5000 of 5000 used; resets 2026-12-01."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    tuneBenchmarkSuite: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example bench_9a8b7c6d5e4f3a2b1c0d */
+                suite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "apply": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["BenchmarkTuneRequest"];
+            };
+        };
+        responses: {
+            /** @description The best setting found, with its metrics and the current setting's on the tuning and held-out cases, and whether it was applied. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "suite_id": "bench_9a8b7c6d5e4f3a2b1c0d",
+                     *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
+                     *       "mode": "hybrid",
+                     *       "k": 10,
+                     *       "objective": "ndcg_at_10 on the tuning cases (ties: recall_at_10, then mrr_at_10; a tie keeps the current value)",
+                     *       "split": {
+                     *         "method": "deterministic by case id: cases ordered by the SHA-256 of their id, the first 30% held out, the rest tuned on",
+                     *         "tuning_case_ids": [
+                     *           "bmc_1a2b3c4d5e6f7a8b9c0d",
+                     *           "bmc_2b3c4d5e6f7a8b9c0d1e"
+                     *         ],
+                     *         "held_out_case_ids": [
+                     *           "bmc_3c4d5e6f7a8b9c0d1e2f"
+                     *         ]
+                     *       },
+                     *       "search": {
+                     *         "method": "coordinate search from the current setting over fusion (method, weights, normalisation), BM25 field weights and candidate depth; each query embedded once",
+                     *         "dimensions": [
+                     *           "fusion",
+                     *           "field_weights",
+                     *           "candidate_depth"
+                     *         ],
+                     *         "settings_evaluated": 19,
+                     *         "passes": 2,
+                     *         "space": {
+                     *           "fusion": [
+                     *             {
+                     *               "fusion": "weighted",
+                     *               "lexical_weight": 0.8,
+                     *               "vector_weight": 0.2,
+                     *               "normalization": "zscore"
+                     *             }
+                     *           ],
+                     *           "field_weights": [
+                     *             {
+                     *               "title": 2,
+                     *               "headings": 1.5,
+                     *               "body": 1
+                     *             },
+                     *             {
+                     *               "title": 4,
+                     *               "headings": 2,
+                     *               "body": 1
+                     *             }
+                     *           ],
+                     *           "candidate_depth": [
+                     *             100,
+                     *             50,
+                     *             200
+                     *           ]
+                     *         }
+                     *       },
+                     *       "current": {
+                     *         "settings": {
+                     *           "fusion": "weighted",
+                     *           "lexical_weight": 0.7,
+                     *           "vector_weight": 0.3,
+                     *           "normalization": "zscore",
+                     *           "candidate_depth": 100,
+                     *           "field_weights": {
+                     *             "title": 2,
+                     *             "headings": 1.5,
+                     *             "body": 1
+                     *           }
+                     *         },
+                     *         "tuning": {
+                     *           "ndcg_at_10": 0.702,
+                     *           "recall_at_10": 0.84,
+                     *           "mrr_at_10": 0.66,
+                     *           "cases": 70
+                     *         },
+                     *         "held_out": {
+                     *           "ndcg_at_10": 0.688,
+                     *           "recall_at_10": 0.83,
+                     *           "mrr_at_10": 0.65,
+                     *           "cases": 30
+                     *         }
+                     *       },
+                     *       "best": {
+                     *         "settings": {
+                     *           "fusion": "weighted",
+                     *           "lexical_weight": 0.8,
+                     *           "vector_weight": 0.2,
+                     *           "normalization": "zscore",
+                     *           "candidate_depth": 100,
+                     *           "field_weights": {
+                     *             "title": 4,
+                     *             "headings": 2,
+                     *             "body": 1
+                     *           }
+                     *         },
+                     *         "tuning": {
+                     *           "ndcg_at_10": 0.731,
+                     *           "recall_at_10": 0.86,
+                     *           "mrr_at_10": 0.7,
+                     *           "cases": 70
+                     *         },
+                     *         "held_out": {
+                     *           "ndcg_at_10": 0.705,
+                     *           "recall_at_10": 0.83,
+                     *           "mrr_at_10": 0.67,
+                     *           "cases": 30
+                     *         }
+                     *       },
+                     *       "changed": true,
+                     *       "apply": {
+                     *         "requested": true,
+                     *         "applied": true,
+                     *         "allowed": true,
+                     *         "detail": "Applied to collection 'col_3k9x2mqp7r1t8w0z5v4y' (held-out nDCG@10 0.705 against 0.688 for the current setting); searches of the collection use it from now on."
+                     *       },
+                     *       "took_ms": 2140
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BenchmarkTuneOut"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
             /** @description A plan limit is reached (sources, documents or queries this month, or too many attempts); `detail` says which and how much room is left. */
