@@ -9,6 +9,7 @@ import type { Runtime } from "../../runtime.js";
 import { openBenchRuntime, operatorPrincipal } from "../load.js";
 import { startBenchServer } from "../speed.js";
 import { serveDocs, type DocsSite } from "./site.js";
+import { pageOf } from "./questions.js";
 
 export interface DocsLoadStats {
   pages: number;
@@ -22,6 +23,12 @@ export interface DocsLoadStats {
   /** POST /crawl until every chunk had its vector (null: model unavailable) */
   vectors_s: number | null;
   reused: boolean;
+}
+
+/** Pages whose document failed to index (parse errors, limits), with the reason, from GET /documents. */
+export async function failedPages(d: Pick<DocsDeployment, "url" | "key" | "sourceId">): Promise<{ page: string; error: string }[]> {
+  const docs: any[] = await apiClient(d.url, d.key)("GET", `/documents?data_source_id=${d.sourceId}`);
+  return docs.filter((x) => x.status === "failed").map((x) => ({ page: pageOf(x.source), error: String(x.error ?? "") }));
 }
 
 export interface DocsDeployment {

@@ -15,7 +15,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { machineInfo } from "../report.js";
 import { docsDir, docsPages, missingPages, readQuestions } from "./questions.js";
-import { openDocsDeployment, type DocsLoadStats } from "./load.js";
+import { failedPages, openDocsDeployment, type DocsLoadStats } from "./load.js";
 import { DOCS_MODES, TOP_K, renderTable, runQuestions, summarize, type DocsMode, type ModeSummary, type QuestionResult } from "./evaluate.js";
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
@@ -68,8 +68,12 @@ interface DocsReport {
   questions: { file: string; count: number };
   model: { profile: string; state: string };
   load: DocsLoadStats;
+  /** pages whose document failed to index: every question judging one of them can miss it */
+  failed_pages: { page: string; error: string }[];
   top_k: number;
   modes: ModeSummary[];
+  /** the same, over the questions none of whose judged pages failed (when some failed) */
+  modes_indexed_pages_only: { questions: number; modes: ModeSummary[] } | null;
   results: QuestionResult[];
   total_s: number;
 }
@@ -120,7 +124,17 @@ async function main(): Promise<number> {
       summaries.push(s);
       results.push(...rows);
     }
-    const table = renderTable(summaries);
+    const failed = await failedPages(d);
+    const broken = new Set(failed.map((f) => f.page));
+    const intact = new Set(questions.filter((q) => !Object.keys(q.relevant).some((p) => broken.has(p))).map((q) => q.id));
+    const subset = failed.length ? o.modes.map((m) => summarize(m, results.filter((r) => r.mode === m && intact.has(r.id)))) : null;
+    let table = renderTable(summaries);
+    if (subset) {
+      log(`${failed.length} pages failed to index: ${failed.map((f) => f.page).join(", ")}`);
+      table +=
+        `\n${failed.length} of ${pages.length} pages failed to index (${failed.map((f) => f.page).join(", ")}); ` +
+        `over the ${intact.size} questions none of whose judged pages failed:\n\n${renderTable(subset)}`;
+    }
     const report: DocsReport = {
       date: new Date().toISOString(),
       command: ["npm run bench:questions --", ...process.argv.slice(2)].join(" "),
@@ -129,8 +143,10 @@ async function main(): Promise<number> {
       questions: { file: o.questions, count: questions.length },
       model: { profile: d.rt.activeProfile.name, state: d.rt.embedderStatus().state },
       load: d.load,
+      failed_pages: failed,
       top_k: TOP_K,
       modes: summaries,
+      modes_indexed_pages_only: subset ? { questions: intact.size, modes: subset } : null,
       results,
       total_s: (performance.now() - t0) / 1000,
     };
