@@ -50,14 +50,19 @@ export function freshQueries(all: string[], seen: Set<string>): () => string {
   };
 }
 
-/** The deployment's app plus a bench-only route that runs the same search service lexically (the API has no mode field). */
+/**
+ * The deployment's app plus bench-only routes that run the same search service lexically or by
+ * vectors alone (the API has no mode field): POST /bench/lexical-search, POST /bench/vector-search.
+ */
 export async function startBenchServer(rt: Runtime): Promise<{ app: FastifyInstance; url: string }> {
   const app = await buildApp(rt);
-  app.post(
-    "/bench/lexical-search",
-    { config: needs("search"), schema: { hide: true, body: ref(SearchRequest), response: { 200: ref(SearchResponse), ...errors(401, 403, 404, 422, 429) } } },
-    async (req) => rt.search.search(req.principal!, req.body as SearchBody, { mode: "lexical" }),
-  );
+  for (const mode of ["lexical", "vector"] as const) {
+    app.post(
+      `/bench/${mode}-search`,
+      { config: needs("search"), schema: { hide: true, body: ref(SearchRequest), response: { 200: ref(SearchResponse), ...errors(401, 403, 404, 422, 429) } } },
+      async (req) => rt.search.search(req.principal!, req.body as SearchBody, { mode }),
+    );
+  }
   await app.listen({ port: 0, host: "127.0.0.1" });
   const addr = app.server.address();
   const port = typeof addr === "object" && addr ? addr.port : 0;

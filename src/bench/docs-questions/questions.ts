@@ -1,0 +1,110 @@
+// The documentation question set (issue 16 item 1): one JSON object per line, judged at page
+// level against the Node.js API HTML docs that Debian's nodejs package installs. Shared by the
+// bench (docs-questions.ts) and the test that checks the file's shape.
+import fs from "node:fs";
+import path from "node:path";
+
+export const QUESTION_KINDS = ["keyword", "natural", "howto", "conceptual"] as const;
+export type QuestionKind = (typeof QUESTION_KINDS)[number];
+
+export const KIND_LABELS: Record<QuestionKind, string> = {
+  keyword: "keyword",
+  natural: "natural question",
+  howto: "how-to",
+  conceptual: "conceptual",
+};
+
+export interface DocsQuestion {
+  id: string;
+  kind: QuestionKind;
+  question: string;
+  /** page file name (e.g. `fs.html`) -> grade: 2 the page that answers it, 1 a page that helps */
+  relevant: Record<string, 1 | 2>;
+}
+
+export const DEFAULT_DOCS_DIR = "/usr/share/doc/nodejs/api";
+/** The docs set leaves these out: the single-page copy of everything and the table of contents. */
+export const EXCLUDED_PAGES = new Set(["all.html", "index.html"]);
+
+/** Where the docs are: QUESTIONS_DOCS_DIR, else Debian's location. */
+export function docsDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.QUESTIONS_DOCS_DIR?.trim() || DEFAULT_DOCS_DIR;
+}
+
+/** The pages of the set (sorted file names), or null when the directory does not exist. */
+export function docsPages(dir: string): string[] | null {
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) return null;
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".html") && !EXCLUDED_PAGES.has(f))
+    .sort();
+}
+
+/** The page a hit belongs to: the file name of its document URL (`http://x/api/fs.html#y` -> `fs.html`). */
+export function pageOf(source: string): string {
+  try {
+    return path.posix.basename(new URL(source).pathname);
+  } catch {
+    return path.posix.basename(source);
+  }
+}
+
+function checkLine(value: unknown, where: string): { question: DocsQuestion | null; errors: string[] } {
+  const errors: string[] = [];
+  const o = value as Partial<DocsQuestion> | null;
+  if (!o || typeof o !== "object" || Array.isArray(o)) return { question: null, errors: [`${where}: not a JSON object`] };
+  const extra = Object.keys(o).filter((k) => !["id", "kind", "question", "relevant"].includes(k));
+  if (extra.length) errors.push(`${where}: unknown fields ${extra.join(", ")}`);
+  if (typeof o.id !== "string" || !/^[a-z0-9-]+$/.test(o.id)) errors.push(`${where}: id must be a lower-case slug`);
+  if (!QUESTION_KINDS.includes(o.kind as QuestionKind)) errors.push(`${where}: kind must be one of ${QUESTION_KINDS.join(", ")}`);
+  if (typeof o.question !== "string" || o.question.trim().length < 3) errors.push(`${where}: question must be a non-empty string`);
+  const rel = o.relevant;
+  if (!rel || typeof rel !== "object" || Array.isArray(rel) || Object.keys(rel).length === 0) {
+    errors.push(`${where}: relevant must map at least one page to a grade`);
+  } else {
+    for (const [page, grade] of Object.entries(rel)) {
+      if (!/^[a-z0-9_-]+\.html$/.test(page) || EXCLUDED_PAGES.has(page)) errors.push(`${where}: '${page}' is not a page of the set`);
+      if (grade !== 1 && grade !== 2) errors.push(`${where}: grade of ${page} must be 1 or 2`);
+    }
+    if (!Object.values(rel).includes(2)) errors.push(`${where}: at least one page must have grade 2 (the page that answers it)`);
+  }
+  return { question: errors.length ? null : (o as DocsQuestion), errors };
+}
+
+/** Parses the JSONL text; every problem is reported (line numbers 1-based), duplicates included. */
+export function parseQuestions(text: string): { questions: DocsQuestion[]; errors: string[] } {
+  const questions: DocsQuestion[] = [];
+  const errors: string[] = [];
+  const ids = new Set<string>();
+  text.split("\n").forEach((line, i) => {
+    if (!line.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      errors.push(`line ${i + 1}: ${(err as Error).message}`);
+      return;
+    }
+    const r = checkLine(value, `line ${i + 1}`);
+    errors.push(...r.errors);
+    if (!r.question) return;
+    if (ids.has(r.question.id)) errors.push(`line ${i + 1}: duplicate id ${r.question.id}`);
+    ids.add(r.question.id);
+    questions.push(r.question);
+  });
+  return { questions, errors };
+}
+
+export function readQuestions(file: string): DocsQuestion[] {
+  const { questions, errors } = parseQuestions(fs.readFileSync(file, "utf8"));
+  if (errors.length) throw new Error(`${file}:\n  ${errors.join("\n  ")}`);
+  return questions;
+}
+
+/** Relevant pages that are not in the docs directory (a typo, or a page of another Node.js version). */
+export function missingPages(questions: DocsQuestion[], pages: string[]): string[] {
+  const have = new Set(pages);
+  const out: string[] = [];
+  for (const q of questions) for (const p of Object.keys(q.relevant)) if (!have.has(p)) out.push(`${q.id}: ${p}`);
+  return out;
+}
