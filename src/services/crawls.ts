@@ -224,7 +224,16 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     if (page.unchanged) {
       // the document is as the page is: nothing to re-index, only the validators move on
       const doc = await content.findDocumentBySource(row.tenant_id, row.data_source_id, page.url);
-      if (doc) return record(doc.id);
+      if (doc) {
+        // A page whose indexing failed last time (a parse cut off on a busy machine, a model
+        // outage) is indexed again from its stored file: otherwise only a change to the page
+        // could ever repair it.
+        if (doc.status === "failed") {
+          await content.setDocumentStatus(row.tenant_id, doc.id, "queued", null);
+          await deps.ingestQueue().enqueue({ tenant_id: row.tenant_id, kind: "ingest", subject: doc.id });
+        }
+        return record(doc.id);
+      }
       if (page.body.length === 0) {
         log.warn({ crawl: row.id, url: page.url }, "unchanged page without a stored document; it will be fetched in full next time");
         return;

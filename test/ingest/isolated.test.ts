@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { ParseError } from "../../src/ingest/parse/errors.js";
-import { closeParseWorkers, idleParseWorkerCount, parseIsolated } from "../../src/ingest/parse/isolated.js";
+import { closeParseWorkers, idleParseWorkerCount, ParseBusyError, parseIsolated } from "../../src/ingest/parse/isolated.js";
 import { makeDocx, makePdf } from "./fixtures.js";
 
 afterAll(async () => {
@@ -27,12 +27,20 @@ describe("parseIsolated", () => {
 
   it("stops a parse that runs over its time limit, and the next parse still works", async () => {
     const pdf = await makePdf(Array.from({ length: 30 }, (_, i) => ({ paragraphs: [`Page ${i + 1} text.`] })));
-    const err = await parseIsolated(pdf, "pdf", "slow.pdf", { timeoutMs: 5 }).catch((e: unknown) => e);
+    const err = await parseIsolated(pdf, "pdf", "slow.pdf", { timeoutMs: 5, machineBusy: () => false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ParseError);
     expect((err as Error).message).toBe("Parsing took longer than 5 ms (the limit for a file of this size) and was stopped. Split the file into smaller files and upload again.");
 
     const ok = await parseIsolated(Buffer.from("# Fine\n\nStill works."), "markdown", "ok.md", { timeoutMs: 30_000 });
     expect(ok.title).toBe("Fine");
+  });
+
+  it("blames an overloaded machine, not the file, for a parse that ran out of time under load (retried, not failed)", async () => {
+    const pdf = await makePdf(Array.from({ length: 30 }, (_, i) => ({ paragraphs: [`Page ${i + 1} text.`] })));
+    const err = await parseIsolated(pdf, "pdf", "busy.pdf", { timeoutMs: 5, machineBusy: () => true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ParseBusyError);
+    expect(err).not.toBeInstanceOf(ParseError);
+    expect((err as Error).message).toMatch(/^Parsing took longer than 5 ms \(the limit for a file of this size\) while the server was overloaded \(load [\d.]+ on \d+ cores\); it will be tried again\.$/);
   });
 
   it("stops a parse that exceeds its memory limit", async () => {
@@ -54,7 +62,7 @@ describe("parseIsolated", () => {
     expect(idleParseWorkerCount()).toBe(2);
     // A worker that timed out is never put back.
     const pdf = await makePdf(Array.from({ length: 20 }, (_, i) => ({ paragraphs: [`Page ${i + 1}.`] })));
-    await expect(parseIsolated(pdf, "pdf", "t.pdf", { timeoutMs: 1 })).rejects.toThrow(/took longer than 1 ms/);
+    await expect(parseIsolated(pdf, "pdf", "t.pdf", { timeoutMs: 1, machineBusy: () => false })).rejects.toThrow(/took longer than 1 ms/);
     expect(idleParseWorkerCount()).toBe(1);
   });
 });

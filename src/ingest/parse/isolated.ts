@@ -6,6 +6,7 @@
 // for the next one (a few idle workers, unref'd, retired when idle, after many parses, or when
 // its heap has grown). A worker that timed out, ran out of memory or crashed is terminated and
 // never reused.
+import os from "node:os";
 import { Worker } from "node:worker_threads";
 import type { ChunkDraft, FileKind, ParsedDocument } from "../types.js";
 import type { ChunkOptions } from "../chunk.js";
@@ -18,6 +19,19 @@ export interface IsolatedParseOptions {
   timeoutMs?: number;
   /** V8 old-generation heap limit of the worker; default 512 MB */
   maxOldGenerationSizeMb?: number;
+  /** whether the machine is too busy to blame a slow parse on the file; default: load average above the cores */
+  machineBusy?: () => boolean;
+}
+
+/**
+ * A parse that ran out of time while the machine was overloaded: the clock is wall time, so this
+ * says nothing about the file. Not a ParseError, so the job queue retries it with backoff; a file
+ * that is slow on a quiet machine fails as a ParseError at once.
+ */
+export class ParseBusyError extends Error {}
+
+export function loadAboveCores(): boolean {
+  return os.loadavg()[0] > os.availableParallelism();
 }
 
 const DEFAULT_MAX_OLD_MB = 512;
@@ -185,12 +199,15 @@ function runIsolated(
       discard(pw);
       reject(err);
     };
-    const tooSlow = () =>
-      fail(
-        new ParseError(
-          `Parsing took longer than ${formatDuration(timeoutMs)} (the limit for a file of this size) and was stopped. Split the file into smaller files and upload again.`,
-        ),
-      );
+    const tooSlow = () => {
+      const took = `Parsing took longer than ${formatDuration(timeoutMs)} (the limit for a file of this size)`;
+      if ((opts.machineBusy ?? loadAboveCores)()) {
+        const load = os.loadavg()[0].toFixed(1);
+        fail(new ParseBusyError(`${took} while the server was overloaded (load ${load} on ${os.availableParallelism()} cores); it will be tried again.`));
+      } else {
+        fail(new ParseError(`${took} and was stopped. Split the file into smaller files and upload again.`));
+      }
+    };
     let timer = setTimeout(() => fail(new Error("Parse worker did not start in time")), WORKER_START_TIMEOUT_MS);
     const startClock = () => {
       clearTimeout(timer);
