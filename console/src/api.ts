@@ -94,220 +94,52 @@ export async function uploadFile(sourceId: string, file: File): Promise<Document
 
 // --- the contract's resources (only the fields the console reads) -------------------------------
 
-export interface Tenant {
-  id: string;
-  name: string;
-  slug: string;
-  created_at: string;
-}
+// Response shapes are the generated client's (clients/typescript, from the OpenAPI document), so
+// the console cannot drift from the API it calls.
+import type { components } from "../../clients/typescript/src/schema.js";
+type S = components["schemas"];
 
-export interface User {
-  id: string;
-  email: string;
-  email_verified: boolean;
-}
+export type Tenant = S["Tenant"];
 
-export interface Usage {
-  period: string;
-  plan?: string;
-  sources_used: number;
-  documents_used: number;
-  queries_used: number;
-  sources_limit: number | null;
-  documents_limit: number | null;
-  queries_limit: number | null;
-}
+export type User = S["User"];
 
-export interface Me {
-  tenant: Tenant;
-  scopes: string[];
-  user: User | null;
-  role: string | null;
-  plan: string;
-  auth_method: string;
-  usage: Usage | null;
-}
+export type Usage = S["UsageOut"];
 
-export interface Account {
-  user: User;
-  tenant: Tenant;
-  role: string;
-  scopes: string[];
-  plan: string;
-}
+export type Me = S["MeOut"];
 
-export interface Collection {
-  id: string;
-  name: string;
-  description: string;
-  created_at: string;
-  document_count?: number;
-  indexed_count?: number;
-  data_source_count?: number;
-}
+export type Account = S["AccountOut"];
 
-export interface DataSource {
-  id: string;
-  name: string;
-  source_type: string;
-  status: string;
-  collection_ids?: string[];
-  configuration?: Record<string, unknown>;
-  last_synced_at?: string | null;
-  document_count?: number;
-  indexed_count?: number;
-  created_at: string;
-}
+export type Collection = S["CollectionOut"];
 
-export interface DocumentOut {
-  id: string;
-  data_source_id: string;
-  title: string;
-  source: string;
-  status: string;
-  error?: string | null;
-  created_at: string;
-  size_bytes?: number | null;
-  chunk_count?: number;
-}
+export type DataSource = S["DataSourceOut"];
 
-export interface SearchHit {
-  document_id: string;
-  chunk_id?: string | null;
-  title: string;
-  snippet: string;
-  score: number;
-  source: string;
-  heading_path?: string[];
-  highlights?: string[];
-}
+export type DocumentOut = S["DocumentOut"];
 
-export interface SearchResponse {
-  query: string;
-  took_ms: number;
-  total: number;
-  results: SearchHit[];
-}
+export type SearchHit = S["SearchHit"];
 
-export interface RetrievedContext {
-  id: string;
-  document_id: string;
-  title: string;
-  source: string;
-  position: number;
-  heading_path?: string[];
-  text: string;
-  score: number;
-  expanded?: boolean;
-  citation: number;
-}
+export type SearchResponse = S["SearchResponse"];
 
-export interface RetrieveResponse {
-  query: string;
-  took_ms: number;
-  contexts: RetrievedContext[];
-  documents: { document_id: string; title: string; source: string; best_score: number; chunks: number }[];
-  token_estimate: number;
-  text?: string | null;
-}
+export type RetrievedContext = S["RetrievedContext"];
 
-export interface ApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: string[];
-  status?: string;
-  created_at: string;
-  expires_at?: string | null;
-  revoked_at?: string | null;
-  last_used_at?: string | null;
-}
+export type RetrieveResponse = S["RetrieveResponse"];
 
-export interface ApiKeyCreated extends ApiKey {
-  key: string;
-}
+export type ApiKey = S["ApiKeyOut"];
 
-export interface Capabilities {
-  max_upload_bytes: number;
-  file_types: string[];
-  render_js?: boolean;
-  max_page_limit?: number;
-}
+export type ApiKeyCreated = S["ApiKeyCreated"];
 
-export interface Chunk {
-  id: string;
-  document_id: string;
-  position: number;
-  heading_path: string[];
-  text: string;
-  token_count: number;
-  embedded: boolean;
-}
+export type Capabilities = S["CapabilitiesOut"];
 
-export interface ChunkList {
-  document_id: string;
-  total: number;
-  chunks: Chunk[];
-}
+export type Chunk = S["ChunkOut"];
 
-export interface CrawlJob {
-  id: string;
-  data_source_id: string;
-  url: string;
-  /** queued, running, completed, failed or cancelled */
-  status: string;
-  pages_crawled: number;
-  page_limit: number;
-  max_depth: number;
-  error?: string | null;
-  created_at: string;
-  started_at?: string | null;
-  finished_at?: string | null;
-  pages_failed?: number;
-  pages_indexed?: number;
-  pages_pending?: number;
-  render_js?: boolean;
-  include_paths?: string[];
-}
+export type ChunkList = S["ChunkList"];
 
-export interface CrawlPage {
-  url: string;
-  status: string;
-  document_id: string | null;
-  reason: string | null;
-  at: string;
-}
+export type CrawlJob = S["CrawlOut"];
 
-export interface SiteCheckItem {
-  name: string;
-  /** pass, warn, fail or info */
-  status: string;
-  detail: string;
-}
+export type CrawlPage = S["CrawlPageOut"];
 
-export interface SiteCheck {
-  url: string;
-  final_url: string | null;
-  reachable: boolean;
-  status_code: number | null;
-  can_crawl: boolean;
-  blocked_reason: string | null;
-  robots_found: boolean;
-  robots_allowed: boolean;
-  crawl_delay: number | null;
-  sitemap_found: boolean;
-  sitemap_page_count: number;
-  llms_txt_found: boolean;
-  llms_txt_page_count: number;
-  markdown_twin: boolean;
-  needs_js: boolean;
-  scope: string | null;
-  estimated_pages: number | null;
-  suggested_page_limit: number;
-  suggested_depth: number;
-  checks: SiteCheckItem[];
-  elapsed_ms: number;
-}
+export type SiteCheckItem = S["SiteCheckItem"];
+
+export type SiteCheck = S["SiteCheckOut"];
 
 export interface BenchmarkCase {
   id: string;
@@ -338,6 +170,7 @@ export interface BenchmarkCaseResult {
   latency_ms: number;
 }
 
+// the OpenAPI document types a run's metrics and per-case results as open objects; their shape here
 export interface BenchmarkRun {
   id: string;
   /** running, completed or failed */
@@ -364,27 +197,6 @@ export interface BenchmarkSuite {
   latest_metrics?: BenchmarkMetrics | null;
 }
 
-export interface IndustryBenchmark {
-  name: string;
-  title: string;
-  description: string;
-  domain: string;
-  licence: string;
-  size: { documents: number | null; queries: number | null };
-  split: string;
-  published_bm25_ndcg_at_10: number | null;
-  available_locally: boolean;
-  local_path: string;
-  download: { automatic: boolean; detail: string };
-  homepage: string | null;
-}
+export type IndustryBenchmark = S["IndustryBenchmarkOut"];
 
-export interface IndustryImport {
-  dataset: string;
-  status: string;
-  collection_id: string;
-  data_source_id: string;
-  suite_id: string | null;
-  documents: number;
-  cases: number;
-}
+export type IndustryImport = S["IndustryBenchmarkImportOut"];
