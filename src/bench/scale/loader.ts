@@ -41,6 +41,8 @@ export interface Loaded {
   buildMs: number;
   /** time spent inside the store's write calls: what Quarry itself took */
   writeMs: number;
+  /** after the load: until the vector graphs had caught up with every stored vector */
+  graphMs: number;
 }
 
 interface Pending {
@@ -116,7 +118,7 @@ async function loadTenant(s: LoadState, tenant: number, t: BenchTenant, size: nu
 export async function loadLayout(rt: Runtime, corpus: Corpus, layout: Layout, vectors: VectorSource, df: DfSample, queryCount: number, seed: number): Promise<Loaded> {
   const total = layout.tenants * layout.chunksPerTenant;
   const starts = Array.from({ length: layout.tenants }, (_, t) => t * layout.chunksPerTenant);
-  const out: Loaded = { tenants: [], docs: [], queries: [], chunks: 0, composedChunks: 0, buildMs: 0, writeMs: 0 };
+  const out: Loaded = { tenants: [], docs: [], queries: [], chunks: 0, composedChunks: 0, buildMs: 0, writeMs: 0, graphMs: 0 };
   for (let t = 0; t < layout.tenants; t++) out.tenants.push(await createBenchTenant(rt, `Scale bench ${t + 1}`));
   const s: LoadState = {
     rt, corpus, vectors, df, seed,
