@@ -14,6 +14,15 @@ describe("tokenizeWords", () => {
     expect(normalizeWord("한국어")).toBe("한국어"); // NFC after stripping: Hangul recomposes
   });
 
+  it("cuts ASCII text (its fast path) exactly as the Unicode path cuts the same words", () => {
+    const ascii = "Hello, World! foo.bar() v2.3.1 ERR_CONN_RESET x-y_z 42abc\tTAB\n~`'\"[]{}";
+    // one non-ASCII character sends the whole text down the Unicode path; its tokens must agree
+    const unicode = tokenizeWords(`${ascii} é`).slice(0, -1);
+    expect(tokenizeWords(ascii)).toEqual(unicode);
+    expect(tokenizeWords(ascii).map((t) => t.norm)).toEqual(["hello", "world", "foo", "bar", "v2", "3", "1", "err", "conn", "reset", "x", "y", "z", "42abc", "tab"]);
+    expect(normalizeWord("MiXeD42")).toBe("mixed42");
+  });
+
   it("cuts Latin, CJK and code text the way FTS5 unicode61 remove_diacritics 2 does", () => {
     const db = new Database(":memory:");
     try {
