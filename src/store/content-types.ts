@@ -85,6 +85,13 @@ export interface ChunkHit extends ChunkRow {
   document_metadata: Json;
 }
 
+/** Positions fromPosition..toPosition (inclusive) of one document. */
+export interface ChunkRange {
+  documentId: string;
+  fromPosition: number;
+  toPosition: number;
+}
+
 export interface NewChunk {
   position: number;
   text: string;
@@ -286,6 +293,11 @@ export interface ContentStore {
   vectorSearch(indexName: string, tenantId: string, sourceIds: string[], vector: Float32Array, k: number): Promise<Scored[]>;
   hydrateChunks(tenantId: string, chunkIds: string[]): Promise<Map<string, ChunkHit>>;
   chunksAt(tenantId: string, documentId: string, positions: number[]): Promise<ChunkHit[]>;
+  /**
+   * The tenant's chunks inside any of these position ranges (bounds inclusive), each chunk once,
+   * ordered by document then position: all the neighbours /retrieve adds, in one query.
+   */
+  chunksInRanges(tenantId: string, ranges: readonly ChunkRange[]): Promise<ChunkHit[]>;
 
   // jobs: the storage of the embedded queue (jobs/embedded-queue.ts). Services never call these;
   // they enqueue and cancel through the JobQueue.
