@@ -8,7 +8,6 @@ import { needs } from "../route-config.js";
 import { ServiceError, ValidationError } from "../../services/errors.js";
 import type { UploadedFile, DocumentService } from "../../services/documents.js";
 import { linkNext, pagingQuery } from "../paging.js";
-import type { FileStore } from "../../store/files.js";
 
 const DocParams = Type.Object({ document_id: Type.String() });
 const MAX_FILES = 100;
@@ -36,14 +35,14 @@ function unreadableBody(err: unknown): unknown {
 /** What these routes use, and nothing else of the runtime. */
 export interface DocumentRouteDeps {
   documents: DocumentService;
-  /** where an upload is streamed before the service takes it */
-  fileStore: Pick<FileStore, "tempPath">;
+  /** a fresh temp file path: each upload is streamed there before the service takes it */
+  tempPath(): string;
   /** largest accepted file, checked while streaming (413) */
   maxUploadBytes: number;
 }
 
 export const documentRoutes =
-  ({ documents, fileStore, maxUploadBytes }: DocumentRouteDeps): FastifyPluginAsyncTypebox =>
+  ({ documents, tempPath: newTempPath, maxUploadBytes }: DocumentRouteDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
     const tags = ["documents"];
     app.get(
@@ -100,7 +99,7 @@ export const documentRoutes =
                   { type: "extra_forbidden", loc: ["body", part.fieldname], msg: "Send files in the field 'files'", input: part.filename },
                 ]);
               }
-              const tempPath = fileStore.tempPath();
+              const tempPath = newTempPath();
               files.push({ filename: part.filename, mimetype: part.mimetype, tempPath, size: 0 });
               const tooLarge = () => new ServiceError("payload_too_large", `"${part.filename}" is larger than 50 MB, the upload limit.`);
               // Answer 413 the moment the limit is crossed: left alone, the parser would read (and
