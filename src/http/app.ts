@@ -17,6 +17,7 @@ import { registerRateLimits, registerSecurityHeaders } from "./protection.js";
 import { SHARED_SCHEMAS } from "./schemas/index.js";
 import { SESSION_COOKIE } from "./session-cookie.js";
 import { systemRoutes } from "./routes/system.js";
+import type { SystemFacts } from "../services/system.js";
 import { tenantRoutes } from "./routes/tenants.js";
 import { apiKeyRoutes } from "./routes/api-keys.js";
 import { authRoutes } from "./routes/auth.js";
@@ -123,7 +124,17 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<App>
   app.get("/openapi.json", { config: { scope: null }, schema: { hide: true } }, async () => app.swagger());
 
   // each route plugin gets the few services it uses, never the whole runtime
-  await app.register(systemRoutes({ system: rt, metrics: rt.metrics, accounts: rt.accounts, quotas: rt.quotas }));
+  const system: SystemFacts = {
+    store: rt.store,
+    config: rt.config,
+    limits: rt.limits,
+    profiles: rt.profiles,
+    activeProfile: rt.activeProfile,
+    embedderStatus: () => rt.embedderStatus(),
+    extraHealthChecks: () => rt.extraHealthChecks(),
+    vectorHealth: () => rt.vectorHealth(),
+  };
+  await app.register(systemRoutes({ system, metrics: rt.metrics, accounts: rt.accounts, quotas: rt.quotas }));
   await app.register(tenantRoutes({ tenants: rt.tenants }));
   await app.register(apiKeyRoutes({ apiKeys: rt.apiKeys }));
   await app.register(authRoutes({ accounts: rt.accounts, publicUrl: rt.config.publicUrl }));
