@@ -244,9 +244,7 @@ export function createDocumentService(deps: DocumentServiceDeps) {
     async chunksAround(p: Principal, id: string, position: number, window: number) {
       const tenant = tenantOf(p);
       const doc = await get(tenant.id, id);
-      const positions: number[] = [];
-      for (let i = Math.max(0, position - window); i <= position + window; i++) positions.push(i);
-      const rows = (await content.chunksAt(tenant.id, id, positions)).sort((a, b) => a.position - b.position);
+      const rows = await content.chunksInRanges(tenant.id, [{ documentId: id, fromPosition: position - window, toPosition: position + window }]);
       if (!rows.some((r) => r.position === position)) {
         const range = doc.chunk_count > 0 ? `positions 0 to ${doc.chunk_count - 1}` : "no indexed chunks yet";
         throw new ServiceError("not_found", `Document '${id}' has no chunk at position ${position} (${range}).`);

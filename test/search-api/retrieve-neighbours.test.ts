@@ -32,9 +32,6 @@ function service() {
       calls.push([...ranges]);
       return ranges.flatMap((r) => [r.fromPosition, r.toPosition].map((p) => chunk(r.documentId, p)));
     },
-    chunksAt: async () => {
-      throw new Error("retrieve must not fetch neighbours one range at a time");
-    },
   };
   const ranked = [chunk("a", 3), chunk("b", 5), chunk("c", 1)].map((c, i) => ({
     chunk: c,

@@ -21,7 +21,7 @@ export interface PostgresContentOptions {
   vectors?: VectorSearchOptions;
 }
 
-function hitMethods(pool: Pool): Pick<ContentStore, "hydrateChunks" | "chunksAt" | "chunksInRanges"> {
+function hitMethods(pool: Pool): Pick<ContentStore, "hydrateChunks" | "chunksInRanges"> {
   return {
     async hydrateChunks(tenantId, ids) {
       const out = new Map<string, ChunkHit>();
@@ -33,15 +33,6 @@ function hitMethods(pool: Pool): Pick<ContentStore, "hydrateChunks" | "chunksAt"
         out.set(hit.id, hit);
       }
       return out;
-    },
-    async chunksAt(tenantId, documentId, positions) {
-      if (positions.length === 0) return [];
-      const r = await pool.query<RawHit>(`${HIT} WHERE c.tenant_id = $1 AND c.document_id = $2 AND c.position = ANY($3::int[]) ORDER BY c.position`, [
-        tenantId,
-        documentId,
-        positions,
-      ]);
-      return r.rows.map(toHit);
     },
     async chunksInRanges(tenantId, ranges) {
       const { documentIds, positions } = rangePositions(ranges);

@@ -28,7 +28,6 @@ type SearchMethods = Pick<
   | "lexicalSearch"
   | "vectorSearch"
   | "hydrateChunks"
-  | "chunksAt"
   | "chunksInRanges"
   | "vectorIndexStatus"
 >;
@@ -120,14 +119,6 @@ export function searchMethods(db: DB, vectors: VectorIndexes): SearchMethods {
         out.set(hit.id, hit);
       }
       return out;
-    },
-    async chunksAt(tenantId, documentId, positions) {
-      if (positions.length === 0) return [];
-      return (
-        db
-          .prepare(`${HIT} WHERE c.tenant_id = ? AND c.document_id = ? AND c.position IN (SELECT value FROM json_each(?)) ORDER BY c.position`)
-          .all(tenantId, documentId, JSON.stringify(positions)) as RawHit[]
-      ).map(toHit);
     },
     async chunksInRanges(tenantId, ranges) {
       const { documentIds, positions } = rangePositions(ranges);
