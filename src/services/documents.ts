@@ -2,7 +2,10 @@
 // a batch before anything is stored: the route has already streamed each file to a temp file
 // (enforcing the 50 MB limit while streaming); here types are sniffed from the bytes, then the
 // batch is accepted atomically (services/acceptance.ts: bytes staged, rows committed with the
-// document quota checked, bytes placed) and only then are the ingest jobs queued.
+// document quota checked, bytes placed) and only then are the ingest jobs queued. The jobs are not
+// part of the rows' transaction: a process that dies between the commit and the enqueue leaves
+// queued documents without a job, and ingest recovery (runtime.ts ingestRecovery) queues them at
+// the next start.
 import fsp from "node:fs/promises";
 import { createHash } from "node:crypto";
 import pMap from "p-map";
