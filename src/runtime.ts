@@ -8,7 +8,6 @@ import { observedIngestHandler } from "./job-events.js";
 import type { Config } from "./config.js";
 import type { Store } from "./store/types.js";
 import { openStore } from "./store/open.js";
-import type { VectorIndexStatus } from "./store/content-types.js";
 import { createAuthService } from "./services/auth.js";
 import { createApiKeyService } from "./services/api-keys.js";
 import { createTenantService } from "./services/tenants.js";
@@ -17,7 +16,7 @@ import { createMailer, type Mailer } from "./services/mailer.js";
 import { createQuotaService } from "./services/quotas.js";
 import { loadProfiles, resolveActiveProfile } from "./embed/profiles.js";
 import type { EmbeddingProfile, EmbedderStatus } from "./embed/types.js";
-import type { CheckResult } from "./services/system.js";
+import type { CheckResult, VectorHealth } from "./services/system.js";
 import { localFileStore, type FileStore } from "./store/files.js";
 import { createCollectionService, type CollectionService } from "./services/collections.js";
 import { createSourceService, type SourceService } from "./services/sources.js";
@@ -38,11 +37,6 @@ import type { Embedder } from "./embed/types.js";
 import { SUPPORTED_FILE_TYPES } from "./ingest/sniff.js";
 import { MAX_PAGE_LIMIT, PAGE_SIZE_LIMIT_BYTES } from "./crawl/limits.js";
 
-
-export interface VectorHealth extends VectorIndexStatus {
-  /** chunks lexically searchable but still waiting for a vector (all tenants) */
-  chunks_pending_vectors: number;
-}
 
 export interface Runtime {
   config: Config;

@@ -6,9 +6,17 @@ import path from "node:path";
 import type { QualityRow } from "./quality.js";
 import type { SpeedResult } from "./speed.js";
 import type { IngestResult } from "./ingest.js";
-import type { ScaleResult } from "./scale.js";
 import type { LoadStats } from "./load.js";
 import type { PublishedScore } from "../search/beir-catalog.js";
+import type { LatencySummary } from "../search/metrics.js";
+
+/** Shape of the former in-bench scale row that the report still types (the dataset bench no longer fills it). */
+export interface ScaleResult {
+  chunks: number;
+  build_ms: number;
+  hybrid: LatencySummary;
+  lexical: LatencySummary;
+}
 
 export interface SuiteCheck {
   suite_id: string;

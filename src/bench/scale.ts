@@ -10,15 +10,6 @@ import type { Layout } from "./scale/loader.js";
 import { runLayout } from "./scale/run-layout.js";
 import { renderScaleMarkdown, writeScaleReport, type ScaleReport } from "./scale/report.js";
 import { machineInfo } from "./report.js";
-import type { LatencySummary } from "../search/metrics.js";
-
-/** Shape of the former in-bench scale row that report.ts still types (the dataset bench no longer fills it). */
-export interface ScaleResult {
-  chunks: number;
-  build_ms: number;
-  hybrid: LatencySummary;
-  lexical: LatencySummary;
-}
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
 

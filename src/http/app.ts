@@ -17,6 +17,7 @@ import { registerRateLimits, registerSecurityHeaders } from "./protection.js";
 import { SHARED_SCHEMAS } from "./schemas/index.js";
 import { SESSION_COOKIE } from "./session-cookie.js";
 import { systemRoutes } from "./routes/system.js";
+import type { SystemFacts } from "../services/system.js";
 import { tenantRoutes } from "./routes/tenants.js";
 import { apiKeyRoutes } from "./routes/api-keys.js";
 import { authRoutes } from "./routes/auth.js";
@@ -122,18 +123,39 @@ export async function buildApp(rt: Runtime, opts: AppOptions = {}): Promise<App>
 
   app.get("/openapi.json", { config: { scope: null }, schema: { hide: true } }, async () => app.swagger());
 
-  await app.register(systemRoutes(rt));
-  await app.register(tenantRoutes(rt));
-  await app.register(apiKeyRoutes(rt));
-  await app.register(authRoutes(rt));
-  await app.register(collectionRoutes(rt));
-  await app.register(dataSourceRoutes(rt));
-  await app.register(documentRoutes(rt));
-  await app.register(searchRoutes(rt));
-  await app.register(crawlRoutes(rt));
-  await app.register(benchmarkRoutes(rt));
-  await app.register(auditRoutes(rt.audit));
-  await app.register(agentRoutes(rt));
+  // each route plugin gets the few services it uses, never the whole runtime
+  const system: SystemFacts = {
+    store: rt.store,
+    config: rt.config,
+    limits: rt.limits,
+    profiles: rt.profiles,
+    activeProfile: rt.activeProfile,
+    embedderStatus: () => rt.embedderStatus(),
+    extraHealthChecks: () => rt.extraHealthChecks(),
+    vectorHealth: () => rt.vectorHealth(),
+  };
+  await app.register(systemRoutes({ system, metrics: rt.metrics, accounts: rt.accounts, quotas: rt.quotas }));
+  await app.register(tenantRoutes({ tenants: rt.tenants }));
+  await app.register(apiKeyRoutes({ apiKeys: rt.apiKeys }));
+  await app.register(authRoutes({ accounts: rt.accounts, publicUrl: rt.config.publicUrl }));
+  await app.register(collectionRoutes({ collections: rt.collections }));
+  await app.register(dataSourceRoutes({ sources: rt.sources, documents: rt.documents }));
+  await app.register(documentRoutes({ documents: rt.documents, tempPath: () => rt.files.tempPath(), maxUploadBytes: rt.config.maxUploadBytes }));
+  await app.register(searchRoutes({ search: rt.search }));
+  await app.register(crawlRoutes({ crawls: rt.crawls }));
+  await app.register(benchmarkRoutes({ benchmarks: rt.benchmarks, industryBenchmarks: rt.industryBenchmarks }));
+  await app.register(auditRoutes({ audit: rt.audit }));
+  await app.register(
+    agentRoutes({
+      collections: rt.collections,
+      sources: rt.sources,
+      documents: rt.documents,
+      search: rt.search,
+      crawls: rt.crawls,
+      auth: rt.auth,
+      publicUrl: rt.config.publicUrl,
+    }),
+  );
   // last: the console answers only its own paths, so no API path can be shadowed by it
   await app.register(consoleRoutes({ dir: opts.consoleDir ?? defaultConsoleDir() }));
   return app;

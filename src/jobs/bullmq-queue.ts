@@ -8,8 +8,7 @@ import { Redis, type RedisOptions } from "ioredis";
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from "bullmq";
 import type { Logger } from "pino";
 import { FairLists, type FairJob } from "./redis-fair.js";
-import type { QueueBackend, QueueSpec } from "./index.js";
-import { PermanentJobError, QueueUnavailableError, type JobQueue, type NewJob } from "./types.js";
+import { PermanentJobError, QueueUnavailableError, type JobQueue, type NewJob, type QueueBackend, type QueueSpec } from "./types.js";
 
 export interface BullOptions {
   url: string;

@@ -4,25 +4,9 @@
 import type { Logger } from "pino";
 import type { ContentStore } from "../store/content-types.js";
 import { createEmbeddedQueue } from "./embedded-queue.js";
-import type { GiveUpHook, JobHandler, JobQueue, RecoveryHook } from "./types.js";
+import type { QueueBackend } from "./types.js";
 
 export * from "./types.js";
-
-/** One queue: its name (for keys and logs), its handlers and how many workers run them. */
-export interface QueueSpec {
-  name: string;
-  handlers: Record<string, JobHandler>;
-  concurrency: number;
-  onGiveUp?: GiveUpHook;
-  recovery?: RecoveryHook[];
-}
-
-export interface QueueBackend {
-  readonly name: string;
-  create(spec: QueueSpec): JobQueue;
-  /** releases shared connections once every queue is closed */
-  close(): Promise<void>;
-}
 
 export interface BackendOptions {
   redisUrl: string | null;

@@ -75,3 +75,19 @@ export interface FairnessOptions {
    */
   tenantConcurrency: number;
 }
+
+/** One queue: its name (for keys and logs), its handlers and how many workers run them. */
+export interface QueueSpec {
+  name: string;
+  handlers: Record<string, JobHandler>;
+  concurrency: number;
+  onGiveUp?: GiveUpHook;
+  recovery?: RecoveryHook[];
+}
+
+export interface QueueBackend {
+  readonly name: string;
+  create(spec: QueueSpec): JobQueue;
+  /** releases shared connections once every queue is closed */
+  close(): Promise<void>;
+}

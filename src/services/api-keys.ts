@@ -86,3 +86,5 @@ export function createApiKeyService(deps: { store: Store; audit?: Pick<AuditServ
     },
   };
 }
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;

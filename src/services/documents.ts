@@ -2,7 +2,10 @@
 // a batch before anything is stored: the route has already streamed each file to a temp file
 // (enforcing the 50 MB limit while streaming); here types are sniffed from the bytes, then the
 // batch is accepted atomically (services/acceptance.ts: bytes staged, rows committed with the
-// document quota checked, bytes placed) and only then are the ingest jobs queued.
+// document quota checked, bytes placed) and only then are the ingest jobs queued. The jobs are not
+// part of the rows' transaction: a process that dies between the commit and the enqueue leaves
+// queued documents without a job, and ingest recovery (runtime.ts ingestRecovery) queues them at
+// the next start.
 import fsp from "node:fs/promises";
 import { createHash } from "node:crypto";
 import pMap from "p-map";
@@ -244,9 +247,7 @@ export function createDocumentService(deps: DocumentServiceDeps) {
     async chunksAround(p: Principal, id: string, position: number, window: number) {
       const tenant = tenantOf(p);
       const doc = await get(tenant.id, id);
-      const positions: number[] = [];
-      for (let i = Math.max(0, position - window); i <= position + window; i++) positions.push(i);
-      const rows = (await content.chunksAt(tenant.id, id, positions)).sort((a, b) => a.position - b.position);
+      const rows = await content.chunksInRanges(tenant.id, [{ documentId: id, fromPosition: position - window, toPosition: position + window }]);
       if (!rows.some((r) => r.position === position)) {
         const range = doc.chunk_count > 0 ? `positions 0 to ${doc.chunk_count - 1}` : "no indexed chunks yet";
         throw new ServiceError("not_found", `Document '${id}' has no chunk at position ${position} (${range}).`);

@@ -4,7 +4,7 @@
 // with assertWithinLimit() / quotaExceededError().
 import type { Store, TenantRow } from "../store/types.js";
 import { ServiceError } from "./errors.js";
-import { currentPeriod, limitsOf, periodResetsAt, type PlanLimits } from "./plans.js";
+import { currentPeriod, limitsOf, periodResetsAt, usageOf, type PlanLimits, type UsageOut } from "./plans.js";
 
 export type QuotaKind = keyof PlanLimits;
 
@@ -56,6 +56,11 @@ export function createQuotaService(deps: { store: Store; now?: () => Date }) {
       const r = await deps.store.quotas.consumeQueries(tenant.id, currentPeriod(t), n, limit);
       if (!r.ok) throw quotaExceededError("queries", tenant.plan, r.used, limit!, n, t);
       return { used: r.used, limit };
+    },
+
+    /** The tenant's usage this period against its plan's limits (GET /me). */
+    usage(tenant: TenantRow): Promise<UsageOut> {
+      return usageOf(deps.store, tenant.id, tenant.plan, now());
     },
   };
 }

@@ -9,10 +9,9 @@ export interface CollectionScope {
   settings: Json;
   data_source_ids: string[];
 }
-import type { Engine, EngineSettings, RankedChunk, RetrievalMode } from "../search/engine.js";
+import type { Engine, EngineSettings, RetrievalMode } from "../search/engine.js";
 import { DEFAULT_ENGINE_SETTINGS } from "../search/engine.js";
 import { queryTerms } from "../search/fts-query.js";
-import { makeSnippet } from "../search/snippet.js";
 import { assembleRetrieve, neighbourRanges, selectMatches, type ChunkRecord, type ScoredChunk } from "../search/retrieve-assembly.js";
 import type { FusionOptions } from "../search/fusion.js";
 import { relativeCutoff, RETRIEVE_CUTOFF } from "../search/calibration.js";
@@ -21,7 +20,7 @@ import { relativeCutoff, RETRIEVE_CUTOFF } from "../search/calibration.js";
 export { RETRIEVE_CUTOFF };
 import { tenantOf, type Principal } from "./auth.js";
 import { notFound } from "./errors.js";
-import { chunkId } from "./documents.js";
+import { chunkRecord, searchHit } from "./chunk-hits.js";
 import type { QuotaService } from "./quotas.js";
 
 export interface SearchRequest {
@@ -101,22 +100,6 @@ export function createSearchService(deps: {
     return deps.engine.rank(tenant.id, c.data_source_ids, query, settingsFor(base, c.settings), mode);
   }
 
-  function hit(r: RankedChunk, terms: string[]) {
-    const { snippet, highlights } = makeSnippet(r.chunk.text, terms);
-    return {
-      document_id: r.chunk.document_id,
-      chunk_id: chunkId(r.chunk.id),
-      title: r.chunk.title,
-      snippet,
-      score: round(r.score),
-      source: r.chunk.source,
-      heading_path: r.chunk.heading_path,
-      position: r.chunk.position,
-      metadata: { ...r.chunk.document_metadata, ...r.chunk.metadata },
-      highlights,
-    };
-  }
-
   return {
     /** ranking without quota or shaping: for benchmark runs and the bench command */
     rank,
@@ -144,7 +127,7 @@ export function createSearchService(deps: {
         query: req.query,
         took_ms: Math.round(performance.now() - started),
         total: ranked.length,
-        results: ranked.slice(0, topK).map((r) => hit(r, terms)),
+        results: ranked.slice(0, topK).map((r) => searchHit(r.chunk, round(r.score), terms)),
         mode: result.mode,
       };
     },
@@ -156,16 +139,7 @@ export function createSearchService(deps: {
       await deps.quotas.consumeQueries(tenant, 1);
       const result = await rank(p, c, req.query);
       const minScore = req.min_score ?? 0;
-      let matches: ScoredChunk[] = result.ranked.map((r) => ({
-        id: chunkId(r.chunk.id),
-        documentId: r.chunk.document_id,
-        position: r.chunk.position,
-        text: r.chunk.text,
-        headingPath: r.chunk.heading_path,
-        title: r.chunk.title,
-        source: r.chunk.source,
-        score: round(r.score),
-      }));
+      let matches: ScoredChunk[] = result.ranked.map((r) => ({ ...chunkRecord(r.chunk), score: round(r.score) }));
       if (minScore > 0) matches = matches.filter((m) => m.score >= minScore);
       // relevance is non-increasing down the ranked list, so the cutoff keeps a prefix of it
       if (req.relative_cutoff ?? true) matches = relativeCutoff(matches);
@@ -176,25 +150,14 @@ export function createSearchService(deps: {
         maxTokens: req.max_tokens ?? null,
         format: (req.format === "text" ? "text" : "json") as "json" | "text",
       };
-      // Neighbours are fetched up front so assembly stays synchronous and storage-free.
+      // Neighbours are fetched up front, all ranges in one store call, so assembly stays
+      // synchronous and storage-free.
+      const ranges = neighbourRanges(selectMatches(matches, options), options.contextWindow);
       const neighbours = new Map<string, ChunkRecord[]>();
-      for (const range of neighbourRanges(selectMatches(matches, options), options.contextWindow)) {
-        const positions: number[] = [];
-        for (let i = range.fromPosition; i <= range.toPosition; i++) positions.push(i);
-        const rows = await deps.store.content.chunksAt(tenant.id, range.documentId, positions);
-        const list = neighbours.get(range.documentId) ?? [];
-        for (const r of rows) {
-          list.push({
-            id: chunkId(r.id),
-            documentId: r.document_id,
-            position: r.position,
-            text: r.text,
-            headingPath: r.heading_path,
-            title: r.title,
-            source: r.source,
-          });
-        }
-        neighbours.set(range.documentId, list);
+      for (const row of ranges.length > 0 ? await deps.store.content.chunksInRanges(tenant.id, ranges) : []) {
+        const list = neighbours.get(row.document_id) ?? [];
+        list.push(chunkRecord(row));
+        neighbours.set(row.document_id, list);
       }
       const assembled = assembleRetrieve(matches, neighbours, options);
       return { query: req.query, took_ms: Math.round(performance.now() - started), ...assembled };

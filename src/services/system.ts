@@ -1,12 +1,34 @@
-// Deployment-level facts: health of each dependency, capabilities, embedding profiles.
-import type { Runtime } from "../runtime.js";
+// Deployment-level facts: health of each dependency, capabilities, embedding profiles. The
+// functions take the few facts they read (SystemFacts), not the Runtime, so runtime.ts can build
+// the facts without this module importing it back.
 import { VERSION } from "../version.js";
-import type { EmbeddingProfile } from "../embed/types.js";
+import type { EmbeddingProfile, EmbedderStatus } from "../embed/types.js";
+import type { Config } from "../config.js";
+import type { Store } from "../store/types.js";
+import type { VectorIndexStatus } from "../store/content-types.js";
 import { ocrAvailable } from "../ingest/parse/ocr.js";
 
 export interface CheckResult {
   status: "up" | "down" | "degraded";
   detail: string | null;
+}
+
+export interface VectorHealth extends VectorIndexStatus {
+  /** chunks lexically searchable but still waiting for a vector (all tenants) */
+  chunks_pending_vectors: number;
+}
+
+/** What GET /health, /readyz, /capabilities and /embedding-profile(s) read; a Runtime is one. */
+export interface SystemFacts {
+  store: Pick<Store, "kind" | "ping">;
+  config: Pick<Config, "crawlRenderJs" | "maxUploadBytes">;
+  limits: { pageSizeLimitBytes: number; maxPageLimit: number; fileTypes: string[] };
+  profiles: EmbeddingProfile[];
+  activeProfile: EmbeddingProfile;
+  embedderStatus(): EmbedderStatus;
+  /** queue, index and model checks (the database is checked here) */
+  extraHealthChecks(): Promise<Record<string, CheckResult>>;
+  vectorHealth(): Promise<VectorHealth>;
 }
 
 async function check(fn: () => Promise<string | null>): Promise<CheckResult> {
@@ -20,7 +42,7 @@ async function check(fn: () => Promise<string | null>): Promise<CheckResult> {
 /** 200 only when API, database, queue and index are up; the model does not fail health, because
  * search keeps answering lexically without it, but a model that is not up makes the status
  * `degraded` (still 200). */
-export async function healthReport(rt: Runtime) {
+export async function healthReport(rt: SystemFacts) {
   const checks: Record<string, CheckResult> = {
     api: { status: "up", detail: null },
     database: await check(async () => {
@@ -42,7 +64,7 @@ export async function healthReport(rt: Runtime) {
  * unavailable): a rolling deploy must not move traffic to a process that could only answer
  * lexically. /health stays 200 "degraded" in that case, since search still answers.
  */
-export async function readiness(rt: Runtime): Promise<{ ready: boolean; reasons: string[]; checks: Record<string, CheckResult> }> {
+export async function readiness(rt: SystemFacts): Promise<{ ready: boolean; reasons: string[]; checks: Record<string, CheckResult> }> {
   const report = await healthReport(rt);
   const reasons: string[] = [];
   for (const name of ["database", "queue", "index"]) {
@@ -54,7 +76,7 @@ export async function readiness(rt: Runtime): Promise<{ ready: boolean; reasons:
   return { ready: reasons.length === 0, reasons, checks: report.checks };
 }
 
-export function profileOut(rt: Runtime, p: EmbeddingProfile) {
+export function profileOut(rt: Pick<SystemFacts, "activeProfile" | "embedderStatus">, p: EmbeddingProfile) {
   const active = p.name === rt.activeProfile.name;
   const status = active ? rt.embedderStatus() : null;
   return {
@@ -75,7 +97,7 @@ export function profileOut(rt: Runtime, p: EmbeddingProfile) {
   };
 }
 
-export function capabilities(rt: Runtime) {
+export function capabilities(rt: SystemFacts) {
   return {
     connectors: ["upload", "website"],
     render_js: rt.config.crawlRenderJs,

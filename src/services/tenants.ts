@@ -64,3 +64,5 @@ export function createTenantService(deps: { store: Store; defaultPlan: string; a
     },
   };
 }
+
+export type TenantService = ReturnType<typeof createTenantService>;

@@ -1,7 +1,7 @@
 // Storage contract of accounts (users, console sessions, emailed tokens, login throttle) and of
 // the query quota counter. Methods are coarse: each one is one use case and one atomic unit, so
 // a PostgreSQL implementation can make each a transaction too.
-import type { TenantRow } from "./types.js";
+import type { TenantRow } from "./tenant-types.js";
 
 export type Role = "owner" | "member";
 

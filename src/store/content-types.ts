@@ -85,6 +85,13 @@ export interface ChunkHit extends ChunkRow {
   document_metadata: Json;
 }
 
+/** Positions fromPosition..toPosition (inclusive) of one document. */
+export interface ChunkRange {
+  documentId: string;
+  fromPosition: number;
+  toPosition: number;
+}
+
 export interface NewChunk {
   position: number;
   text: string;
@@ -285,7 +292,12 @@ export interface ContentStore {
   lexicalSearch(tenantId: string, sourceIds: string[], query: ParsedQuery, limit: number, weights: LexicalWeights): Promise<Scored[]>;
   vectorSearch(indexName: string, tenantId: string, sourceIds: string[], vector: Float32Array, k: number): Promise<Scored[]>;
   hydrateChunks(tenantId: string, chunkIds: string[]): Promise<Map<string, ChunkHit>>;
-  chunksAt(tenantId: string, documentId: string, positions: number[]): Promise<ChunkHit[]>;
+  /**
+   * The tenant's chunks inside any of these position ranges (bounds inclusive), each chunk once,
+   * ordered by document then position: all the neighbours /retrieve adds in one query, and the
+   * chunks around a cited position (documents.chunksAround).
+   */
+  chunksInRanges(tenantId: string, ranges: readonly ChunkRange[]): Promise<ChunkHit[]>;
 
   // jobs: the storage of the embedded queue (jobs/embedded-queue.ts). Services never call these;
   // they enqueue and cancel through the JobQueue.

@@ -4,7 +4,6 @@
 // the app's auth hook, so a wrong key is refused (401) before any MCP message is read.
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { Runtime } from "../../runtime.js";
 import type { Principal } from "../../services/auth.js";
 import { needs } from "../route-config.js";
 import { errors, ref } from "../schemas/common.js";
@@ -12,7 +11,7 @@ import { ServiceError } from "../../services/errors.js";
 import { AgentToolsQuery, ToolCallRequest, ToolCallResponse, ToolDefinitions } from "../schemas/agents.js";
 import { toolDefinitions, type ToolFormat } from "../openai-tools.js";
 import { createMcpServer } from "./server.js";
-import { callTool, ToolRefused, toolsFor } from "./tools.js";
+import { callTool, ToolRefused, toolsFor, type ToolServices } from "./tools.js";
 
 /**
  * MCP asks servers to check Origin (DNS rebinding): a browser request must come from the server's
@@ -28,16 +27,21 @@ export function originAllowed(origin: string | undefined, host: string | undefin
   }
 }
 
+/** What these routes use: the tools' services and the public URL (origin check of /mcp). */
+export interface AgentRouteDeps extends ToolServices {
+  publicUrl: string;
+}
+
 export const agentRoutes =
-  (rt: Runtime): FastifyPluginAsyncTypebox =>
+  (deps: AgentRouteDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
     const tags = ["agents"];
 
     app.post("/mcp", { config: needs("search"), schema: { hide: true } }, async (req, reply) => {
-      if (!originAllowed(req.headers.origin, req.headers.host, rt.config.publicUrl)) {
+      if (!originAllowed(req.headers.origin, req.headers.host, deps.publicUrl)) {
         return reply.status(403).send({ detail: `Origin ${req.headers.origin} may not call this MCP endpoint; call it from the server's own origin or without a browser.` });
       }
-      const server = createMcpServer(rt, req.principal!);
+      const server = createMcpServer(deps, req.principal!);
       // stateless: no session id, JSON answers; every request carries its own credentials
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       reply.hijack();
@@ -81,7 +85,7 @@ export const agentRoutes =
       },
       async (req) => {
         try {
-          const out = await callTool(rt, req.principal!, req.body.name, req.body.arguments ?? {});
+          const out = await callTool(deps, req.principal!, req.body.name, req.body.arguments ?? {});
           return { name: req.body.name, content: out.text, structured_content: out.structured, is_error: out.isError };
         } catch (err) {
           if (err instanceof ToolRefused) throw new ServiceError(err.reason === "scope" ? "forbidden" : "not_found", err.message);

@@ -11,12 +11,11 @@ import {
   type CallToolResult,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Runtime } from "../../runtime.js";
 import { VERSION } from "../../version.js";
 import type { Principal } from "../../services/auth.js";
 import { ServiceError } from "../../services/errors.js";
 import type { ToolSpec } from "./catalog.js";
-import { callTool, ToolRefused, toolsFor } from "./tools.js";
+import { callTool, ToolRefused, toolsFor, type ToolServices } from "./tools.js";
 import { documentText } from "./format.js";
 
 export const MCP_INSTRUCTIONS =
@@ -34,12 +33,12 @@ export function mcpTool(spec: ToolSpec): Tool {
   };
 }
 
-function registerTools(server: McpServer, rt: Runtime, p: Principal): void {
+function registerTools(server: McpServer, svc: ToolServices, p: Principal): void {
   server.server.registerCapabilities({ tools: { listChanged: false } });
   server.server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolsFor(p).map(mcpTool) }));
   server.server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
     try {
-      const out = await callTool(rt, p, req.params.name, req.params.arguments ?? {});
+      const out = await callTool(svc, p, req.params.name, req.params.arguments ?? {});
       return {
         content: [{ type: "text", text: out.text }],
         ...(out.structured ? { structuredContent: out.structured } : {}),
@@ -62,19 +61,19 @@ async function readOrNotFound<T>(uri: string, read: () => Promise<T>): Promise<T
   }
 }
 
-function registerResources(server: McpServer, rt: Runtime, p: Principal): void {
+function registerResources(server: McpServer, svc: ToolServices, p: Principal): void {
   const json = (uri: string, value: unknown) => ({ contents: [{ uri, mimeType: "application/json", text: JSON.stringify(value, null, 2) }] });
   server.registerResource(
     "collections",
     "quarry://collections",
     { title: "Collections", description: "Every collection of the workspace with its document counts", mimeType: "application/json" },
-    async (uri) => json(uri.href, await rt.collections.list(p)),
+    async (uri) => json(uri.href, await svc.collections.list(p)),
   );
   server.registerResource(
     "collection",
     new ResourceTemplate("quarry://collections/{collection_id}", {
       list: async () => ({
-        resources: (await rt.collections.list(p)).map((c) => ({
+        resources: (await svc.collections.list(p)).map((c) => ({
           uri: `quarry://collections/${c.id}`,
           name: c.name,
           description: c.description || undefined,
@@ -86,8 +85,8 @@ function registerResources(server: McpServer, rt: Runtime, p: Principal): void {
     async (uri, vars) =>
       readOrNotFound(uri.href, async () => {
         const id = String(vars.collection_id);
-        const collection = await rt.collections.get(p, id);
-        const documents = (await rt.documents.list(p, { collection_id: id })).map((d) => ({
+        const collection = await svc.collections.get(p, id);
+        const documents = (await svc.documents.list(p, { collection_id: id })).map((d) => ({
           id: d.id,
           title: d.title,
           source: d.source,
@@ -104,16 +103,16 @@ function registerResources(server: McpServer, rt: Runtime, p: Principal): void {
     async (uri, vars) =>
       readOrNotFound(uri.href, async () => {
         const id = String(vars.document_id);
-        const doc = await rt.documents.get(p, id);
-        const { total, chunks } = await rt.documents.chunks(p, id, 100);
+        const doc = await svc.documents.get(p, id);
+        const { total, chunks } = await svc.documents.chunks(p, id, 100);
         return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: documentText(doc, chunks, total) }] };
       }),
   );
 }
 
-export function createMcpServer(rt: Runtime, p: Principal): McpServer {
+export function createMcpServer(svc: ToolServices, p: Principal): McpServer {
   const server = new McpServer({ name: "quarry", title: "Quarry search", version: VERSION }, { instructions: MCP_INSTRUCTIONS });
-  registerTools(server, rt, p);
-  registerResources(server, rt, p);
+  registerTools(server, svc, p);
+  registerResources(server, svc, p);
   return server;
 }

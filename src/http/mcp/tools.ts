@@ -6,8 +6,12 @@ import os from "node:os";
 import path from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
-import type { Runtime } from "../../runtime.js";
-import type { Principal } from "../../services/auth.js";
+import type { AuthService, Principal } from "../../services/auth.js";
+import type { CollectionService } from "../../services/collections.js";
+import type { SourceService } from "../../services/sources.js";
+import type { DocumentService } from "../../services/documents.js";
+import type { SearchService } from "../../services/search.js";
+import type { CrawlService } from "../../services/crawls.js";
 import { allows } from "../../services/scopes.js";
 import { ServiceError, ValidationError } from "../../services/errors.js";
 import { TOOL_SPECS, toolSpec, type ToolSpec } from "./catalog.js";
@@ -36,8 +40,18 @@ export class ToolRefused extends Error {
   }
 }
 
+/** The services the tools call (a Runtime is one). */
+export interface ToolServices {
+  collections: CollectionService;
+  sources: SourceService;
+  documents: DocumentService;
+  search: SearchService;
+  crawls: Pick<CrawlService, "create">;
+  auth: Pick<AuthService, "requireScope">;
+}
+
 type Args = Record<string, unknown>;
-type Runner = (rt: Runtime, p: Principal, args: Args) => Promise<Omit<ToolOutcome, "isError">>;
+type Runner = (svc: ToolServices, p: Principal, args: Args) => Promise<Omit<ToolOutcome, "isError">>;
 
 const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
 addFormats(ajv);
@@ -59,12 +73,12 @@ const num = (v: unknown) => (typeof v === "number" ? v : undefined);
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 
 const RUNNERS: Record<string, Runner> = {
-  async list_collections(rt, p) {
-    const collections = await rt.collections.list(p);
+  async list_collections(svc, p) {
+    const collections = await svc.collections.list(p);
     return { text: text.collections(collections), structured: { collections } };
   },
-  async search(rt, p, a) {
-    const res = await rt.search.search(p, {
+  async search(svc, p, a) {
+    const res = await svc.search.search(p, {
       collection_id: String(a.collection_id),
       query: String(a.query),
       top_k: num(a.top_k),
@@ -72,8 +86,8 @@ const RUNNERS: Record<string, Runner> = {
     });
     return { text: text.searchHits(res), structured: res };
   },
-  async retrieve(rt, p, a) {
-    const res = await rt.search.retrieve(p, {
+  async retrieve(svc, p, a) {
+    const res = await svc.search.retrieve(p, {
       collection_id: String(a.collection_id),
       query: String(a.query),
       top_k: num(a.top_k),
@@ -84,18 +98,18 @@ const RUNNERS: Record<string, Runner> = {
     });
     return { text: text.retrieveText(res), structured: res };
   },
-  async get_document(rt, p, a) {
+  async get_document(svc, p, a) {
     const id = String(a.document_id);
-    const document = await rt.documents.get(p, id);
-    const { total, chunks } = await rt.documents.chunks(p, id, num(a.max_chunks) ?? 10);
+    const document = await svc.documents.get(p, id);
+    const { total, chunks } = await svc.documents.chunks(p, id, num(a.max_chunks) ?? 10);
     return { text: text.documentText(document, chunks, total), structured: { document, total_chunks: total, chunks } };
   },
-  async get_chunk(rt, p, a) {
-    const res = await rt.documents.chunksAround(p, String(a.document_id), Number(a.position), num(a.context_window) ?? 0);
+  async get_chunk(svc, p, a) {
+    const res = await svc.documents.chunksAround(p, String(a.document_id), Number(a.position), num(a.context_window) ?? 0);
     return { text: text.documentText(res.document, res.chunks, res.document.chunk_count), structured: res };
   },
-  async add_url(rt, p, a) {
-    const job = await rt.crawls.create(p, {
+  async add_url(svc, p, a) {
+    const job = await svc.crawls.create(p, {
       url: String(a.url),
       collection_id: str(a.collection_id) ?? null,
       max_depth: num(a.max_depth),
@@ -104,8 +118,8 @@ const RUNNERS: Record<string, Runner> = {
     });
     return { text: text.crawlStarted(job, str(a.collection_id)), structured: { ...job } };
   },
-  async upload_text(rt, p, a) {
-    const document = await uploadText(rt, p, {
+  async upload_text(svc, p, a) {
+    const document = await uploadText(svc, p, {
       collectionId: String(a.collection_id),
       title: String(a.title),
       body: String(a.text),
@@ -118,21 +132,21 @@ const RUNNERS: Record<string, Runner> = {
 export const AGENT_UPLOAD_SOURCE = "Agent uploads";
 
 /** Stores text as a Markdown file in an upload source of the collection and queues it. */
-async function uploadText(rt: Runtime, p: Principal, a: { collectionId: string; title: string; body: string; sourceId?: string }) {
-  const collection = await rt.collections.get(p, a.collectionId);
+async function uploadText(svc: ToolServices, p: Principal, a: { collectionId: string; title: string; body: string; sourceId?: string }) {
+  const collection = await svc.collections.get(p, a.collectionId);
   let sourceId = a.sourceId;
   if (!sourceId) {
-    const existing = (await rt.sources.list(p, collection.id)).find((s) => s.source_type === "upload" && s.name === AGENT_UPLOAD_SOURCE);
-    sourceId = existing?.id ?? (await rt.sources.create(p, { name: AGENT_UPLOAD_SOURCE, source_type: "upload", collection_ids: [collection.id] })).id;
+    const existing = (await svc.sources.list(p, collection.id)).find((s) => s.source_type === "upload" && s.name === AGENT_UPLOAD_SOURCE);
+    sourceId = existing?.id ?? (await svc.sources.create(p, { name: AGENT_UPLOAD_SOURCE, source_type: "upload", collection_ids: [collection.id] })).id;
   } else if (!collection.data_source_ids.includes(sourceId)) {
-    await rt.collections.attach(p, collection.id, sourceId);
+    await svc.collections.attach(p, collection.id, sourceId);
   }
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), "quarry-agent-"));
   try {
     const tempPath = path.join(dir, "upload");
     await fsp.writeFile(tempPath, a.body, "utf8");
     const size = Buffer.byteLength(a.body, "utf8");
-    const [doc] = await rt.documents.upload(p, sourceId, [{ filename: `${a.title}.md`, mimetype: "text/markdown", tempPath, size }]);
+    const [doc] = await svc.documents.upload(p, sourceId, [{ filename: `${a.title}.md`, mimetype: "text/markdown", tempPath, size }]);
     return doc;
   } finally {
     await fsp.rm(dir, { recursive: true, force: true });
@@ -153,14 +167,14 @@ function validationMessage(name: string, v: ValidateFunction): string {
  * and runs the tool. Service errors (not found, quota, bad URL) come back as isError outcomes
  * whose text tells the model what to change, as MCP asks of tool errors.
  */
-export async function callTool(rt: Runtime, p: Principal, name: string, rawArgs: unknown): Promise<ToolOutcome> {
+export async function callTool(svc: ToolServices, p: Principal, name: string, rawArgs: unknown): Promise<ToolOutcome> {
   const spec = toolSpec(name);
   if (!spec) throw new ToolRefused(`Unknown tool '${name}'. Tools: ${toolsFor(p).map((t) => t.name).join(", ")}.`, "unknown_tool");
   if (!allows(p.scopes, spec.scope)) {
     throw new ToolRefused(`The tool '${name}' needs the '${spec.scope}' scope; this key has: ${p.scopes.join(", ")}.`, "scope");
   }
   try {
-    rt.auth.requireScope(p, spec.scope); // also refuses changes before the email is verified
+    svc.auth.requireScope(p, spec.scope); // also refuses changes before the email is verified
   } catch (err) {
     throw new ToolRefused(err instanceof Error ? err.message : String(err), "scope");
   }
@@ -168,7 +182,7 @@ export async function callTool(rt: Runtime, p: Principal, name: string, rawArgs:
   const validate = validators.get(name)!;
   if (!validate(args)) return { text: validationMessage(name, validate), structured: null, isError: true };
   try {
-    return { ...(await RUNNERS[name](rt, p, args)), isError: false };
+    return { ...(await RUNNERS[name](svc, p, args)), isError: false };
   } catch (err) {
     if (err instanceof ServiceError || err instanceof ValidationError) return { text: err.message, structured: null, isError: true };
     throw err;

@@ -1,6 +1,8 @@
 // Example values for /openapi.json, one per named schema (plus path and query parameters), so
 // "Try it out" and generated clients have something real to start from. test/agents/openapi
 // checks each one against its schema, so an example cannot drift from the API.
+import { VERSION } from "../../version.js";
+
 const T0 = "2026-11-23T09:30:00.000Z";
 const T1 = "2026-11-23T09:31:12.000Z";
 const IDS = {
@@ -247,7 +249,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   EmbeddingProfileOut: profile,
   HealthOut: {
     status: "ok",
-    version: "0.2.0",
+    version: VERSION,
     checks: {
       api: { status: "up", detail: null },
       database: { status: "up", detail: "sqlite" },

@@ -1,6 +1,8 @@
 // What /openapi.json says about each operation beyond its schemas: a stable operationId (generated
 // clients name their methods after it, so never rename one), the contract's description, and what
 // the success answer means. test/agents/openapi checks that every route has an entry.
+import { VERSION } from "../../version.js";
+
 export interface OperationDoc {
   operationId: string;
   /** what the success status means */
@@ -51,7 +53,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
         description: "A dependency is down; `checks` says which.",
         example: {
           status: "down",
-          version: "0.2.0",
+          version: VERSION,
           checks: { api: { status: "up", detail: null }, database: { status: "down", detail: "database is locked" }, queue: { status: "up", detail: "embedded queue, 3 jobs pending" } },
         },
       },

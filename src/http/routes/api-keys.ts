@@ -1,18 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import type { Runtime } from "../../runtime.js";
 import { Empty, errors, ref } from "../schemas/common.js";
 import { ApiKeyCreate, ApiKeyCreated, ApiKeyOut } from "../schemas/identity.js";
 import { needs } from "../route-config.js";
+import type { ApiKeyService } from "../../services/api-keys.js";
+
+/** What these routes use, and nothing else of the runtime. */
+export interface ApiKeyRouteDeps {
+  apiKeys: ApiKeyService;
+}
 
 export const apiKeyRoutes =
-  (rt: Runtime): FastifyPluginAsyncTypebox =>
+  ({ apiKeys }: ApiKeyRouteDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
     const tags = ["api-keys"];
     app.get(
       "/api-keys",
       { config: needs("admin"), schema: { tags, summary: "List API keys (never the secrets)", response: { 200: Type.Array(ref(ApiKeyOut)), ...errors(401, 403) } } },
-      async (req) => rt.apiKeys.list(req.principal!),
+      async (req) => apiKeys.list(req.principal!),
     );
 
     app.post(
@@ -26,7 +31,7 @@ export const apiKeyRoutes =
           response: { 201: ref(ApiKeyCreated), ...errors(401, 403, 422) },
         },
       },
-      async (req, reply) => reply.status(201).send(await rt.apiKeys.create(req.principal!, req.body)),
+      async (req, reply) => reply.status(201).send(await apiKeys.create(req.principal!, req.body)),
     );
 
     app.delete(
@@ -41,7 +46,7 @@ export const apiKeyRoutes =
         },
       },
       async (req, reply) => {
-        await rt.apiKeys.revoke(req.principal!, req.params.key_id);
+        await apiKeys.revoke(req.principal!, req.params.key_id);
         return reply.status(204).send(null);
       },
     );

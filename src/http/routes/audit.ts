@@ -18,8 +18,13 @@ const AuditEntryOut = Type.Object({
   address: Type.Union([Type.String(), Type.Null()]),
 });
 
+/** What these routes use, and nothing else of the runtime. */
+export interface AuditRouteDeps {
+  audit: Pick<AuditService, "list">;
+}
+
 export const auditRoutes =
-  (audit: Pick<AuditService, "list">): FastifyPluginAsyncTypebox =>
+  ({ audit }: AuditRouteDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.get(
       "/audit-log",

@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply } from "fastify";
-import type { Runtime } from "../../runtime.js";
 import { Empty, errors, ref } from "../schemas/common.js";
 import * as A from "../schemas/account.js";
 import { needs, publicRoute } from "../route-config.js";
 import { SESSION_COOKIE } from "../session-cookie.js";
-import { ThrottledError, type StartedSession } from "../../services/accounts.js";
+import { ThrottledError, type StartedSession, type AccountService } from "../../services/accounts.js";
 import { unauthorized } from "../../services/errors.js";
 
 declare module "fastify" {
@@ -15,11 +14,18 @@ declare module "fastify" {
   }
 }
 
+/** What these routes use, and nothing else of the runtime. */
+export interface AuthRouteDeps {
+  accounts: AccountService;
+  /** the public base URL: cookies are Secure when it is https */
+  publicUrl: string;
+}
+
 export const authRoutes =
-  (rt: Runtime): FastifyPluginAsyncTypebox =>
+  ({ accounts, publicUrl }: AuthRouteDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
     const tags = ["account"];
-    const secure = rt.config.publicUrl.startsWith("https:");
+    const secure = publicUrl.startsWith("https:");
     const cookieBase = { httpOnly: true, sameSite: "lax" as const, path: "/", secure };
 
     function startSession(reply: FastifyReply, s: StartedSession) {
@@ -50,7 +56,7 @@ export const authRoutes =
         },
       },
       async (req, reply) => {
-        const s = await rt.accounts.signup(req.body);
+        const s = await accounts.signup(req.body);
         startSession(reply, s);
         return reply.status(201).send(s.account);
       },
@@ -69,7 +75,7 @@ export const authRoutes =
         },
       },
       async (req, reply) => {
-        const s = await withRetryAfter(reply, () => rt.accounts.login(req.body, { address: req.ip }));
+        const s = await withRetryAfter(reply, () => accounts.login(req.body, { address: req.ip }));
         startSession(reply, s);
         return s.account;
       },
@@ -87,7 +93,7 @@ export const authRoutes =
         },
       },
       async (req, reply) => {
-        const ended = await rt.accounts.logout(req.cookies[SESSION_COOKIE]);
+        const ended = await accounts.logout(req.cookies[SESSION_COOKIE]);
         endSession(reply);
         if (!ended) throw unauthorized("You are not signed in (no live session cookie); nothing to end.");
         return reply.status(204).send(null);
@@ -100,7 +106,7 @@ export const authRoutes =
         config: publicRoute,
         schema: { tags, summary: "Verify the email address with the emailed token", body: ref(A.VerifyEmailRequest), response: { 200: ref(A.MessageOut), ...errors(400, 422) } },
       },
-      async (req) => rt.accounts.verifyEmail(req.body.token),
+      async (req) => accounts.verifyEmail(req.body.token),
     );
 
     app.post(
@@ -114,7 +120,7 @@ export const authRoutes =
           response: { 202: ref(A.MessageOut), ...errors(401, 409, 429, 503) },
         },
       },
-      async (req, reply) => reply.status(202).send(await withRetryAfter(reply, () => rt.accounts.resendVerification(req.principal!))),
+      async (req, reply) => reply.status(202).send(await withRetryAfter(reply, () => accounts.resendVerification(req.principal!))),
     );
 
     app.post(
@@ -128,7 +134,7 @@ export const authRoutes =
           response: { 202: ref(A.MessageOut), ...errors(422) },
         },
       },
-      async (req, reply) => reply.status(202).send(await rt.accounts.forgotPassword(req.body.email)),
+      async (req, reply) => reply.status(202).send(await accounts.forgotPassword(req.body.email)),
     );
 
     app.post(
@@ -142,7 +148,7 @@ export const authRoutes =
           response: { 200: ref(A.MessageOut), ...errors(400, 422) },
         },
       },
-      async (req) => rt.accounts.resetPassword(req.body),
+      async (req) => accounts.resetPassword(req.body),
     );
 
     app.delete(
@@ -159,7 +165,7 @@ export const authRoutes =
         },
       },
       async (req, reply) => {
-        await rt.accounts.deleteWorkspace(req.principal!, req.body.confirm);
+        await accounts.deleteWorkspace(req.principal!, req.body.confirm);
         if (req.principal!.authMethod === "session") endSession(reply);
         return reply.status(204).send(null);
       },

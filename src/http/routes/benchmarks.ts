@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import type { Runtime } from "../../runtime.js";
 import { Empty, errors, ref } from "../schemas/common.js";
 import {
   BenchmarkRunOut,
@@ -14,15 +13,23 @@ import {
 } from "../schemas/benchmarks.js";
 import { needs } from "../route-config.js";
 import { linkNext, pagingQuery } from "../paging.js";
+import type { BenchmarkService } from "../../services/benchmarks.js";
+import type { IndustryBenchmarkService } from "../../services/industry-benchmarks.js";
 
 const SuiteParams = Type.Object({ suite_id: Type.String() });
 const NameParams = Type.Object({ name: Type.String() });
 
+/** What these routes use, and nothing else of the runtime. */
+export interface BenchmarkRouteDeps {
+  benchmarks: BenchmarkService;
+  industryBenchmarks: IndustryBenchmarkService;
+}
+
 export const benchmarkRoutes =
-  (rt: Runtime): FastifyPluginAsyncTypebox =>
+  ({ benchmarks, industryBenchmarks }: BenchmarkRouteDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
     const tags = ["benchmarks"];
-    const svc = rt.benchmarks;
+    const svc = benchmarks;
     app.post(
       "/benchmarks",
       {
@@ -138,7 +145,7 @@ export const benchmarkRoutes =
           response: { 200: Type.Array(ref(IndustryBenchmarkOut)), ...errors(401, 403) },
         },
       },
-      async () => rt.industryBenchmarks.list(),
+      async () => industryBenchmarks.list(),
     );
     app.post(
       "/industry-benchmarks/:name/import",
@@ -156,6 +163,6 @@ export const benchmarkRoutes =
           response: { 202: ref(IndustryBenchmarkImportOut), ...errors(401, 403, 404, 409, 422, 429) },
         },
       },
-      async (req, reply) => reply.status(202).send(await rt.industryBenchmarks.import(req.principal!, req.params.name, req.body ?? {})),
+      async (req, reply) => reply.status(202).send(await industryBenchmarks.import(req.principal!, req.params.name, req.body ?? {})),
     );
   };

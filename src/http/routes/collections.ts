@@ -1,18 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import type { Runtime } from "../../runtime.js";
 import { Empty, errors, ref } from "../schemas/common.js";
 import { CollectionCreate, CollectionOut, CollectionUpdate } from "../schemas/content.js";
 import { needs } from "../route-config.js";
+import type { CollectionService } from "../../services/collections.js";
 
 const CollectionParams = Type.Object({ collection_id: Type.String() });
 const LinkParams = Type.Object({ collection_id: Type.String(), data_source_id: Type.String() });
 
+/** What these routes use, and nothing else of the runtime. */
+export interface CollectionRouteDeps {
+  collections: CollectionService;
+}
+
 export const collectionRoutes =
-  (rt: Runtime): FastifyPluginAsyncTypebox =>
+  ({ collections }: CollectionRouteDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
     const tags = ["collections"];
-    const svc = rt.collections;
+    const svc = collections;
     app.get(
       "/collections",
       { config: needs("search"), schema: { tags, summary: "List collections", response: { 200: Type.Array(ref(CollectionOut)), ...errors(401, 403) } } },

@@ -1,19 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import type { Runtime } from "../../runtime.js";
 import { errors, ref } from "../schemas/common.js";
 import { CrawlCreate, CrawlOut, CrawlPageOut, SiteCheckOut, SiteCheckRequest } from "../schemas/crawl.js";
-import { PAGES_DEFAULT_LIMIT } from "../../services/crawls.js";
+import { PAGES_DEFAULT_LIMIT, type CrawlService } from "../../services/crawls.js";
 import { linkNext, pagingQuery } from "../paging.js";
 import { needs } from "../route-config.js";
 
 const JobParams = Type.Object({ job_id: Type.String() });
 
+/** What these routes use, and nothing else of the runtime. */
+export interface CrawlRouteDeps {
+  crawls: CrawlService;
+}
+
 export const crawlRoutes =
-  (rt: Runtime): FastifyPluginAsyncTypebox =>
+  ({ crawls }: CrawlRouteDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
     const tags = ["crawl"];
-    const svc = rt.crawls;
+    const svc = crawls;
     app.post(
       "/crawl/check",
       {

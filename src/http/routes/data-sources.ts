@@ -1,17 +1,24 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import type { Runtime } from "../../runtime.js";
 import { Empty, errors, ref } from "../schemas/common.js";
 import { DataSourceCreate, DataSourceOut, ReindexOut } from "../schemas/content.js";
 import { needs } from "../route-config.js";
+import type { SourceService } from "../../services/sources.js";
+import type { DocumentService } from "../../services/documents.js";
 
 const SourceParams = Type.Object({ data_source_id: Type.String() });
 
+/** What these routes use, and nothing else of the runtime. */
+export interface DataSourceRouteDeps {
+  sources: SourceService;
+  documents: Pick<DocumentService, "reindex">;
+}
+
 export const dataSourceRoutes =
-  (rt: Runtime): FastifyPluginAsyncTypebox =>
+  ({ sources, documents }: DataSourceRouteDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
     const tags = ["data-sources"];
-    const svc = rt.sources;
+    const svc = sources;
     app.get(
       "/data-sources",
       {
@@ -63,7 +70,7 @@ export const dataSourceRoutes =
           response: { 202: ref(ReindexOut), ...errors(401, 403, 404) },
         },
       },
-      async (req, reply) => reply.status(202).send(await rt.documents.reindex(req.principal!, req.params.data_source_id)),
+      async (req, reply) => reply.status(202).send(await documents.reindex(req.principal!, req.params.data_source_id)),
     );
     app.post(
       "/reindex",
@@ -71,6 +78,6 @@ export const dataSourceRoutes =
         config: needs("ingest"),
         schema: { tags, summary: "Re-parse, re-chunk and re-embed the whole workspace", response: { 202: ref(ReindexOut), ...errors(401, 403) } },
       },
-      async (req, reply) => reply.status(202).send(await rt.documents.reindex(req.principal!)),
+      async (req, reply) => reply.status(202).send(await documents.reindex(req.principal!)),
     );
   };

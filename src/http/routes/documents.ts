@@ -2,12 +2,11 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import fs from "node:fs";
 import { pipeline } from "node:stream/promises";
-import type { Runtime } from "../../runtime.js";
 import { Empty, errors, ref } from "../schemas/common.js";
 import { ChunkList, DocumentOut, UploadBody } from "../schemas/content.js";
 import { needs } from "../route-config.js";
 import { ServiceError, ValidationError } from "../../services/errors.js";
-import type { UploadedFile } from "../../services/documents.js";
+import type { UploadedFile, DocumentService } from "../../services/documents.js";
 import { linkNext, pagingQuery } from "../paging.js";
 
 const DocParams = Type.Object({ document_id: Type.String() });
@@ -33,11 +32,19 @@ function unreadableBody(err: unknown): unknown {
   );
 }
 
+/** What these routes use, and nothing else of the runtime. */
+export interface DocumentRouteDeps {
+  documents: DocumentService;
+  /** a fresh temp file path: each upload is streamed there before the service takes it */
+  tempPath(): string;
+  /** largest accepted file, checked while streaming (413) */
+  maxUploadBytes: number;
+}
+
 export const documentRoutes =
-  (rt: Runtime): FastifyPluginAsyncTypebox =>
+  ({ documents, tempPath: newTempPath, maxUploadBytes }: DocumentRouteDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
     const tags = ["documents"];
-    const svc = rt.documents;
     app.get(
       "/documents",
       {
@@ -56,7 +63,7 @@ export const documentRoutes =
         },
       },
       async (req, reply) => {
-        const { items, next } = await svc.listPage(req.principal!, req.query as Parameters<typeof svc.listPage>[1]);
+        const { items, next } = await documents.listPage(req.principal!, req.query as Parameters<typeof documents.listPage>[1]);
         linkNext(req, reply, next);
         return items;
       },
@@ -84,7 +91,7 @@ export const documentRoutes =
         const files: UploadedFile[] = [];
         let sourceId: string | undefined;
         try {
-          for await (const part of req.parts({ limits: { fileSize: rt.config.maxUploadBytes, files: MAX_FILES, fields: 20, fieldSize: 4096 } })) {
+          for await (const part of req.parts({ limits: { fileSize: maxUploadBytes, files: MAX_FILES, fields: 20, fieldSize: 4096 } })) {
             if (part.type === "file") {
               if (part.fieldname !== "files" && part.fieldname !== "file") {
                 part.file.resume();
@@ -92,7 +99,7 @@ export const documentRoutes =
                   { type: "extra_forbidden", loc: ["body", part.fieldname], msg: "Send files in the field 'files'", input: part.filename },
                 ]);
               }
-              const tempPath = rt.files.tempPath();
+              const tempPath = newTempPath();
               files.push({ filename: part.filename, mimetype: part.mimetype, tempPath, size: 0 });
               const tooLarge = () => new ServiceError("payload_too_large", `"${part.filename}" is larger than 50 MB, the upload limit.`);
               // Answer 413 the moment the limit is crossed: left alone, the parser would read (and
@@ -113,14 +120,14 @@ export const documentRoutes =
           await Promise.all(files.map((f) => fs.promises.rm(f.tempPath, { force: true })));
           throw new ValidationError([{ type: "missing", loc: ["body", "data_source_id"], msg: "Field required", input: null }]);
         }
-        return reply.status(202).send(await svc.upload(req.principal!, sourceId, files));
+        return reply.status(202).send(await documents.upload(req.principal!, sourceId, files));
       },
     );
 
     app.get(
       "/documents/:document_id",
       { config: needs("search"), schema: { tags, summary: "Get a document", params: DocParams, response: { 200: ref(DocumentOut), ...errors(401, 403, 404) } } },
-      async (req) => svc.get(req.principal!, req.params.document_id),
+      async (req) => documents.get(req.principal!, req.params.document_id),
     );
 
     app.get(
@@ -135,7 +142,7 @@ export const documentRoutes =
           response: { 200: ref(ChunkList), ...errors(401, 403, 404, 422) },
         },
       },
-      async (req) => svc.chunks(req.principal!, req.params.document_id, req.query.limit ?? 20),
+      async (req) => documents.chunks(req.principal!, req.params.document_id, req.query.limit ?? 20),
     );
 
     app.delete(
@@ -145,7 +152,7 @@ export const documentRoutes =
         schema: { tags, summary: "Delete a document, its stored file and its index entries", params: DocParams, response: { 204: Empty, ...errors(401, 403, 404) } },
       },
       async (req, reply) => {
-        await svc.remove(req.principal!, req.params.document_id);
+        await documents.remove(req.principal!, req.params.document_id);
         return reply.status(204).send(null);
       },
     );

@@ -1,11 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
-import type { Runtime } from "../../runtime.js";
 import { errors, ref } from "../schemas/common.js";
 import { RetrieveRequest, RetrieveResponse, SearchRequest, SearchResponse } from "../schemas/search.js";
 import { needs } from "../route-config.js";
+import type { SearchService } from "../../services/search.js";
+
+/** What these routes use, and nothing else of the runtime. */
+export interface SearchRouteDeps {
+  search: SearchService;
+}
 
 export const searchRoutes =
-  (rt: Runtime): FastifyPluginAsyncTypebox =>
+  ({ search }: SearchRouteDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
     const tags = ["search"];
     app.post(
@@ -19,7 +24,7 @@ export const searchRoutes =
           response: { 200: ref(SearchResponse), ...errors(401, 403, 404, 422, 429) },
         },
       },
-      async (req) => rt.search.search(req.principal!, req.body),
+      async (req) => search.search(req.principal!, req.body),
     );
     app.post(
       "/retrieve",
@@ -32,6 +37,6 @@ export const searchRoutes =
           response: { 200: ref(RetrieveResponse), ...errors(401, 403, 404, 422, 429) },
         },
       },
-      async (req) => rt.search.retrieve(req.principal!, req.body),
+      async (req) => search.retrieve(req.principal!, req.body),
     );
   };

@@ -1,17 +1,27 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import type { Runtime } from "../../runtime.js";
 import { errors, ref } from "../schemas/common.js";
 import { CapabilitiesOut, EmbeddingProfileOut, HealthOut, MeOut } from "../schemas/identity.js";
 import { needs, publicRoute } from "../route-config.js";
 import { tenantOf } from "../../services/auth.js";
 import { tenantOut } from "../../services/tenants.js";
 import { keyOut } from "../../services/api-keys.js";
-import { usageOf } from "../../services/plans.js";
-import { profileOut, healthReport, capabilities, readiness } from "../../services/system.js";
+import type { AccountService } from "../../services/accounts.js";
+import type { QuotaService } from "../../services/quotas.js";
+import { profileOut, healthReport, capabilities, readiness, type SystemFacts } from "../../services/system.js";
+import type { Metrics } from "../../metrics.js";
+
+/** What these routes use, and nothing else of the runtime. */
+export interface SystemRouteDeps {
+  /** health, readiness, capabilities and the embedding profiles (services/system.ts) */
+  system: SystemFacts;
+  metrics: Pick<Metrics, "modelReady" | "registry">;
+  accounts: Pick<AccountService, "userOut">;
+  quotas: Pick<QuotaService, "usage">;
+}
 
 export const systemRoutes =
-  (rt: Runtime): FastifyPluginAsyncTypebox =>
+  ({ system, metrics, accounts, quotas }: SystemRouteDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.get(
       "/health",
@@ -20,7 +30,7 @@ export const systemRoutes =
         schema: { tags: ["system"], summary: "Dependency health", response: { 200: ref(HealthOut), 503: ref(HealthOut) } },
       },
       async (_req, reply) => {
-        const report = await healthReport(rt);
+        const report = await healthReport(system);
         return reply.status(report.status === "down" ? 503 : 200).send(report);
       },
     );
@@ -51,7 +61,7 @@ export const systemRoutes =
         },
       },
       async (_req, reply) => {
-        const r = await readiness(rt);
+        const r = await readiness(system);
         return reply.status(r.ready ? 200 : 503).send({ status: r.ready ? "ready" : "not_ready", reasons: r.reasons });
       },
     );
@@ -60,9 +70,9 @@ export const systemRoutes =
       "/metrics",
       { config: publicRoute, schema: { tags: ["operations"], summary: "Prometheus metrics (text exposition format)", produces: ["text/plain"] } },
       async (_req, reply) => {
-        rt.metrics.modelReady.set(rt.embedderStatus().state === "ready" ? 1 : 0);
-        const body = await rt.metrics.registry.metrics();
-        return reply.type(rt.metrics.registry.contentType).send(body);
+        metrics.modelReady.set(system.embedderStatus().state === "ready" ? 1 : 0);
+        const body = await metrics.registry.metrics();
+        return reply.type(metrics.registry.contentType).send(body);
       },
     );
 
@@ -79,11 +89,11 @@ export const systemRoutes =
           tenant: tenantOut(tenant),
           scopes: p.scopes,
           key: p.key ? keyOut(p.key) : null,
-          user: p.userId ? await rt.userOut(p.userId) : null,
+          user: p.userId ? await accounts.userOut(p.userId) : null,
           role: p.role,
           plan: tenant.plan,
           auth_method: p.authMethod,
-          usage: await usageOf(rt.store, tenant.id, tenant.plan),
+          usage: await quotas.usage(tenant),
         };
       },
     );
@@ -94,7 +104,7 @@ export const systemRoutes =
         config: needs("search"),
         schema: { tags: ["system"], summary: "What this deployment allows", response: { 200: ref(CapabilitiesOut), ...errors(401, 403) } },
       },
-      async () => capabilities(rt),
+      async () => capabilities(system),
     );
 
     app.get(
@@ -103,7 +113,7 @@ export const systemRoutes =
         config: needs("search"),
         schema: { tags: ["system"], summary: "The active embedding profile", response: { 200: ref(EmbeddingProfileOut), ...errors(401, 403) } },
       },
-      async () => profileOut(rt, rt.activeProfile),
+      async () => profileOut(system, system.activeProfile),
     );
 
     app.get(
@@ -116,6 +126,6 @@ export const systemRoutes =
           response: { 200: Type.Array(ref(EmbeddingProfileOut)), ...errors(401, 403) },
         },
       },
-      async () => rt.profiles.map((p) => profileOut(rt, p)),
+      async () => system.profiles.map((p) => profileOut(system, p)),
     );
   };

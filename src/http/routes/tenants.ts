@@ -1,18 +1,23 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import type { Runtime } from "../../runtime.js";
 import { errors, ref } from "../schemas/common.js";
 import { Tenant, TenantCreate, TenantCreated, TenantPlanUpdate } from "../schemas/identity.js";
 import { needs } from "../route-config.js";
+import type { TenantService } from "../../services/tenants.js";
+
+/** What these routes use, and nothing else of the runtime. */
+export interface TenantRouteDeps {
+  tenants: TenantService;
+}
 
 export const tenantRoutes =
-  (rt: Runtime): FastifyPluginAsyncTypebox =>
+  ({ tenants }: TenantRouteDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
     const tags = ["tenants"];
     app.get(
       "/tenants",
       { config: needs("platform"), schema: { tags, summary: "List tenants (operator)", response: { 200: Type.Array(ref(Tenant)), ...errors(401, 403) } } },
-      async () => rt.tenants.list(),
+      async () => tenants.list(),
     );
 
     app.post(
@@ -26,7 +31,7 @@ export const tenantRoutes =
           response: { 201: ref(TenantCreated), ...errors(401, 403, 409, 422) },
         },
       },
-      async (req, reply) => reply.status(201).send(await rt.tenants.create(req.body)),
+      async (req, reply) => reply.status(201).send(await tenants.create(req.body)),
     );
 
     app.put(
@@ -45,6 +50,6 @@ export const tenantRoutes =
           },
         },
       },
-      async (req) => rt.tenants.setPlan(req.params.tenant_id, req.body.plan),
+      async (req) => tenants.setPlan(req.params.tenant_id, req.body.plan),
     );
   };

@@ -11,6 +11,7 @@ import { lexicalMethods } from "./lexical.js";
 import { vectorMethods, type VectorSearchOptions } from "./vectors.js";
 import { jobMethods } from "./jobs.js";
 import { HIT, bigintIds, toHit, type RawHit } from "./rows.js";
+import { rangePositions } from "../../chunk-ranges.js";
 
 export interface PostgresContent extends ContentStore {
   close(): Promise<void>;
@@ -20,7 +21,7 @@ export interface PostgresContentOptions {
   vectors?: VectorSearchOptions;
 }
 
-function hitMethods(pool: Pool): Pick<ContentStore, "hydrateChunks" | "chunksAt"> {
+function hitMethods(pool: Pool): Pick<ContentStore, "hydrateChunks" | "chunksInRanges"> {
   return {
     async hydrateChunks(tenantId, ids) {
       const out = new Map<string, ChunkHit>();
@@ -33,13 +34,13 @@ function hitMethods(pool: Pool): Pick<ContentStore, "hydrateChunks" | "chunksAt"
       }
       return out;
     },
-    async chunksAt(tenantId, documentId, positions) {
+    async chunksInRanges(tenantId, ranges) {
+      const { documentIds, positions } = rangePositions(ranges);
       if (positions.length === 0) return [];
-      const r = await pool.query<RawHit>(`${HIT} WHERE c.tenant_id = $1 AND c.document_id = $2 AND c.position = ANY($3::int[]) ORDER BY c.position`, [
-        tenantId,
-        documentId,
-        positions,
-      ]);
+      const r = await pool.query<RawHit>(
+        `${HIT} WHERE c.tenant_id = $1 AND (c.document_id, c.position) IN (SELECT * FROM unnest($2::text[], $3::int[])) ORDER BY c.document_id, c.position`,
+        [tenantId, documentIds, positions],
+      );
       return r.rows.map(toHit);
     },
   };

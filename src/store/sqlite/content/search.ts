@@ -6,6 +6,7 @@ import { createVectorTable, vectorBytes } from "./index-entries.js";
 import { toChunk } from "./documents.js";
 import { backfillChunkTerms, createLexicalIndexes } from "./lexical/lexical-index.js";
 import type { VectorIndexes } from "./vector-indexes.js";
+import { rangePositions } from "../../chunk-ranges.js";
 
 type RawHit = Parameters<typeof toChunk>[0] & { title: string; source: string; document_metadata: string };
 const toHit = (r: RawHit): ChunkHit => ({
@@ -27,7 +28,7 @@ type SearchMethods = Pick<
   | "lexicalSearch"
   | "vectorSearch"
   | "hydrateChunks"
-  | "chunksAt"
+  | "chunksInRanges"
   | "vectorIndexStatus"
 >;
 
@@ -119,12 +120,16 @@ export function searchMethods(db: DB, vectors: VectorIndexes): SearchMethods {
       }
       return out;
     },
-    async chunksAt(tenantId, documentId, positions) {
+    async chunksInRanges(tenantId, ranges) {
+      const { documentIds, positions } = rangePositions(ranges);
       if (positions.length === 0) return [];
+      const pairs = JSON.stringify(documentIds.map((d, i) => [d, positions[i]]));
       return (
         db
-          .prepare(`${HIT} WHERE c.tenant_id = ? AND c.document_id = ? AND c.position IN (SELECT value FROM json_each(?)) ORDER BY c.position`)
-          .all(tenantId, documentId, JSON.stringify(positions)) as RawHit[]
+          .prepare(
+            `${HIT} WHERE c.tenant_id = ? AND (c.document_id, c.position) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?)) ORDER BY c.document_id, c.position`,
+          )
+          .all(tenantId, pairs) as RawHit[]
       ).map(toHit);
     },
   };
