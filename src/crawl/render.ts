@@ -97,6 +97,17 @@ interface PageState {
   blocked: string[];
 }
 
+/** What every render of one renderer shares. */
+interface RendererContext {
+  context: BrowserContext;
+  /** pages being rendered, with what their requests need */
+  states: Map<Page, PageState>;
+  fetcher: Fetcher;
+  timeoutMs: number;
+  maxBytes: number;
+  settleMs: number;
+}
+
 /** Launches one browser (fresh temp profile) to be shared by all renders of a crawl. */
 export async function createRenderer(options: RendererOptions): Promise<Renderer> {
   const executablePath = options.executablePath ?? chromiumPath();
@@ -105,101 +116,31 @@ export async function createRenderer(options: RendererOptions): Promise<Renderer
   }
   const ownFetcher = !options.fetcher;
   const fetcher = options.fetcher ?? createFetcher({ guard: options.guard, userAgent: options.userAgent });
-  const timeoutMs = options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const maxBytes = options.maxBytes ?? PAGE_SIZE_LIMIT_BYTES;
-  const settleMs = options.settleMs ?? 2_000;
   const userDataDir = await mkdtemp(path.join(tmpdir(), "quarry-chromium-"));
-  const states = new Map<Page, PageState>();
 
   let context: BrowserContext;
   try {
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath,
-      headless: true,
-      args: [...CHROMIUM_ARGS, ...NO_OWN_NETWORK_ARGS],
-      userAgent: options.userAgent ?? USER_AGENT,
-      serviceWorkers: "block", // service workers would fetch outside our route handler
-      acceptDownloads: false,
-      timeout: 30_000,
-    });
+    context = await launchBrowser(executablePath, userDataDir, options.userAgent ?? USER_AGENT);
   } catch (err) {
     await rm(userDataDir, { recursive: true, force: true });
     if (ownFetcher) fetcher.close();
     throw new Error(`Chromium could not be started (${describeError(err).split("\n")[0]}).`);
   }
-
-  // WebSockets are not HTTP requests and would bypass the route handler; nothing we index needs them.
-  await context.routeWebSocket(/.*/, (ws) => ws.close({ code: 1008, reason: "blocked by crawler" }));
-
-  await context.route("**/*", async (route: Route) => {
-    const request = route.request();
-    const url = request.url();
-    let page: Page | null = null;
-    try {
-      page = request.frame().page();
-    } catch {
-      // requests without a frame (workers) are not ours to serve
-    }
-    const state = page ? states.get(page) : undefined;
-    if (!page || !state) return route.abort("blockedbyclient");
-    if (!/^https?:/i.test(url)) return route.continue();
-    if (BLOCKED_RESOURCE_TYPES.has(request.resourceType())) return route.abort("blockedbyclient");
-    if (state.mainBody && request.isNavigationRequest() && request.frame() === page.mainFrame() && url === state.mainUrl) {
-      const body = state.mainBody;
-      state.mainBody = undefined; // a reload or script navigation to the same URL fetches for real
-      return route.fulfill({ status: 200, headers: { "content-type": state.mainContentType ?? "text/html; charset=utf-8" }, body });
-    }
-    try {
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(await request.allHeaders())) {
-        if (!k.startsWith(":") && !NOT_FORWARDED.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
-      }
-      const res = await fetcher.fetch(url, {
-        method: request.method(),
-        headers,
-        body: request.postDataBuffer() ?? undefined,
-        signal: state.signal,
-        timeoutMs,
-        maxBytes,
-      });
-      const outHeaders: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) if (!HOP_BY_HOP.has(k)) outHeaders[k] = v;
-      await route.fulfill({ status: res.status, headers: outHeaders, body: res.body });
-    } catch (err) {
-      if (err instanceof UrlPolicyError) state.blocked.push(url);
-      await route.abort(err instanceof UrlPolicyError ? "blockedbyclient" : "failed").catch(() => undefined);
-    }
-  });
+  const rc: RendererContext = {
+    context,
+    states: new Map(),
+    fetcher,
+    timeoutMs: options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    maxBytes: options.maxBytes ?? PAGE_SIZE_LIMIT_BYTES,
+    settleMs: options.settleMs ?? 2_000,
+  };
+  await serveThroughFetcher(rc);
 
   let closed = false;
   return {
     async render(req) {
       if (closed) throw new Error("The renderer is closed.");
-      const controller = new AbortController();
-      const signals = [controller.signal, AbortSignal.timeout(req.timeoutMs ?? timeoutMs)];
-      if (req.signal) signals.push(req.signal);
-      const signal = AbortSignal.any(signals);
-      const page = await context.newPage();
-      const state: PageState = { signal, mainUrl: new URL(req.url).href, mainBody: req.body, mainContentType: req.contentType, blocked: [] };
-      states.set(page, state);
-      const onAbort = () => void page.close().catch(() => undefined);
-      signal.addEventListener("abort", onAbort, { once: true });
-      try {
-        const navTimeout = req.timeoutMs ?? timeoutMs;
-        await page.goto(state.mainUrl, { waitUntil: "load", timeout: navTimeout });
-        await page.waitForLoadState("networkidle", { timeout: settleMs }).catch(() => undefined);
-        const html = await page.content();
-        return { finalUrl: page.url(), html, blockedRequests: state.blocked };
-      } catch (err) {
-        if (req.signal?.aborted) throw new FetchError("aborted", "The request was cancelled.", req.url);
-        if (signal.aborted) throw new FetchError("timeout", `Rendering ${req.url} took longer than ${Math.round((req.timeoutMs ?? timeoutMs) / 1000)} s.`, req.url);
-        throw new FetchError("network", `Rendering ${req.url} failed (${describeError(err).split("\n")[0]}).`, req.url);
-      } finally {
-        signal.removeEventListener("abort", onAbort);
-        controller.abort(); // stop this page's in-flight subresource fetches
-        states.delete(page);
-        await page.close().catch(() => undefined);
-      }
+      return renderPage(rc, req);
     },
     async close() {
       if (closed) return;
@@ -209,4 +150,98 @@ export async function createRenderer(options: RendererOptions): Promise<Renderer
       await rm(userDataDir, { recursive: true, force: true });
     },
   };
+}
+
+function launchBrowser(executablePath: string, userDataDir: string, userAgent: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath,
+    headless: true,
+    args: [...CHROMIUM_ARGS, ...NO_OWN_NETWORK_ARGS],
+    userAgent,
+    serviceWorkers: "block", // service workers would fetch outside our route handler
+    acceptDownloads: false,
+    timeout: 30_000,
+  });
+}
+
+/** Every request of the browser goes through our fetcher (or is refused); Chromium's own network is never used. */
+async function serveThroughFetcher(rc: RendererContext): Promise<void> {
+  // WebSockets are not HTTP requests and would bypass the route handler; nothing we index needs them.
+  await rc.context.routeWebSocket(/.*/, (ws) => ws.close({ code: 1008, reason: "blocked by crawler" }));
+
+  await rc.context.route("**/*", async (route: Route) => {
+    const request = route.request();
+    const url = request.url();
+    let page: Page | null = null;
+    try {
+      page = request.frame().page();
+    } catch {
+      // requests without a frame (workers) are not ours to serve
+    }
+    const state = page ? rc.states.get(page) : undefined;
+    if (!page || !state) return route.abort("blockedbyclient");
+    if (!/^https?:/i.test(url)) return route.continue();
+    if (BLOCKED_RESOURCE_TYPES.has(request.resourceType())) return route.abort("blockedbyclient");
+    if (state.mainBody && request.isNavigationRequest() && request.frame() === page.mainFrame() && url === state.mainUrl) {
+      const body = state.mainBody;
+      state.mainBody = undefined; // a reload or script navigation to the same URL fetches for real
+      return route.fulfill({ status: 200, headers: { "content-type": state.mainContentType ?? "text/html; charset=utf-8" }, body });
+    }
+    await forward(rc, route, state);
+  });
+}
+
+/** Fetches a page's request with our fetcher (URL policy on every hop) and answers the browser with it. */
+async function forward(rc: RendererContext, route: Route, state: PageState): Promise<void> {
+  const request = route.request();
+  const url = request.url();
+  try {
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(await request.allHeaders())) {
+      if (!k.startsWith(":") && !NOT_FORWARDED.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
+    }
+    const res = await rc.fetcher.fetch(url, {
+      method: request.method(),
+      headers,
+      body: request.postDataBuffer() ?? undefined,
+      signal: state.signal,
+      timeoutMs: rc.timeoutMs,
+      maxBytes: rc.maxBytes,
+    });
+    const outHeaders: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) if (!HOP_BY_HOP.has(k)) outHeaders[k] = v;
+    await route.fulfill({ status: res.status, headers: outHeaders, body: res.body });
+  } catch (err) {
+    if (err instanceof UrlPolicyError) state.blocked.push(url);
+    await route.abort(err instanceof UrlPolicyError ? "blockedbyclient" : "failed").catch(() => undefined);
+  }
+}
+
+/** One page: served the bytes already fetched, loaded until the network settles, serialised. */
+async function renderPage(rc: RendererContext, req: RenderRequest): Promise<RenderResult> {
+  const timeoutMs = req.timeoutMs ?? rc.timeoutMs;
+  const controller = new AbortController();
+  const signals = [controller.signal, AbortSignal.timeout(timeoutMs)];
+  if (req.signal) signals.push(req.signal);
+  const signal = AbortSignal.any(signals);
+  const page = await rc.context.newPage();
+  const state: PageState = { signal, mainUrl: new URL(req.url).href, mainBody: req.body, mainContentType: req.contentType, blocked: [] };
+  rc.states.set(page, state);
+  const onAbort = () => void page.close().catch(() => undefined);
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    await page.goto(state.mainUrl, { waitUntil: "load", timeout: timeoutMs });
+    await page.waitForLoadState("networkidle", { timeout: rc.settleMs }).catch(() => undefined);
+    const html = await page.content();
+    return { finalUrl: page.url(), html, blockedRequests: state.blocked };
+  } catch (err) {
+    if (req.signal?.aborted) throw new FetchError("aborted", "The request was cancelled.", req.url);
+    if (signal.aborted) throw new FetchError("timeout", `Rendering ${req.url} took longer than ${Math.round(timeoutMs / 1000)} s.`, req.url);
+    throw new FetchError("network", `Rendering ${req.url} failed (${describeError(err).split("\n")[0]}).`, req.url);
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    controller.abort(); // stop this page's in-flight subresource fetches
+    rc.states.delete(page);
+    await page.close().catch(() => undefined);
+  }
 }
