@@ -108,13 +108,16 @@ export function instrumentEmbedder(e: Embedder, m: Metrics): Embedder {
   });
 }
 
-/** The engine with rank() timed by the retrieval mode it actually used (hybrid falls back to lexical without a model). */
-export function instrumentEngine<T extends { rank: (...args: never[]) => Promise<{ mode: string }> }>(engine: T, m: Metrics): T {
-  const rank = (async (...args: never[]) => {
-    const t0 = performance.now();
-    const result = await engine.rank(...args);
-    m.searchDuration.observe({ mode: result.mode }, (performance.now() - t0) / 1000);
-    return result;
-  }) as T["rank"];
-  return { ...engine, rank };
+/** The engine with rank() and rankIds() timed by the retrieval mode they actually used (hybrid falls back to lexical without a model). */
+export function instrumentEngine<
+  T extends { rank: (...args: never[]) => Promise<{ mode: string }>; rankIds: (...args: never[]) => Promise<{ mode: string }> },
+>(engine: T, m: Metrics): T {
+  const timed = <F extends (...args: never[]) => Promise<{ mode: string }>>(f: F): F =>
+    (async (...args: never[]) => {
+      const t0 = performance.now();
+      const result = await f(...args);
+      m.searchDuration.observe({ mode: result.mode }, (performance.now() - t0) / 1000);
+      return result;
+    }) as F;
+  return { ...engine, rank: timed(engine.rank), rankIds: timed(engine.rankIds) };
 }

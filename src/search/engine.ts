@@ -44,6 +44,14 @@ export interface EngineResult {
 
 export type RetrievalMode = "hybrid" | "lexical" | "vector";
 
+/** A ranked chunk before its text is read: its id, document and scores (RankedChunk's fields). */
+export type RankedId = Omit<RankedChunk, "chunk"> & { id: string; documentId: string };
+
+export interface RankedIds {
+  mode: EngineResult["mode"];
+  ranked: RankedId[];
+}
+
 /**
  * Fusion of a query's candidate lists under one setting, exactly as rank() orders them: each list
  * cut to `settings.depth` (a list fetched deeper and cut is the list fetched at that depth), one
@@ -81,63 +89,83 @@ export function createEngine(deps: { content: ContentStore; profile: EmbeddingPr
   /** the model is ready to embed queries */
   const vectorsAvailable = (): boolean => deps.embedder?.status().state === "ready";
 
+  async function rankIds(tenantId: string, sourceIds: string[], query: string, settings: EngineSettings, mode: RetrievalMode = "hybrid"): Promise<RankedIds> {
+    if (sourceIds.length === 0) return { mode: "hybrid", ranked: [] };
+    const useVectors = mode !== "lexical" && vectorsAvailable();
+    const useLexical = mode !== "vector";
+    const parsed = parseQuery(query);
+    const lexicalQuery = useLexical && !isEmptyQuery(parsed) ? parsed : null;
+    // Start the query embedding first: it runs in a worker thread while SQLite answers BM25.
+    const vectorPromise = useVectors
+      ? deps.embedder!.embedQuery(query).then((v) => deps.content.vectorSearch(indexName, tenantId, sourceIds, v, settings.depth))
+      : Promise.resolve([]);
+    const lexical = lexicalQuery ? await deps.content.lexicalSearch(tenantId, sourceIds, lexicalQuery, settings.depth, settings.lexicalWeights) : [];
+    const vector = await vectorPromise;
+    const answered = useVectors ? (useLexical ? "hybrid" : "vector") : "lexical";
+    // one list only (a single mode, or no model): that list's scores alone, weight 1 (fuseCandidates)
+    const { fused, fusion, lexicalCandidates, vectorCandidates, lists } = fuseCandidates(
+      lexical.map((c) => ({ id: c.chunkId, score: c.score })),
+      vector.map((c) => ({ id: c.chunkId, score: c.score })),
+      answered,
+      settings,
+    );
+    // relevance in [0, 1]; a collection ranked with its own fusion settings is calibrated on the
+    // fusion the calibration was fitted with (calibration.ts)
+    const reference = calibrationFusion(answered);
+    const fusedOf = sameFusion(fusion, reference) ? undefined : new Map(fuse(lexicalCandidates, vectorCandidates, reference, lists).map((f) => [f.id, f.score]));
+    const relevance = calibrate(fused, answered, fusedOf);
+    const documents = await deps.content.chunkDocuments(
+      tenantId,
+      fused.map((f) => f.id),
+    );
+    const ranked: RankedId[] = [];
+    fused.forEach((f, i) => {
+      const documentId = documents.get(f.id);
+      if (documentId === undefined) return; // deleted since the index answered
+      ranked.push({
+        id: f.id,
+        documentId,
+        score: relevance[i]!,
+        fusedScore: f.score,
+        lexicalRank: f.lexicalRank,
+        vectorRank: f.vectorRank,
+        lexicalScore: f.lexicalScore,
+        vectorScore: f.vectorScore,
+      });
+    });
+    return { mode: answered, ranked };
+  }
+
+  async function hydrate(tenantId: string, ranked: readonly RankedId[]): Promise<RankedChunk[]> {
+    const chunks = await deps.content.hydrateChunks(
+      tenantId,
+      ranked.map((r) => r.id),
+    );
+    const out: RankedChunk[] = [];
+    for (const { id: _id, documentId: _doc, ...scores } of ranked) {
+      const chunk = chunks.get(_id);
+      if (chunk) out.push({ chunk, ...scores });
+    }
+    return out;
+  }
+
   return {
     vectorsAvailable,
 
-    async rank(
-      tenantId: string,
-      sourceIds: string[],
-      query: string,
-      settings: EngineSettings,
-      mode: RetrievalMode = "hybrid",
-    ): Promise<EngineResult> {
-      if (sourceIds.length === 0) return { mode: "hybrid", ranked: [] };
-      const useVectors = mode !== "lexical" && vectorsAvailable();
-      const useLexical = mode !== "vector";
-      const parsed = parseQuery(query);
-      const lexicalQuery = useLexical && !isEmptyQuery(parsed) ? parsed : null;
-      // Start the query embedding first: it runs in a worker thread while SQLite answers BM25.
-      const vectorPromise = useVectors
-        ? deps.embedder!.embedQuery(query).then((v) => deps.content.vectorSearch(indexName, tenantId, sourceIds, v, settings.depth))
-        : Promise.resolve([]);
-      const lexical = lexicalQuery
-        ? await deps.content.lexicalSearch(tenantId, sourceIds, lexicalQuery, settings.depth, settings.lexicalWeights)
-        : [];
-      const vector = await vectorPromise;
-      const answered = useVectors ? (useLexical ? "hybrid" : "vector") : "lexical";
-      // one list only (a single mode, or no model): that list's scores alone, weight 1 (fuseCandidates)
-      const { fused, fusion, lexicalCandidates, vectorCandidates, lists } = fuseCandidates(
-        lexical.map((c) => ({ id: c.chunkId, score: c.score })),
-        vector.map((c) => ({ id: c.chunkId, score: c.score })),
-        answered,
-        settings,
-      );
-      // relevance in [0, 1]; a collection ranked with its own fusion settings is calibrated on the
-      // fusion the calibration was fitted with (calibration.ts)
-      const reference = calibrationFusion(answered);
-      const fusedOf = sameFusion(fusion, reference)
-        ? undefined
-        : new Map(fuse(lexicalCandidates, vectorCandidates, reference, lists).map((f) => [f.id, f.score]));
-      const relevance = calibrate(fused, answered, fusedOf);
-      const chunks = await deps.content.hydrateChunks(
-        tenantId,
-        fused.map((f) => f.id),
-      );
-      const ranked: RankedChunk[] = [];
-      fused.forEach((f, i) => {
-        const chunk = chunks.get(f.id);
-        if (!chunk) return;
-        ranked.push({
-          chunk,
-          score: relevance[i]!,
-          fusedScore: f.score,
-          lexicalRank: f.lexicalRank,
-          vectorRank: f.vectorRank,
-          lexicalScore: f.lexicalScore,
-          vectorScore: f.vectorScore,
-        });
-      });
-      return { mode: answered, ranked };
+    /**
+     * The collection's ranked chunks as ids, documents and scores, without their text: search
+     * collapses and cuts this list, then hydrates only the hits it returns (reading the text of
+     * 200 candidates cost more than the whole rest of a request).
+     */
+    rankIds,
+
+    /** the chunks of ranked ids, in the same order (ids deleted meanwhile are left out) */
+    hydrate,
+
+    /** rankIds and hydrate of the whole list */
+    async rank(tenantId: string, sourceIds: string[], query: string, settings: EngineSettings, mode: RetrievalMode = "hybrid"): Promise<EngineResult> {
+      const r = await rankIds(tenantId, sourceIds, query, settings, mode);
+      return { mode: r.mode, ranked: await hydrate(tenantId, r.ranked) };
     },
 
     /**

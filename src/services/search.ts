@@ -115,19 +115,22 @@ export function createSearchService(deps: {
       const c = await collection(p, req.collection_id);
       if (opts.countQuery !== false) await deps.quotas.consumeQueries(tenantOf(p), 1);
       const topK = req.top_k ?? 10;
-      const result = await rank(p, c, req.query, opts.mode);
+      const tenantId = tenantOf(p).id;
+      const result = await deps.engine.rankIds(tenantId, c.data_source_ids, req.query, settingsFor(base, c.settings), opts.mode);
       const minScore = req.min_score ?? 0;
       let ranked = minScore > 0 ? result.ranked.filter((r) => round(r.score) >= minScore) : result.ranked;
       if (req.collapse_documents ?? true) {
         const seen = new Set<string>();
-        ranked = ranked.filter((r) => (seen.has(r.chunk.document_id) ? false : (seen.add(r.chunk.document_id), true)));
+        ranked = ranked.filter((r) => (seen.has(r.documentId) ? false : (seen.add(r.documentId), true)));
       }
+      // only the hits returned are read in full
+      const top = await deps.engine.hydrate(tenantId, ranked.slice(0, topK));
       const terms = queryTerms(req.query);
       return {
         query: req.query,
         took_ms: Math.round(performance.now() - started),
         total: ranked.length,
-        results: ranked.slice(0, topK).map((r) => searchHit(r.chunk, round(r.score), terms)),
+        results: top.map((r) => searchHit(r.chunk, round(r.score), terms)),
         mode: result.mode,
       };
     },

@@ -293,6 +293,11 @@ export interface ContentStore {
   vectorSearch(indexName: string, tenantId: string, sourceIds: string[], vector: Float32Array, k: number): Promise<Scored[]>;
   hydrateChunks(tenantId: string, chunkIds: string[]): Promise<Map<string, ChunkHit>>;
   /**
+   * The document of each of these chunks of the tenant (missing or foreign ids left out): what
+   * ranking needs to collapse hits by document before it reads the few chunks it returns in full.
+   */
+  chunkDocuments(tenantId: string, chunkIds: string[]): Promise<Map<string, string>>;
+  /**
    * The tenant's chunks inside any of these position ranges (bounds inclusive), each chunk once,
    * ordered by document then position: all the neighbours /retrieve adds in one query, and the
    * chunks around a cited position (documents.chunksAround).

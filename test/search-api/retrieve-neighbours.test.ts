@@ -42,7 +42,12 @@ function service() {
     lexicalScore: 1,
     vectorScore: null,
   }));
-  const engine = { rank: async () => ({ mode: "lexical" as const, ranked }) } as unknown as Engine;
+  const ids = ranked.map(({ chunk: c, ...scores }) => ({ id: c.id, documentId: c.document_id, ...scores }));
+  const engine = {
+    rank: async () => ({ mode: "lexical" as const, ranked }),
+    rankIds: async () => ({ mode: "lexical" as const, ranked: ids }),
+    hydrate: async (_tenant: string, wanted: { id: string }[]) => wanted.map((w) => ranked.find((r) => r.chunk.id === w.id)!),
+  } as unknown as Engine;
   const quotas = { consumeQueries: async () => ({ used: 1, limit: null }) } as unknown as QuotaService;
   const svc = createSearchService({ store: { content } as unknown as Store, engine, quotas });
   return { svc, calls };

@@ -106,6 +106,10 @@ describeEachContentStore("content store: documents", (open) => {
     expect(second.chunks[0]!.id).not.toBe(first.chunks[0]!.id); // ids are never reused
     expect((await c.hydrateChunks("t1", [first.chunks[0]!.id, second.chunks[0]!.id, "garbage"])).size).toBe(1);
     expect((await c.hydrateChunks("t2", [second.chunks[0]!.id])).size).toBe(0);
+    // documents of ranked ids: replaced, malformed and other tenants' ids are left out
+    expect(await c.chunkDocuments("t1", [first.chunks[0]!.id, second.chunks[0]!.id, "garbage"])).toEqual(new Map([[second.chunks[0]!.id, "d1"]]));
+    expect((await c.chunkDocuments("t2", [second.chunks[0]!.id])).size).toBe(0);
+    expect((await c.chunkDocuments("t1", [])).size).toBe(0);
     expect((await c.chunksInRanges("t1", [{ documentId: "d1", fromPosition: 0, toPosition: 5 }])).map((h) => [h.text, h.title])).toEqual([["four", "T"]]);
     await c.setDocumentStatus("t1", "d1", "failed", "bad pdf");
     d = await c.getDocument("t1", "d1");

@@ -21,8 +21,19 @@ export interface PostgresContentOptions {
   vectors?: VectorSearchOptions;
 }
 
-function hitMethods(pool: Pool): Pick<ContentStore, "hydrateChunks" | "chunksInRanges"> {
+function hitMethods(pool: Pool): Pick<ContentStore, "hydrateChunks" | "chunkDocuments" | "chunksInRanges"> {
   return {
+    async chunkDocuments(tenantId, ids) {
+      const out = new Map<string, string>();
+      const wanted = bigintIds(ids);
+      if (wanted.length === 0) return out;
+      const r = await pool.query<{ id: string; document_id: string }>(
+        "SELECT id::text AS id, document_id FROM chunks WHERE tenant_id = $1 AND id = ANY($2::bigint[])",
+        [tenantId, wanted],
+      );
+      for (const row of r.rows) out.set(row.id, row.document_id);
+      return out;
+    },
     async hydrateChunks(tenantId, ids) {
       const out = new Map<string, ChunkHit>();
       const wanted = bigintIds(ids);

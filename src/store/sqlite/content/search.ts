@@ -28,6 +28,7 @@ type SearchMethods = Pick<
   | "lexicalSearch"
   | "vectorSearch"
   | "hydrateChunks"
+  | "chunkDocuments"
   | "chunksInRanges"
   | "vectorIndexStatus"
 >;
@@ -35,6 +36,7 @@ type SearchMethods = Pick<
 export function searchMethods(db: DB, vectors: VectorIndexes): SearchMethods {
   backfillChunkTerms(db);
   const lexical = createLexicalIndexes(db);
+  const chunkDocumentsOf = db.prepare("SELECT id, document_id FROM chunks WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?))");
   const store = db.transaction((indexName: string, items: { chunkId: string; vector: Float32Array }[]) => {
     const t = vectorTable(indexName);
     const info = db.prepare("SELECT tenant_id, data_source_id FROM chunks WHERE id = ?");
@@ -106,6 +108,14 @@ export function searchMethods(db: DB, vectors: VectorIndexes): SearchMethods {
     },
     async vectorIndexStatus(indexName) {
       return vectors.status(indexName) ?? { kind: "exact (sqlite-vec)", partitions: 0, vectors: 0, building: 0, behind: 0 };
+    },
+    async chunkDocuments(tenantId, ids) {
+      const out = new Map<string, string>();
+      if (ids.length === 0) return out;
+      const rowids = ids.map(Number).filter(Number.isSafeInteger);
+      const rows = chunkDocumentsOf.all(tenantId, JSON.stringify(rowids)) as { id: number; document_id: string }[];
+      for (const r of rows) out.set(String(r.id), r.document_id);
+      return out;
     },
     async hydrateChunks(tenantId, ids) {
       const out = new Map<string, ChunkHit>();
