@@ -9,6 +9,7 @@
 // background; until it is ready (and while it catches up with a large batch of changes) its source
 // is searched exactly by sqlite-vec, so an answer never misses a vector the store holds.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { Index, MetricKind, ScalarKind } from "usearch";
 import type { DB } from "../db.js";
@@ -39,6 +40,8 @@ const STEP = 512;
 const TICK_MS = 500;
 const MIN_WANTED = 128;
 const SAVE_AFTER_MS = 30_000;
+/** threads of every graph insertion (see addChunks) */
+const ADD_THREADS = Math.max(1, Math.min(os.availableParallelism(), 4));
 
 interface Partition {
   tenantId: string;
@@ -147,7 +150,11 @@ export function createAnnIndex(db: DB, indexName: string, dimension: number, set
       keys.push(key);
     }
     if (keys.length === 0) return;
-    p.index.add(BigUint64Array.from(keys), matrix.subarray(0, keys.length * dimension), keys.length > 64 ? 2 : 1);
+    // Always the same thread count: usearch sizes its per-thread insertion contexts when an add
+    // grows the graph, so a small single-thread add that grew it left one context, and the next
+    // two-thread add within that capacity failed ("Reserve capacity ahead of insertions!") and was
+    // retried forever by the catch-up (found by the 1,000,000-chunk bench).
+    p.index.add(BigUint64Array.from(keys), matrix.subarray(0, keys.length * dimension), ADD_THREADS);
   }
 
   /** Applies logged changes to one graph; only the last change of each chunk matters. */

@@ -1,0 +1,23 @@
+import fs from "node:fs";
+import path from "node:path";
+import { openBenchRuntime, operatorPrincipal } from "./src/bench/load.js";
+import { buildApp } from "./src/http/app.js";
+const dir = process.argv[2];
+const n = Number(process.argv[3] ?? 300);
+const marker = JSON.parse(fs.readFileSync(path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith(".json") && f.includes("bench"))!), "utf8"));
+const rt = await openBenchRuntime(dir, (m) => console.error(m));
+const tenant = (await rt.store.tenants.get(marker.tenantId))!;
+const key = (await rt.apiKeys.create(operatorPrincipal(tenant), { name: "p", scopes: ["search"] })).key;
+const app = await buildApp(rt);
+await app.ready();
+const qs = fs.readFileSync(path.join(process.env.BEIR ?? "../shared/datasets/scifact", "queries.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l).text as string);
+const run = async (i: number, mode: string) => {
+  const r = await app.inject({ method: "POST", url: "/search", headers: { authorization: `Bearer ${key}` }, payload: { collection_id: marker.collectionId, query: `${qs[i % qs.length]} ${i}` } });
+  if (r.statusCode !== 200) throw new Error(r.body);
+};
+for (let i = 0; i < 30; i++) await run(i + 100000, "h");
+const c0 = process.cpuUsage(); const t0 = performance.now();
+for (let i = 0; i < n; i++) await run(i, "h");
+const c = process.cpuUsage(c0); const t = performance.now() - t0;
+console.log(`hybrid ${n}: wall ${(t / n).toFixed(2)} ms/req, cpu ${((c.user + c.system) / 1000 / n).toFixed(2)} ms/req`);
+await app.close(); await rt.close();
