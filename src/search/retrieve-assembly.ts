@@ -135,10 +135,10 @@ function stableByScore<T extends { score: number }>(items: readonly T[]): T[] {
 }
 
 /** The matches that become contexts: by score, distinct ids, per-document cap, then top k. */
-export function selectMatches(
-  matches: readonly ScoredChunk[],
+export function selectMatches<T extends { id: string; documentId: string; score: number }>(
+  matches: readonly T[],
   options: Pick<RetrieveOptions, "topK" | "maxChunksPerDocument">,
-): ScoredChunk[] {
+): T[] {
   const seen = new Set<string>();
   const distinct = stableByScore(matches).filter((m) => (seen.has(m.id) ? false : (seen.add(m.id), true)));
   return limitPerDocument(distinct, options.maxChunksPerDocument).slice(0, Math.max(0, options.topK));

@@ -140,12 +140,12 @@ export function createSearchService(deps: {
       const tenant = tenantOf(p);
       const c = await collection(p, req.collection_id);
       await deps.quotas.consumeQueries(tenant, 1);
-      const result = await rank(p, c, req.query);
+      const result = await deps.engine.rankIds(tenant.id, c.data_source_ids, req.query, settingsFor(base, c.settings));
       const minScore = req.min_score ?? 0;
-      let matches: ScoredChunk[] = result.ranked.map((r) => ({ ...chunkRecord(r.chunk), score: round(r.score) }));
-      if (minScore > 0) matches = matches.filter((m) => m.score >= minScore);
+      let ranked = result.ranked.map((r) => ({ ...r, score: round(r.score) }));
+      if (minScore > 0) ranked = ranked.filter((m) => m.score >= minScore);
       // relevance is non-increasing down the ranked list, so the cutoff keeps a prefix of it
-      if (req.relative_cutoff ?? true) matches = relativeCutoff(matches);
+      if (req.relative_cutoff ?? true) ranked = relativeCutoff(ranked);
       const options = {
         topK: req.top_k ?? 8,
         maxChunksPerDocument: req.max_chunks_per_document ?? 3,
@@ -153,9 +153,12 @@ export function createSearchService(deps: {
         maxTokens: req.max_tokens ?? null,
         format: (req.format === "text" ? "text" : "json") as "json" | "text",
       };
+      // The matches that become contexts are chosen on ids and scores; only they are read in full.
+      const chosen = await deps.engine.hydrate(tenant.id, selectMatches(ranked, options));
+      const matches: ScoredChunk[] = chosen.map((r) => ({ ...chunkRecord(r.chunk), score: round(r.score) }));
       // Neighbours are fetched up front, all ranges in one store call, so assembly stays
       // synchronous and storage-free.
-      const ranges = neighbourRanges(selectMatches(matches, options), options.contextWindow);
+      const ranges = neighbourRanges(matches, options.contextWindow);
       const neighbours = new Map<string, ChunkRecord[]>();
       for (const row of ranges.length > 0 ? await deps.store.content.chunksInRanges(tenant.id, ranges) : []) {
         const list = neighbours.get(row.document_id) ?? [];
