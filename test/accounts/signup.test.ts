@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, PLATFORM_KEY, type TestServer } from "../helpers/server.js";
 import { sessionCookie, setCookieHeader, startMailCatcher, textOf, tokenFromLink, type MailCatcher } from "./helpers/mail.js";
 import { PASSWORD, PUBLIC_URL, db, signup, uniqueEmail } from "./helpers/accounts.js";
+import { expect422 as expect422At, type Res } from "../kit/index.js";
 
 let s: TestServer;
 let mail: MailCatcher;
@@ -22,10 +23,8 @@ afterAll(async () => {
 
 const count = async (table: string) => (await db(s).get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n;
 
-function expect422(r: { status: number; body: any }, field: string) {
-  expect(r.status, JSON.stringify(r.body)).toBe(422);
-  expect(r.body.detail.map((d: { loc: unknown[] }) => d.loc)).toContainEqual(["body", field]);
-}
+// the field a 422 names is always in the body here
+const expect422 = (r: Res, field: string) => expect422At(r, "body", field);
 
 describe("signup input", () => {
   it("refuses malformed emails, short and long passwords, long emails and blank workspace names with 422 naming the field", async () => {

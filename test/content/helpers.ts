@@ -157,24 +157,5 @@ export function tmpFiles(dataDir: string): string[] {
   return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
 }
 
-/** {"detail": "<sentence>"} with this status. */
-export function expectDetail(r: Res, status: number, ...mentions: (string | RegExp)[]): string {
-  expect(r.status, JSON.stringify(r.body)).toBe(status);
-  expect(Object.keys(r.body ?? {})).toEqual(["detail"]);
-  expect(typeof r.body.detail).toBe("string");
-  for (const m of mentions) {
-    if (typeof m === "string") expect(r.body.detail).toContain(m);
-    else expect(r.body.detail).toMatch(m);
-  }
-  return r.body.detail;
-}
-
-export function expect422(r: Res, ...loc: (string | number)[]): any[] {
-  expect(r.status, JSON.stringify(r.body)).toBe(422);
-  expect(Array.isArray(r.body.detail)).toBe(true);
-  if (loc.length) {
-    const hit = r.body.detail.find((i: any) => JSON.stringify(i.loc) === JSON.stringify(loc));
-    expect(hit, `no 422 item at ${JSON.stringify(loc)} in ${JSON.stringify(r.body)}`).toBeDefined();
-  }
-  return r.body.detail;
-}
+// one version of each error check for every suite
+export { expectDetail, expect422 } from "../kit/index.js";
