@@ -2,6 +2,7 @@
 // it with vi.mock("fastify", wrapFastify) before the app is imported) records each route's method,
 // URL and declared scope through an onRoute hook, so the scope matrix follows the routes' own
 // declarations and no route can be forgotten.
+import type { RouteOptions } from "fastify";
 import type { Scope } from "../../src/store/types.js";
 
 export interface DeclaredRoute {
@@ -20,7 +21,7 @@ export async function wrapFastify(importOriginal: () => Promise<FastifyModule>):
   const factory = mod.default as unknown as (...args: unknown[]) => ReturnType<FastifyModule["default"]>;
   const wrapped = (...args: unknown[]) => {
     const app = factory(...args);
-    app.addHook("onRoute", (r) => {
+    app.addHook("onRoute", (r: RouteOptions) => {
       for (const method of [r.method].flat()) declaredRoutes.push({ method, url: r.url, scope: r.config?.scope });
     });
     return app;
