@@ -1,10 +1,10 @@
-// Shared bits of the content suites: a real server with one tenant, multipart uploads built by
+// Shared bits of the content suites: a server with one tenant, multipart uploads built by
 // hand (so file names reach the server exactly as written), polling, and a direct handle on the
 // server's SQLite file to check what the API cannot show (chunks, FTS and vector rows).
 import fs from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../kit/index.js";
 import { storeSql } from "../helpers/store-sql.js";
 
 export type Res = Awaited<ReturnType<TestServer["call"]>>;
@@ -22,8 +22,9 @@ export interface Ctx {
   call(method: string, p: string, json?: unknown): Promise<Res>;
 }
 
-export async function startWithTenant(env: Record<string, string> = {}): Promise<Ctx> {
-  const s = await startServer({ DEFAULT_PLAN: "enterprise", ...env });
+/** A server (inject() unless `listen`) with one enterprise tenant, called with its admin key. */
+export async function startWithTenant(env: Record<string, string> = {}, opts: { listen?: boolean } = {}): Promise<Ctx> {
+  const s = await startServer({ DEFAULT_PLAN: "enterprise", ...env }, { listen: opts.listen ?? false });
   const t = await s.tenant();
   return { s, tenantId: t.id, key: t.adminKey, call: (method, p, json) => s.call(method, p, { key: t.adminKey, json }) };
 }

@@ -6,4 +6,4 @@ export { expectDetail, expect422, issueAt, type Issue, type Res } from "./errors
 export { createSource, createCollection, upload, waitIndexed } from "./content.js";
 export { LIGHT_ENV, ISO_DATE_TIME, noModelEnv } from "./env.js";
 export { rawRequest } from "./raw.js";
-export type { CallResult } from "./call.js";
+export { injectCaller, fetchCaller, type Call, type CallResult } from "./call.js";
