@@ -4,8 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { startServer, PLATFORM_KEY, type TestServer } from "../helpers/server.js";
-import { waitIndexed } from "../helpers/content.js";
+import { startServer, PLATFORM_KEY, type TestServer, waitIndexed } from "../kit/index.js";
 import { sessionCookie, setCookieHeader, startMailCatcher, tokenFromLink, type MailCatcher } from "./helpers/mail.js";
 import { PASSWORD, PUBLIC_URL, db, login, signup, uniqueEmail } from "./helpers/accounts.js";
 import { currentPeriod, periodResetsAt } from "../../src/services/plans.js";

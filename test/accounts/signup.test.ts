@@ -4,10 +4,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, PLATFORM_KEY, type TestServer } from "../helpers/server.js";
+import { startServer, PLATFORM_KEY, type TestServer, expect422 as expect422At, type Res } from "../kit/index.js";
 import { sessionCookie, setCookieHeader, startMailCatcher, textOf, tokenFromLink, type MailCatcher } from "./helpers/mail.js";
 import { PASSWORD, PUBLIC_URL, db, signup, uniqueEmail } from "./helpers/accounts.js";
-import { expect422 as expect422At, type Res } from "../kit/index.js";
 
 let s: TestServer;
 let mail: MailCatcher;

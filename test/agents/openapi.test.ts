@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../kit/index.js";
 import { OPERATIONS } from "../../src/http/openapi/operations.js";
 
 type Obj = Record<string, any>;

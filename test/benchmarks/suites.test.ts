@@ -4,8 +4,7 @@
 // rankings of the hand-made documents are certain.
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import { currentPeriod } from "../../src/services/plans.js";
 import { beirSet } from "../helpers/beir-data.js";
 

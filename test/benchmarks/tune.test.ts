@@ -5,8 +5,7 @@
 // collection starts title-heavy (title 10, headings 10, body 1): the memo comes first for every
 // query; weights that let the body count bring the note first.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 
 const LIGHT = { EMBEDDING_PROFILE: "bge-small-en-v1.5", ALLOW_MODEL_DOWNLOAD: "false" };
 const TOPICS = ["gearbox", "blades", "tower", "generator", "yaw", "nacelle", "inverter", "anemometer", "transformer", "brake"];

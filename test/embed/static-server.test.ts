@@ -5,8 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import type { Principal } from "../../src/services/auth.js";
 import { ndcgAtK } from "../../src/search/metrics.js";
 

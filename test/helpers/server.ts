@@ -1,2 +1,2 @@
-// Moved to the test kit (test/kit); kept so suites that still import it here keep working.
+// Moved to the test kit (test/kit); kept while the crawl suites (test/crawl*) import it here.
 export * from "../kit/server.js";

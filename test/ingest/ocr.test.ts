@@ -78,7 +78,7 @@ async function makeScannedPdfOrImageOnly(): Promise<Buffer> {
 
 describe("GET /capabilities", () => {
   it("reports whether scanned PDFs are read with OCR", async () => {
-    const { noModelEnv, startServer } = await import("../helpers/server.js");
+    const { noModelEnv, startServer } = await import("../kit/index.js");
     const s = await startServer(noModelEnv());
     try {
       const r = await s.call("GET", "/capabilities", { key: (await s.tenant()).adminKey });

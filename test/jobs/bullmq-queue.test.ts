@@ -7,7 +7,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createBullBackend } from "../../src/jobs/bullmq-queue.js";
 import { PermanentJobError, QueueUnavailableError, type JobHandler } from "../../src/jobs/types.js";
 import type { QueueBackend, QueueSpec } from "../../src/jobs/index.js";
-import { startServer } from "../helpers/server.js";
+import { startServer } from "../kit/index.js";
 import { dropPrefix, REDIS_URL, redisReachable, testPrefix } from "./redis.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");

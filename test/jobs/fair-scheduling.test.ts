@@ -5,8 +5,7 @@
 // tenant finished only the jobs it was running then (one per worker) and those the other workers
 // started and finished while the newcomer's job ran — never its queued backlog.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createSource, upload } from "../helpers/content.js";
+import { startServer, type TestServer, createSource, upload } from "../kit/index.js";
 import { dropPrefix, REDIS_URL, redisReachable, testPrefix } from "./redis.js";
 
 const WORKERS = 2;

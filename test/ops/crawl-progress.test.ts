@@ -3,7 +3,7 @@
 // that could not be fetched with the reason, the data source's failed_count includes them, and the
 // list pages with limit + cursor through the Link header.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../kit/index.js";
 import { serve, send, html, links, type FixtureServer } from "../crawl/fixtures.js";
 import { documentsOf, sleep } from "../crawl-api/helpers.js";
 import { PAGE_SIZE_LIMIT_BYTES } from "../../src/crawl/limits.js";

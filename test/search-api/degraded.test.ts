@@ -4,8 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import { writeTinyModel } from "../embed/tiny-onnx.js";
 
 describe("degraded mode without an embedding model", () => {

@@ -2,8 +2,7 @@
 // token (an error code, a SKU, a made-up word, an identifier) finds that document first in hybrid
 // mode, although 39 neighbours about the same topic are close to it for the embedding model.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 
 const TOPICS = [
   "The replacement filter fits every model of the kitchen range and ships within two days.",

@@ -9,8 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload } from "../kit/index.js";
 
 const LEXICAL_ONLY = { EMBEDDING_PROFILE: "bge-small-en-v1.5", ALLOW_MODEL_DOWNLOAD: "false", DEFAULT_PLAN: "enterprise" };
 const QUERY = "glacier moraine erosion";

@@ -1,7 +1,6 @@
 // POST /search and POST /retrieve over real HTTP with the real embedding model.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import type { Principal } from "../../src/services/auth.js";
 
 const PASSWORD = `# Resetting your password

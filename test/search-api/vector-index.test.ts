@@ -6,8 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import { DEFAULT_ENGINE_SETTINGS } from "../../src/search/engine.js";
 
 const SENTENCES = [
