@@ -13,7 +13,7 @@ vi.mock("fastify", async (orig) => (await import("./routes.js")).wrapFastify(ori
 /** Routes without a scope, by URL pattern, with the reason they need no credentials. */
 const PUBLIC: [pattern: RegExp, reason: string][] = [
   [/^\/(health|livez|readyz)$/, "probes of load balancers and orchestrators"],
-  [/^\/metrics$/, "Prometheus scrape; guarded by its own METRICS_TOKEN setting, not by API keys"],
+  [/^\/metrics$/, "Prometheus scrapes it without credentials, like the probes (routes/system.ts)"],
   [/^\/openapi\.json$/, "the API description is public, like the docs"],
   [/^\/docs(\/.*)?$/, "Swagger UI and its assets"],
   [/^\/auth\/(signup|login|verify|forgot-password|reset-password)$/, "the ways to get credentials in the first place"],
