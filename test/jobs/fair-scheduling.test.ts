@@ -53,7 +53,7 @@ describe.each(shapes)("fair scheduling (%s)", (shape, envOf) => {
       console.log(`skipping fair scheduling on ${shape}: Redis is not reachable at ${REDIS_URL}`);
       return;
     }
-    s = await startServer({ ...env, INGEST_WORKERS: String(WORKERS), QUEUE_TENANT_CONCURRENCY: "1" });
+    s = await startServer({ ...env, INGEST_WORKERS: String(WORKERS), QUEUE_TENANT_CONCURRENCY: "1" }, { listen: false });
   }, 120_000);
 
   afterAll(async () => {
