@@ -13,7 +13,7 @@ let mail: MailCatcher;
 
 beforeAll(async () => {
   mail = await startMailCatcher();
-  s = await startServer({ SMTP_URL: mail.url, PUBLIC_URL });
+  s = await startServer({ SMTP_URL: mail.url, PUBLIC_URL }, { listen: false });
 });
 afterAll(async () => {
   await s?.close();
@@ -142,7 +142,7 @@ describe("workspaces that need no verification", () => {
 describe("with REQUIRE_EMAIL_VERIFICATION=false, an https PUBLIC_URL and no SMTP_URL", () => {
   let s2: TestServer;
   beforeAll(async () => {
-    s2 = await startServer({ REQUIRE_EMAIL_VERIFICATION: "false", PUBLIC_URL: "https://search.example.org", SESSION_TTL_DAYS: "2" });
+    s2 = await startServer({ REQUIRE_EMAIL_VERIFICATION: "false", PUBLIC_URL: "https://search.example.org", SESSION_TTL_DAYS: "2" }, { listen: false });
   });
   afterAll(async () => s2?.close());
 

@@ -10,7 +10,7 @@ let mail: MailCatcher;
 
 beforeAll(async () => {
   mail = await startMailCatcher();
-  s = await startServer({ SMTP_URL: mail.url, PUBLIC_URL });
+  s = await startServer({ SMTP_URL: mail.url, PUBLIC_URL }, { listen: false });
 });
 afterAll(async () => {
   await s?.close();

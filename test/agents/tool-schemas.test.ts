@@ -124,7 +124,7 @@ describe("tool definitions over HTTP and POST /tool-calls", () => {
   let s: TestServer;
   let fx: AgentFixture;
   beforeAll(async () => {
-    s = await startServer();
+    s = await startServer({}, { listen: false });
     fx = await indexedFixture(s);
   });
   afterAll(async () => {

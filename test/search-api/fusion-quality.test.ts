@@ -41,7 +41,7 @@ describe("hybrid fusion on the paraphrase fixture", () => {
   const sourceOf = new Map<string, string>();
 
   beforeAll(async () => {
-    s = await startServer();
+    s = await startServer({}, { listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(true);
     const t = await s.tenant();
     const src = await createSource(s, t.adminKey);

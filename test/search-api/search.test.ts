@@ -1,4 +1,4 @@
-// POST /search and POST /retrieve over real HTTP with the real embedding model.
+// POST /search and POST /retrieve over HTTP (inject) with the real embedding model.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import type { Principal } from "../../src/services/auth.js";
@@ -55,7 +55,7 @@ describe("search and retrieve", () => {
   const docIds: Record<string, string> = {};
 
   beforeAll(async () => {
-    s = await startServer();
+    s = await startServer({}, { listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(true);
     key = (await s.tenant()).adminKey;
     srcA = await createSource(s, key, "Support");
