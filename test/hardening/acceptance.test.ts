@@ -112,7 +112,7 @@ describe("recoverStagedFiles", () => {
     await content.upsertDocuments(tenantId, sourceId, [doc], null);
     await store.close();
 
-    const s = await startServer(env, { dataDir });
+    const s = await startServer(env, { dataDir, listen: false });
     try {
       const deadline = Date.now() + 30_000;
       let status = "";
