@@ -5,7 +5,7 @@ import { configDefaults, defineConfig } from "vitest/config";
 // unit: no server, no model, no network (pure modules, parsers, fixtures on disk).
 const UNIT = [
   "test/search/**/*.test.ts",
-  "test/ingest/{chunk,isolated,limits,parse,sniff,zip}.test.ts", // not ocr: a server and tesseract
+  "test/ingest/{chunk,limits,parse,sniff,zip}.test.ts", // not ocr (a server, tesseract) nor isolated
   "test/crawl/url-policy.test.ts",
   "test/crawl/parsers.test.ts",
   "test/benchmarks/tuning-search.test.ts",
@@ -26,6 +26,7 @@ const SLOW = [
   "test/bench/**/*.test.ts",
   "test/benchmarks/scifact.test.ts",
   "test/jobs/process-split.test.ts",
+  "test/ingest/isolated.test.ts", // parser workers killed on time and memory limits: 17 s of waiting
   "test/ops/cli.test.ts",
   "test/ops/production.test.ts",
 ];
