@@ -49,7 +49,7 @@ describe("use-lite-static as the active profile", () => {
   const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-static-models-"));
 
   beforeAll(async () => {
-    s = await startServer({ EMBEDDING_PROFILE: "use-lite-static", MODELS_DIR: modelsDir });
+    s = await startServer({ EMBEDDING_PROFILE: "use-lite-static", MODELS_DIR: modelsDir }, { listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(true);
     const t = await s.tenant();
     key = t.adminKey;

@@ -155,7 +155,7 @@ describe("BullMQ queue", () => {
     await expect(q.enqueue({ tenant_id: "t1", kind: "work", subject: "x" })).rejects.toBeInstanceOf(QueueUnavailableError);
     await b.close();
 
-    const s = await startServer({ REDIS_URL: "redis://127.0.0.1:1", CRAWL_ALLOW_PRIVATE_NETWORKS: "true" });
+    const s = await startServer({ REDIS_URL: "redis://127.0.0.1:1", CRAWL_ALLOW_PRIVATE_NETWORKS: "true" }, { listen: false });
     cleanup.push(() => s.close());
     const health = await s.call("GET", "/health");
     expect(health.status).toBe(503);

@@ -16,7 +16,7 @@ describe("crawl progress", () => {
   let key: string;
 
   beforeAll(async () => {
-    s = await startServer({ CRAWL_ALLOW_PRIVATE_NETWORKS: "true", DEFAULT_PLAN: "enterprise", INGEST_WORKERS: "1" });
+    s = await startServer({ CRAWL_ALLOW_PRIVATE_NETWORKS: "true", DEFAULT_PLAN: "enterprise", INGEST_WORKERS: "1" }, { listen: false });
     key = (await s.tenant()).adminKey;
     const big = html("Big", `<p>${"word ".repeat(Math.ceil(PAGE_SIZE_LIMIT_BYTES / 5) + 1000)}</p>`);
     site = await serve((req, res, { url }) => {
