@@ -1,13 +1,55 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+
+// Three projects, so a change can be checked at the speed it needs (npm run test:unit, test:api,
+// test:slow); `vitest run` runs all three, exactly the files it ran before they existed.
+// unit: no server, no model, no network (pure modules, parsers, fixtures on disk).
+const UNIT = [
+  "test/search/**/*.test.ts",
+  "test/ingest/{chunk,limits,parse,sniff,zip}.test.ts", // not ocr (a server, tesseract) nor isolated
+  "test/crawl/url-policy.test.ts",
+  "test/crawl/parsers.test.ts",
+  "test/benchmarks/tuning-search.test.ts",
+  "test/bench/scale-corpus.test.ts",
+  "test/foundation/readme-config.test.ts",
+  "test/ops/readme-cli.test.ts",
+  "test/scaleout/compose.test.ts",
+];
+
+// slow: the embedding model, Chromium, whole processes, scale, soak and scale-out runs.
+const SLOW = [
+  "test/embed/{onnx,profiles,sentencepiece,static-server,static,use-lite}.test.ts", // not openai: a fake provider
+  "test/console/console.test.ts",
+  "test/console/crawl-bench.test.ts",
+  "test/crawl/render.test.ts",
+  "test/soak/**/*.test.ts",
+  "test/scaleout/**/*.test.ts",
+  "test/bench/**/*.test.ts",
+  "test/benchmarks/scifact.test.ts",
+  "test/jobs/process-split.test.ts",
+  "test/ingest/isolated.test.ts", // parser workers killed on time and memory limits: 17 s of waiting
+  "test/ops/cli.test.ts",
+  "test/ops/production.test.ts",
+];
+
+// every file in exactly one project: slow leaves unit's files out, api takes the rest
+const slowExclude = [...configDefaults.exclude, ...UNIT];
+const apiExclude = [...slowExclude, ...SLOW];
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    // no root include: a project's include would be appended to it (extends merges arrays)
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
     // 2 cores: two test files at a time keeps model-heavy suites from starving each other
     maxWorkers: 2,
     reporters: ["default", "./test/helpers/summary-reporter.ts"],
+    coverage: { provider: "v8", include: ["src/**/*.ts"], reporter: ["text-summary", "html"], reportsDirectory: "test-output/coverage" },
+    projects: [
+      { extends: true, test: { name: "unit", include: UNIT } },
+      { extends: true, test: { name: "slow", include: SLOW, exclude: slowExclude } },
+      // api: the HTTP suites and everything not placed above, so a new suite lands here
+      { extends: true, test: { name: "api", include: ["test/**/*.test.ts"], exclude: apiExclude } },
+    ],
   },
 });

@@ -4,11 +4,14 @@
 import { defineConfig } from "vitest/config";
 import base from "./vitest.config.js";
 
+// the base's settings without its projects (they would replace this file list)
+const { projects: _projects, ...baseTest } = base.test ?? {};
+
 // spread, not mergeConfig: mergeConfig would append to the base's include list
 export default defineConfig({
   ...base,
   test: {
-    ...base.test,
+    ...baseTest,
     // Not here: test/hardening/acceptance.test.ts builds its deployment through the SQLite store's
     // own API (openSqliteStore) before starting a server on it.
     include: [

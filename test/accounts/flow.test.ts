@@ -1,11 +1,10 @@
-// The "done when": sign up over real HTTP, verify through the email received over SMTP,
+// The "done when": sign up over HTTP (inject), verify through the email received over SMTP,
 // log out and in, reset the password through the emailed link, hit the query quota, delete the
 // workspace, and every credential of it answers 401.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs";
 import path from "node:path";
-import { startServer, PLATFORM_KEY, type TestServer } from "../helpers/server.js";
-import { waitIndexed } from "../helpers/content.js";
+import { startServer, PLATFORM_KEY, type TestServer, waitIndexed } from "../kit/index.js";
 import { sessionCookie, setCookieHeader, startMailCatcher, tokenFromLink, type MailCatcher } from "./helpers/mail.js";
 import { PASSWORD, PUBLIC_URL, db, login, signup, uniqueEmail } from "./helpers/accounts.js";
 import { currentPeriod, periodResetsAt } from "../../src/services/plans.js";
@@ -16,7 +15,7 @@ let mail: MailCatcher;
 
 beforeAll(async () => {
   mail = await startMailCatcher();
-  s = await startServer({ SMTP_URL: mail.url, PUBLIC_URL, MAIL_FROM: "Quarry <accounts@quarry.test>" });
+  s = await startServer({ SMTP_URL: mail.url, PUBLIC_URL, MAIL_FROM: "Quarry <accounts@quarry.test>" }, { listen: false });
 });
 afterAll(async () => {
   await s?.close();

@@ -1,18 +1,13 @@
 // Plans and quotas: exact, race-free query counting, all-or-nothing batches, the 429 wording,
 // the operator's plan change, calendar-month periods and the source limit through HTTP.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, PLATFORM_KEY, type TestServer } from "../helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { PLATFORM_KEY, useServer } from "../kit/index.js";
 import { db } from "./helpers/accounts.js";
 import { assertWithinLimit, createQuotaService, quotaExceededError } from "../../src/services/quotas.js";
 import { currentPeriod, periodResetsAt } from "../../src/services/plans.js";
 import { ServiceError } from "../../src/services/errors.js";
 
-let s: TestServer;
-
-beforeAll(async () => {
-  s = await startServer();
-});
-afterAll(async () => s?.close());
+const s = useServer();
 
 const setQueries = (tenantId: string, n: number, period = currentPeriod()) =>
   db(s).run("INSERT INTO usage_counters (tenant_id, period, queries) VALUES (?, ?, ?) ON CONFLICT (tenant_id, period) DO UPDATE SET queries = excluded.queries", tenantId, period, n);

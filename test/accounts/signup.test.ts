@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, PLATFORM_KEY, type TestServer } from "../helpers/server.js";
+import { startServer, PLATFORM_KEY, type TestServer, expect422 as expect422At, type Res } from "../kit/index.js";
 import { sessionCookie, setCookieHeader, startMailCatcher, textOf, tokenFromLink, type MailCatcher } from "./helpers/mail.js";
 import { PASSWORD, PUBLIC_URL, db, signup, uniqueEmail } from "./helpers/accounts.js";
 
@@ -13,7 +13,7 @@ let mail: MailCatcher;
 
 beforeAll(async () => {
   mail = await startMailCatcher();
-  s = await startServer({ SMTP_URL: mail.url, PUBLIC_URL });
+  s = await startServer({ SMTP_URL: mail.url, PUBLIC_URL }, { listen: false });
 });
 afterAll(async () => {
   await s?.close();
@@ -22,10 +22,8 @@ afterAll(async () => {
 
 const count = async (table: string) => (await db(s).get<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))!.n;
 
-function expect422(r: { status: number; body: any }, field: string) {
-  expect(r.status, JSON.stringify(r.body)).toBe(422);
-  expect(r.body.detail.map((d: { loc: unknown[] }) => d.loc)).toContainEqual(["body", field]);
-}
+// the field a 422 names is always in the body here
+const expect422 = (r: Res, field: string) => expect422At(r, "body", field);
 
 describe("signup input", () => {
   it("refuses malformed emails, short and long passwords, long emails and blank workspace names with 422 naming the field", async () => {
@@ -144,7 +142,7 @@ describe("workspaces that need no verification", () => {
 describe("with REQUIRE_EMAIL_VERIFICATION=false, an https PUBLIC_URL and no SMTP_URL", () => {
   let s2: TestServer;
   beforeAll(async () => {
-    s2 = await startServer({ REQUIRE_EMAIL_VERIFICATION: "false", PUBLIC_URL: "https://search.example.org", SESSION_TTL_DAYS: "2" });
+    s2 = await startServer({ REQUIRE_EMAIL_VERIFICATION: "false", PUBLIC_URL: "https://search.example.org", SESSION_TTL_DAYS: "2" }, { listen: false });
   });
   afterAll(async () => s2?.close());
 

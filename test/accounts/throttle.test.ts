@@ -2,7 +2,7 @@
 // test logs in from its own loopback address (127.0.0.x) so the per-address counts stay apart.
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../kit/index.js";
 import { startMailCatcher, tokenFromLink, type MailCatcher } from "./helpers/mail.js";
 import { PASSWORD, PUBLIC_URL, db, signup, uniqueEmail } from "./helpers/accounts.js";
 

@@ -1,7 +1,7 @@
 // Emailed tokens and sessions: single use, expiry, tokens of another user or purpose, resend,
 // forgot-password without account enumeration, session expiry.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, PLATFORM_KEY, type TestServer } from "../helpers/server.js";
+import { startServer, PLATFORM_KEY, type TestServer } from "../kit/index.js";
 import { startMailCatcher, tokenFromLink, type MailCatcher } from "./helpers/mail.js";
 import { PUBLIC_URL, db, login, signup, uniqueEmail } from "./helpers/accounts.js";
 
@@ -10,7 +10,7 @@ let mail: MailCatcher;
 
 beforeAll(async () => {
   mail = await startMailCatcher();
-  s = await startServer({ SMTP_URL: mail.url, PUBLIC_URL });
+  s = await startServer({ SMTP_URL: mail.url, PUBLIC_URL }, { listen: false });
 });
 afterAll(async () => {
   await s?.close();

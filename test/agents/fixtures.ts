@@ -1,7 +1,6 @@
 // A small indexed collection shared by the agent tests: distinct topics so the expected document
 // of each query is unambiguous.
-import type { TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 
 export const DOCS = {
   "gearbox.md": `# Turbine gearbox maintenance

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../kit/index.js";
 import { OPERATIONS } from "../../src/http/openapi/operations.js";
 
 type Obj = Record<string, any>;
@@ -18,7 +18,7 @@ let doc: Obj;
 const ops: { key: string; op: Obj }[] = [];
 
 beforeAll(async () => {
-  s = await startServer({ PUBLIC_URL: "https://search.example.com" });
+  s = await startServer({ PUBLIC_URL: "https://search.example.com" }, { listen: false });
   const r = await s.call("GET", "/openapi.json");
   expect(r.status).toBe(200);
   doc = r.body;
@@ -132,9 +132,9 @@ describe("GET /openapi.json", () => {
 
 describe("Swagger UI", () => {
   it("is titled for Quarry and loads /openapi.json", async () => {
-    const page = await fetch(`${s.url}/docs/`);
-    expect(await page.text()).toContain("<title>Quarry API — Swagger UI</title>");
-    const init = await (await fetch(`${s.url}/docs/static/swagger-initializer.js`)).text();
+    const page = await s.call("GET", "/docs/");
+    expect(page.body).toContain("<title>Quarry API — Swagger UI</title>");
+    const init = (await s.call("GET", "/docs/static/swagger-initializer.js")).body;
     expect(init).toContain('"url":"/openapi.json"');
   });
 });

@@ -7,7 +7,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { ToolSchema } from "@modelcontextprotocol/sdk/types.js";
 import { TOOL_SPECS } from "../../src/http/mcp/catalog.js";
 import { toolDefinitions, type ToolFormat } from "../../src/http/openai-tools.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../kit/index.js";
 import { indexedFixture, type AgentFixture } from "./fixtures.js";
 
 type Schema = Record<string, any>;
@@ -124,7 +124,7 @@ describe("tool definitions over HTTP and POST /tool-calls", () => {
   let s: TestServer;
   let fx: AgentFixture;
   beforeAll(async () => {
-    s = await startServer();
+    s = await startServer({}, { listen: false });
     fx = await indexedFixture(s);
   });
   afterAll(async () => {

@@ -11,7 +11,7 @@
 //   the real default model, so the hybrid path (query embedding, kNN, fusion) is checked too.
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../kit/index.js";
 import { readQrels, readQueries } from "../../src/search/beir.js";
 import { evaluateSetup, searchSettings } from "../../src/bench/quality.js";
 import { beirSet } from "../helpers/beir-data.js";

@@ -1,11 +1,10 @@
-// Benchmark suites over real HTTP: CRUD and validation, a run over a small hand-made collection
+// Benchmark suites over HTTP (inject): CRUD and validation, a run over a small hand-made collection
 // whose metrics are computed by hand below, quota accounting, failed runs, tenant isolation, and
 // the public question sets. The server runs without an embedding model (lexical search), so the
 // rankings of the hand-made documents are certain.
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import { currentPeriod } from "../../src/services/plans.js";
 import { beirSet } from "../helpers/beir-data.js";
 
@@ -29,7 +28,7 @@ let collection: string;
 const doc: Record<string, string> = {};
 
 beforeAll(async () => {
-  s = await startServer({ ...LIGHT, BEIR_DATA_DIR: path.dirname(SCIFACT.dir) });
+  s = await startServer({ ...LIGHT, BEIR_DATA_DIR: path.dirname(SCIFACT.dir) }, { listen: false });
   const t = await s.tenant();
   key = t.adminKey;
   tenantId = t.id;

@@ -1,12 +1,11 @@
-// POST /benchmarks/{suite_id}/tune over real HTTP. The server has no embedding model (lexical
+// POST /benchmarks/{suite_id}/tune over HTTP (inject). The server has no embedding model (lexical
 // search), so the tuning searches BM25 field weights and candidate depth, and the rankings of the
 // hand-made documents are certain: for each topic a "note" names the topic only in its body (the
 // relevant document), a "memo" names it in its title and headings only (a distractor). The
 // collection starts title-heavy (title 10, headings 10, body 1): the memo comes first for every
 // query; weights that let the body count bring the note first.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 
 const LIGHT = { EMBEDDING_PROFILE: "bge-small-en-v1.5", ALLOW_MODEL_DOWNLOAD: "false" };
 const TOPICS = ["gearbox", "blades", "tower", "generator", "yaw", "nacelle", "inverter", "anemometer", "transformer", "brake"];
@@ -22,7 +21,7 @@ const memo: Record<string, string> = {};
 const call = (method: string, path: string, json?: unknown, k: string | null = key) => s.call(method, path, { key: k, json });
 
 beforeAll(async () => {
-  s = await startServer(LIGHT);
+  s = await startServer(LIGHT, { listen: false });
   key = (await s.tenant()).adminKey;
   const src = await createSource(s, key);
   collection = await createCollection(s, key, [src]);

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { CHROMIUM_ARGS, chromiumPath } from "../../src/crawl/render.js";
-import { noModelEnv, startServer, type TestServer } from "../helpers/server.js";
+import { noModelEnv, startServer, type TestServer } from "../kit/index.js";
 import { ensureConsoleBuilt, freePort, linkIn, outbox, shoot as shootPage, TIMEOUT } from "./helpers.js";
 
 const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));

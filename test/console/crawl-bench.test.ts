@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { CHROMIUM_ARGS, chromiumPath } from "../../src/crawl/render.js";
-import { noModelEnv, startServer, type TestServer } from "../helpers/server.js";
+import { noModelEnv, startServer, type TestServer } from "../kit/index.js";
 import { html, links, send, serve, type FixtureServer } from "../crawl/fixtures.js";
 import { tokenFromLink } from "../accounts/helpers/mail.js";
 import { ensureConsoleBuilt, freePort, outbox, shoot as shootPage, TIMEOUT } from "./helpers.js";

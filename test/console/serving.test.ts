@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { noModelEnv, startServer, type TestServer } from "../helpers/server.js";
+import { noModelEnv, startServer, type TestServer } from "../kit/index.js";
 import { CONSOLE_PATHS } from "../../src/http/console.js";
 
 const MARKER = "<!-- quarry console test build -->";

@@ -8,7 +8,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { PLATFORM_KEY } from "../helpers/server.js";
+import { PLATFORM_KEY } from "../kit/index.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.js";
 import { openDeploymentSql } from "../helpers/store-sql.js";
 import { parseDocument } from "../../src/ingest/parse/index.js";

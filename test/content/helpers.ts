@@ -1,10 +1,10 @@
-// Shared bits of the content suites: a real server with one tenant, multipart uploads built by
+// Shared bits of the content suites: a server with one tenant, multipart uploads built by
 // hand (so file names reach the server exactly as written), polling, and a direct handle on the
 // server's SQLite file to check what the API cannot show (chunks, FTS and vector rows).
 import fs from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../kit/index.js";
 import { storeSql } from "../helpers/store-sql.js";
 
 export type Res = Awaited<ReturnType<TestServer["call"]>>;
@@ -22,8 +22,9 @@ export interface Ctx {
   call(method: string, p: string, json?: unknown): Promise<Res>;
 }
 
-export async function startWithTenant(env: Record<string, string> = {}): Promise<Ctx> {
-  const s = await startServer({ DEFAULT_PLAN: "enterprise", ...env });
+/** A server (inject() unless `listen`) with one enterprise tenant, called with its admin key. */
+export async function startWithTenant(env: Record<string, string> = {}, opts: { listen?: boolean } = {}): Promise<Ctx> {
+  const s = await startServer({ DEFAULT_PLAN: "enterprise", ...env }, { listen: opts.listen ?? false });
   const t = await s.tenant();
   return { s, tenantId: t.id, key: t.adminKey, call: (method, p, json) => s.call(method, p, { key: t.adminKey, json }) };
 }
@@ -157,24 +158,5 @@ export function tmpFiles(dataDir: string): string[] {
   return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
 }
 
-/** {"detail": "<sentence>"} with this status. */
-export function expectDetail(r: Res, status: number, ...mentions: (string | RegExp)[]): string {
-  expect(r.status, JSON.stringify(r.body)).toBe(status);
-  expect(Object.keys(r.body ?? {})).toEqual(["detail"]);
-  expect(typeof r.body.detail).toBe("string");
-  for (const m of mentions) {
-    if (typeof m === "string") expect(r.body.detail).toContain(m);
-    else expect(r.body.detail).toMatch(m);
-  }
-  return r.body.detail;
-}
-
-export function expect422(r: Res, ...loc: (string | number)[]): any[] {
-  expect(r.status, JSON.stringify(r.body)).toBe(422);
-  expect(Array.isArray(r.body.detail)).toBe(true);
-  if (loc.length) {
-    const hit = r.body.detail.find((i: any) => JSON.stringify(i.loc) === JSON.stringify(loc));
-    expect(hit, `no 422 item at ${JSON.stringify(loc)} in ${JSON.stringify(r.body)}`).toBeDefined();
-  }
-  return r.body.detail;
-}
+// one version of each error check for every suite
+export { expectDetail, expect422 } from "../kit/index.js";

@@ -1,9 +1,8 @@
-// Records sources over real HTTP: `configuration: {"records": true}` makes each CSV row (or JSON
+// Records sources over HTTP (inject): `configuration: {"records": true}` makes each CSV row (or JSON
 // array element) its own document with the fields as metadata; without it a CSV stays one document.
 // Lexical only (no model): what is tested is the split, not ranking.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { noModelEnv, startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createCollection, createSource, noModelEnv, upload, useServer, waitIndexed } from "../kit/index.js";
 
 const CSV = `sku,name,colour,price
 A-100,Trail runner shoe,crimson,89.90
@@ -20,14 +19,12 @@ const JSON_ARRAY = JSON.stringify([
 ]);
 
 describe("records sources", () => {
-  let s: TestServer;
+  const s = useServer(noModelEnv());
   let key: string;
 
   beforeAll(async () => {
-    s = await startServer(noModelEnv());
     key = (await s.tenant()).adminKey;
   });
-  afterAll(async () => s?.close());
 
   const recordsSource = async (name: string) => {
     const r = await s.call("POST", "/data-sources", { key, json: { name, source_type: "upload", configuration: { records: true } } });

@@ -23,7 +23,7 @@ import { makeDocx, makeZip } from "./fixtures.js";
 let c: Ctx;
 let source: any;
 beforeAll(async () => {
-  c = await startWithTenant();
+  c = await startWithTenant({}, { listen: true }); // a raw request cuts an upload short
   source = await createSource(c, "bad-input");
 });
 afterAll(async () => {

@@ -5,8 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import type { Principal } from "../../src/services/auth.js";
 import { ndcgAtK } from "../../src/search/metrics.js";
 
@@ -50,7 +49,7 @@ describe("use-lite-static as the active profile", () => {
   const modelsDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-static-models-"));
 
   beforeAll(async () => {
-    s = await startServer({ EMBEDDING_PROFILE: "use-lite-static", MODELS_DIR: modelsDir });
+    s = await startServer({ EMBEDDING_PROFILE: "use-lite-static", MODELS_DIR: modelsDir }, { listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(true);
     const t = await s.tenant();
     key = t.adminKey;

@@ -1,25 +1,20 @@
-// API keys over real HTTP: creation rules, the secret shown once and stored only as SHA-256,
+// API keys over HTTP (inject): creation rules, the secret shown once and stored only as SHA-256,
 // prefix, scopes, expiry, revocation on the very next request, last_used_at, and tenancy.
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { ISO_DATE_TIME, PLATFORM_KEY, expectDetail, issueAt, makeKey, LIGHT_ENV } from "./helpers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ISO_DATE_TIME, LIGHT_ENV, PLATFORM_KEY, expectDetail, issueAt, makeKey, useServer } from "../kit/index.js";
 import { storeSql } from "../helpers/store-sql.js";
 
-let s: TestServer;
+const s = useServer(LIGHT_ENV);
 let admin: string;
 let tenantId: string;
 
 beforeAll(async () => {
-  s = await startServer(LIGHT_ENV);
   const t = await s.tenant("Key Owner");
   admin = t.adminKey;
   tenantId = t.id;
-});
-afterAll(async () => {
-  await s?.close();
 });
 
 const API_KEY_OUT_FIELDS = ["created_at", "expires_at", "id", "last_used_at", "name", "prefix", "revoked_at", "scopes", "status"];

@@ -1,27 +1,14 @@
-// Authentication and authorization over real HTTP: 401 for every kind of bad credential, 403
+// Authentication and authorization over HTTP (inject): 401 for every kind of bad credential, 403
 // naming the missing scope, hierarchical scopes across every contract endpoint, the platform key
 // with X-Tenant-Id, and the issue's "Done when" script end to end.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { CONTRACT_ENDPOINTS, PLATFORM_KEY, concrete, expectDetail, makeKey, LIGHT_ENV } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { LIGHT_ENV, PLATFORM_KEY, expectDetail, makeKey, useServer, useTenant } from "../kit/index.js";
+import { CONTRACT_ENDPOINTS, concrete } from "./helpers.js";
 import { storeSql } from "../helpers/store-sql.js";
 
-let s: TestServer;
-let t: { id: string; slug: string; adminKey: string };
-let keys: { search: string; ingest: string; admin: string };
-
-beforeAll(async () => {
-  s = await startServer(LIGHT_ENV);
-  t = await s.tenant("Scopes Inc");
-  keys = {
-    search: (await makeKey(s, t.adminKey, ["search"])).key,
-    ingest: (await makeKey(s, t.adminKey, ["ingest"])).key,
-    admin: (await makeKey(s, t.adminKey, ["admin"])).key,
-  };
-});
-afterAll(async () => {
-  await s?.close();
-});
+const s = useServer(LIGHT_ENV);
+// its admin key, and a key of each scope: t.keys.search, t.keys.ingest, t.keys.admin
+const t = useTenant(s, "Scopes Inc");
 
 describe("401: missing or bad credentials", () => {
   const withAuth = (authorization: string) => s.call("GET", "/me", { headers: { authorization } });
@@ -44,14 +31,14 @@ describe("401: missing or bad credentials", () => {
 
   it("answers 401 for an unknown key, an almost-right key and a wrong platform key", async () => {
     expectDetail(await withAuth("Bearer qk_thisKeyDoesNotExist0000000000000000000000"), 401);
-    expectDetail(await withAuth(`Bearer ${keys.search.slice(0, -1)}${keys.search.endsWith("A") ? "B" : "A"}`), 401);
+    expectDetail(await withAuth(`Bearer ${t.keys.search.slice(0, -1)}${t.keys.search.endsWith("A") ? "B" : "A"}`), 401);
     expectDetail(await withAuth(`Bearer ${PLATFORM_KEY}x`), 401);
     expectDetail(await withAuth(`Bearer ${t.adminKey}\u00e9`), 401);
   });
 
   it("accepts the scheme in any case, as HTTP defines it", async () => {
-    expect((await withAuth(`bearer ${keys.search}`)).status).toBe(200);
-    expect((await withAuth(`BEARER ${keys.search}`)).status).toBe(200);
+    expect((await withAuth(`bearer ${t.keys.search}`)).status).toBe(200);
+    expect((await withAuth(`BEARER ${t.keys.search}`)).status).toBe(200);
   });
 
   it("answers 401 for revoked and expired keys, with a detail saying which", async () => {
@@ -94,7 +81,7 @@ describe("403 names the missing scope; scopes are hierarchical", () => {
   for (const holder of ["search", "ingest", "admin"] as const) {
     it(`a ${holder} key: 403 naming the scope above it, never 401/403 at or below it`, async () => {
       for (const [method, p, scope] of tenantEndpoints) {
-        const r = await s.call(method, concrete(p), { key: keys[holder] });
+        const r = await s.call(method, concrete(p), { key: t.keys[holder] });
         const label = `${holder} key on ${method} ${p} (needs ${scope})`;
         if (rank[scope as keyof typeof rank] > rank[holder]) {
           expect(r.status, label).toBe(403);
@@ -108,16 +95,16 @@ describe("403 names the missing scope; scopes are hierarchical", () => {
   }
 
   it("lets an ingest key do search things and refuses a search key on an ingest route", async () => {
-    expect((await s.call("GET", "/me", { key: keys.ingest })).status).toBe(200);
-    expect((await s.call("GET", "/capabilities", { key: keys.ingest })).status).toBe(200);
-    expect((await s.call("GET", "/embedding-profile", { key: keys.ingest })).status).toBe(200);
-    const r = await s.call("POST", "/collections", { key: keys.search, json: { name: "Docs" } });
+    expect((await s.call("GET", "/me", { key: t.keys.ingest })).status).toBe(200);
+    expect((await s.call("GET", "/capabilities", { key: t.keys.ingest })).status).toBe(200);
+    expect((await s.call("GET", "/embedding-profile", { key: t.keys.ingest })).status).toBe(200);
+    const r = await s.call("POST", "/collections", { key: t.keys.search, json: { name: "Docs" } });
     expectDetail(r, 403, "'ingest'");
   });
 
   it("checks the scope before validating the body", async () => {
-    expectDetail(await s.call("POST", "/collections", { key: keys.search, json: { nonsense: true } }), 403, "ingest");
-    expectDetail(await s.call("POST", "/api-keys", { key: keys.ingest, json: {} }), 403, "admin");
+    expectDetail(await s.call("POST", "/collections", { key: t.keys.search, json: { nonsense: true } }), 403, "ingest");
+    expectDetail(await s.call("POST", "/api-keys", { key: t.keys.ingest, json: {} }), 403, "admin");
   });
 });
 

@@ -3,20 +3,16 @@
 // nesting, very long headers and URLs. Each gets a clear 4xx (never a 500), and afterwards the
 // service still answers.
 import net from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { PLATFORM_KEY, expect422, expectDetail, issueAt, rawRequest, type Res, LIGHT_ENV } from "./helpers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { LIGHT_ENV, PLATFORM_KEY, expect422, expectDetail, issueAt, rawRequest, useServer, type Res } from "../kit/index.js";
 
-let s: TestServer;
+// a real socket: what fetch sends and raw framing (huge headers, cut connections) are the point
+const s = useServer(LIGHT_ENV, { listen: true });
 let admin: string;
 const statuses: { label: string; status: number }[] = [];
 
 beforeAll(async () => {
-  s = await startServer(LIGHT_ENV);
   admin = (await s.tenant("Bad Input Co")).adminKey;
-});
-afterAll(async () => {
-  await s?.close();
 });
 
 /** POST a raw body to /api-keys as the admin; records the status for the batch summary. */

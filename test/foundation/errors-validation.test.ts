@@ -1,21 +1,16 @@
-// The error contract over real HTTP: every validation failure (body, query, path) is 422 in
+// The error contract over HTTP (inject): every validation failure (body, query, path) is 422 in
 // FastAPI's shape with `loc` naming the field; every other error is {"detail": "<sentence>"};
 // unknown paths and methods answer JSON.
 import { Type } from "@sinclair/typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp, type App } from "../../src/http/app.js";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { PLATFORM_KEY, expect422, expectDetail, issueAt, makeKey, LIGHT_ENV } from "./helpers.js";
+import { LIGHT_ENV, PLATFORM_KEY, expect422, expectDetail, injectCaller, issueAt, makeKey, useServer, type Call } from "../kit/index.js";
 
-let s: TestServer;
+const s = useServer(LIGHT_ENV);
 let admin: string;
 
 beforeAll(async () => {
-  s = await startServer(LIGHT_ENV);
   admin = (await s.tenant("Errors Co")).adminKey;
-});
-afterAll(async () => {
-  await s?.close();
 });
 
 describe("422 for body validation", () => {
@@ -98,7 +93,7 @@ describe("422 for query and path validation", () => {
 
   describe("path parameters (a probe route on the real app, since every contract id is a free string)", () => {
     let probe: App;
-    let url: string;
+    let call: Call;
     beforeAll(async () => {
       probe = await buildApp(s.rt);
       probe.get(
@@ -109,17 +104,13 @@ describe("422 for query and path validation", () => {
         },
         async (req) => ({ params: req.params, query: req.query }),
       );
-      await probe.listen({ port: 0, host: "127.0.0.1" });
-      const addr = probe.server.address();
-      url = `http://127.0.0.1:${typeof addr === "object" && addr ? addr.port : 0}`;
+      await probe.ready();
+      call = injectCaller(probe);
     });
     afterAll(async () => {
       await probe?.close();
     });
-    const get = async (p: string) => {
-      const res = await fetch(url + p, { headers: { authorization: `Bearer ${admin}` } });
-      return { status: res.status, headers: res.headers, body: await res.json() };
-    };
+    const get = (p: string) => call("GET", p, { key: admin });
 
     it("answers 422 with loc ['path', name] and coerces valid text", async () => {
       expect(issueAt(await get("/__probe/items/abc"), "path", "n")).toMatchObject({ type: "int_type", input: "abc" });
@@ -131,9 +122,9 @@ describe("422 for query and path validation", () => {
     });
 
     it("authenticates before validating the path", async () => {
-      const res = await fetch(`${url}/__probe/items/abc`);
+      const res = await call("GET", "/__probe/items/abc");
       expect(res.status).toBe(401);
-      expect((await res.json()).detail).toBeTypeOf("string");
+      expect(res.body.detail).toBeTypeOf("string");
     });
   });
 });

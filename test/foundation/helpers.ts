@@ -1,93 +1,6 @@
-// Shared bits of the foundation suites: typed shortcuts over the real-HTTP test server and the
-// checks every error answer must pass (raw SQL on the server's database: helpers/store-sql.ts).
-import http from "node:http";
-import { expect } from "vitest";
-import { PLATFORM_KEY, type TestServer } from "../helpers/server.js";
-
-export { PLATFORM_KEY };
-
-export type Res = Awaited<ReturnType<TestServer["call"]>>;
-
-/** {"detail": "<non-empty sentence>"}: the shape of every error except 422. */
-export function expectDetail(r: Res, status: number, ...mentions: (string | RegExp)[]): string {
-  expect(r.status, JSON.stringify(r.body)).toBe(status);
-  expect(r.headers.get("content-type") ?? "").toMatch(/^application\/json/);
-  expect(r.body).toBeTypeOf("object");
-  expect(Object.keys(r.body)).toEqual(["detail"]);
-  expect(r.body.detail).toBeTypeOf("string");
-  expect(r.body.detail.length).toBeGreaterThan(10);
-  for (const m of mentions) {
-    if (typeof m === "string") expect(r.body.detail).toContain(m);
-    else expect(r.body.detail).toMatch(m);
-  }
-  return r.body.detail;
-}
-
-export interface Issue {
-  type: string;
-  loc: (string | number)[];
-  msg: string;
-  input: unknown;
-}
-
-/** FastAPI's 422: {"detail":[{type, loc, msg, input}]}, every item well-formed. */
-export function expect422(r: Res): Issue[] {
-  expect(r.status, JSON.stringify(r.body)).toBe(422);
-  expect(r.headers.get("content-type") ?? "").toMatch(/^application\/json/);
-  expect(Object.keys(r.body)).toEqual(["detail"]);
-  expect(Array.isArray(r.body.detail)).toBe(true);
-  expect(r.body.detail.length).toBeGreaterThan(0);
-  for (const item of r.body.detail as Issue[]) {
-    expect(Object.keys(item).sort()).toEqual(["input", "loc", "msg", "type"]);
-    expect(item.type).toBeTypeOf("string");
-    expect(item.msg).toBeTypeOf("string");
-    expect(item.msg.length).toBeGreaterThan(0);
-    expect(Array.isArray(item.loc)).toBe(true);
-    expect(["body", "query", "path", "header"]).toContain(item.loc[0]);
-  }
-  return r.body.detail;
-}
-
-/** The 422 item whose loc is exactly `loc` (fails the test when there is none). */
-export function issueAt(r: Res, ...loc: (string | number)[]): Issue {
-  const issues = expect422(r);
-  const hit = issues.find((i) => JSON.stringify(i.loc) === JSON.stringify(loc));
-  expect(hit, `no 422 item at ${JSON.stringify(loc)} in ${JSON.stringify(issues)}`).toBeDefined();
-  return hit!;
-}
-
-/** A raw request through node:http, for what fetch refuses to send (huge headers, odd methods). */
-export function rawRequest(
-  url: string,
-  opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer },
-): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string } | { error: string }> {
-  return new Promise((resolve) => {
-    const req = http.request(url + opts.path, { method: opts.method ?? "GET", headers: opts.headers }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-      res.on("error", (e) => resolve({ error: e.message }));
-    });
-    req.on("error", (e) => resolve({ error: e.message }));
-    if (opts.body !== undefined) req.write(opts.body);
-    req.end();
-  });
-}
-
-/** A fresh API key of the given scopes in the tenant of `adminKey`. */
-export async function makeKey(
-  s: TestServer,
-  adminKey: string,
-  scopes: string[],
-  extra: Record<string, unknown> = {},
-): Promise<{ id: string; key: string; body: any }> {
-  const r = await s.call("POST", "/api-keys", { key: adminKey, json: { name: `${scopes.join("+")} key`, scopes, ...extra } });
-  expect(r.status, JSON.stringify(r.body)).toBe(201);
-  return { id: r.body.id, key: r.body.key, body: r.body };
-}
-
-export const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+// Shared bits of the foundation suites: the contract's endpoint list; the rest is the test kit
+// (test/kit), re-exported so the suites keep their imports (raw SQL: helpers/store-sql.ts).
+export { PLATFORM_KEY, expectDetail, expect422, issueAt, rawRequest, makeKey, ISO_DATE_TIME, LIGHT_ENV, type Issue, type Res } from "../kit/index.js";
 
 export type ContractScope = "search" | "ingest" | "admin" | "platform" | "none" | "session";
 
@@ -153,11 +66,3 @@ export const CONTRACT_ENDPOINTS: [method: string, path: string, scope: ContractS
 
 /** A concrete URL for a contract path: every {param} becomes a made-up id. */
 export const concrete = (p: string) => p.replace(/\{(\w+)\}/g, (_m, name: string) => `${name.replace(/_id$/, "")}_nope`);
-
-/**
- * Server settings for suites that never embed: an ONNX profile whose model is absent (MODELS_DIR
- * defaults to the empty DATA_DIR/models, downloads off), so the server starts in about a second
- * instead of loading the default model in worker threads. The service runs "degraded" (lexical
- * search), which is exactly the state the foundation rules must hold in too.
- */
-export const LIGHT_ENV: Record<string, string> = { EMBEDDING_PROFILE: "bge-small-en-v1.5", ALLOW_MODEL_DOWNLOAD: "false" };

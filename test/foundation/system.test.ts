@@ -1,20 +1,12 @@
-// Identity and system endpoints over real HTTP: /health, /me, /capabilities, the embedding
+// Identity and system endpoints over HTTP (inject): /health, /me, /capabilities, the embedding
 // profiles, /openai-tools.json, /openapi.json (complete against the contract) and /docs.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { CONTRACT_ENDPOINTS, ISO_DATE_TIME, LIGHT_ENV, PLATFORM_KEY, expectDetail, makeKey } from "./helpers.js";
-
-let s: TestServer;
-let t: { id: string; slug: string; adminKey: string };
+import { beforeAll, describe, expect, it } from "vitest";
+import { ISO_DATE_TIME, LIGHT_ENV, PLATFORM_KEY, expectDetail, makeKey, startServer, useServer, useTenant } from "../kit/index.js";
+import { CONTRACT_ENDPOINTS } from "./helpers.js";
 
 // the default deployment (default embedding profile), so the profile endpoints show what users get
-beforeAll(async () => {
-  s = await startServer();
-  t = await s.tenant("System Tenant");
-});
-afterAll(async () => {
-  await s?.close();
-});
+const s = useServer();
+const t = useTenant(s, "System Tenant");
 
 const REQUIRED_CHECKS = ["database", "queue", "index"];
 
@@ -47,7 +39,7 @@ describe("GET /health", () => {
   });
 
   it("reports a missing model without failing health, and a database that is down with 503", async () => {
-    const other = await startServer(LIGHT_ENV);
+    const other = await startServer(LIGHT_ENV, { listen: false });
     try {
       // no model files for the active profile: said so, but search still answers lexically
       await other.rt.embedder?.whenReady();
@@ -295,21 +287,19 @@ describe("GET /openapi.json", () => {
 
 describe("GET /docs", () => {
   it("answers a readable HTML page without credentials", async () => {
-    const res = await fetch(`${s.url}/docs`);
+    const res = await s.call("GET", "/docs");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/text\/html/);
-    const html = await res.text();
+    const html: string = res.body;
     expect(html).toMatch(/<html/i);
     expect(html.length).toBeGreaterThan(200);
     // the page's own scripts and styles load, and it reads the same document as /openapi.json
     const assets = [...html.matchAll(/(?:src|href)="(\/docs\/[^"]+\.(?:js|css))"/g)].map((m) => m[1]);
     expect(assets.length).toBeGreaterThanOrEqual(2);
     for (const a of assets) {
-      const res = await fetch(`${s.url}${a}`);
-      await res.arrayBuffer(); // read it all, or the open response holds the server's close
-      expect(res.status, a).toBe(200);
+      expect((await s.call("GET", a)).status, a).toBe(200);
     }
-    const spec = await (await fetch(`${s.url}/docs/json`)).json();
+    const spec = (await s.call("GET", "/docs/json")).body;
     expect(spec.info.version).toBe("0.2.0");
     expect(Object.keys(spec.paths).sort()).toEqual(Object.keys((await s.call("GET", "/openapi.json")).body.paths).sort());
   });

@@ -1,18 +1,10 @@
-// Tenants over real HTTP: POST/GET /tenants (platform scope), TenantCreate validation exactly as
+// Tenants over HTTP (inject): POST/GET /tenants (platform scope), TenantCreate validation exactly as
 // the contract states it, slug derivation and uniqueness, and the first admin key.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { ISO_DATE_TIME, PLATFORM_KEY, expectDetail, issueAt, makeKey, LIGHT_ENV } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { ISO_DATE_TIME, LIGHT_ENV, PLATFORM_KEY, expectDetail, issueAt, makeKey, useServer } from "../kit/index.js";
 
-let s: TestServer;
+const s = useServer(LIGHT_ENV);
 const P = PLATFORM_KEY;
-
-beforeAll(async () => {
-  s = await startServer(LIGHT_ENV);
-});
-afterAll(async () => {
-  await s?.close();
-});
 
 const create = (json: unknown, key: string | null = P) => s.call("POST", "/tenants", { key, json });
 

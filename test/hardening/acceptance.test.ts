@@ -10,7 +10,7 @@ import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.
 import { localFileStore } from "../../src/store/files.js";
 import { acceptDocuments, recoverStagedFiles } from "../../src/services/acceptance.js";
 import { LimitReached, type IncomingDocument } from "../../src/store/content-types.js";
-import { noModelEnv, startServer, PLATFORM_KEY } from "../helpers/server.js";
+import { noModelEnv, startServer, PLATFORM_KEY } from "../kit/index.js";
 
 const log = pino({ level: "silent" });
 const open: SqliteStore[] = [];
@@ -112,7 +112,7 @@ describe("recoverStagedFiles", () => {
     await content.upsertDocuments(tenantId, sourceId, [doc], null);
     await store.close();
 
-    const s = await startServer(env, { dataDir });
+    const s = await startServer(env, { dataDir, listen: false });
     try {
       const deadline = Date.now() + 30_000;
       let status = "";

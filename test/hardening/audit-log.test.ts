@@ -1,15 +1,10 @@
 // The audit trail over HTTP: what is recorded, who can read it, paging, and isolation.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { noModelEnv, startServer, PLATFORM_KEY, type TestServer } from "../helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { noModelEnv, PLATFORM_KEY, useServer } from "../kit/index.js";
 
-let s: TestServer;
-
-beforeAll(async () => {
-  s = await startServer({
+const s = useServer({
     ...noModelEnv(),
     REQUIRE_EMAIL_VERIFICATION: "false" });
-});
-afterAll(async () => s?.close());
 
 const actions = (entries: { action: string }[]) => entries.map((e) => e.action);
 

@@ -1,15 +1,9 @@
 // A pathological file fails alone and quickly with the limit named, and does not hold up another
 // tenant's upload made right after it.
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { noModelEnv, startServer, type TestServer } from "../helpers/server.js";
-import { createSource, upload, waitIndexed } from "../helpers/content.js";
+import { expect, it } from "vitest";
+import { createSource, noModelEnv, upload, useServer, waitIndexed } from "../kit/index.js";
 
-let s: TestServer;
-
-beforeAll(async () => {
-  s = await startServer(noModelEnv());
-});
-afterAll(async () => s?.close());
+const s = useServer(noModelEnv());
 
 it("fails 50,000 nested divs within 5 s naming the depth limit, while another tenant's upload is indexed", async () => {
   const a = await s.tenant("Attacker");

@@ -2,7 +2,7 @@
 // not Unicode (lone surrogates) or not UTF-8 is refused with a 4xx that says what to send.
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { noModelEnv, startServer, type TestServer } from "../helpers/server.js";
+import { noModelEnv, startServer, type TestServer } from "../kit/index.js";
 
 let s: TestServer;
 let key: string;

@@ -1,17 +1,12 @@
 // Rate limits per API key and per address, with the standard headers, and security headers.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { noModelEnv, startServer, type TestServer } from "../helpers/server.js";
+import { describe, expect, it } from "vitest";
+import { noModelEnv, useServer } from "../kit/index.js";
 
-let s: TestServer;
-
-beforeAll(async () => {
-  s = await startServer({
+const s = useServer({
     ...noModelEnv(),
     RATE_LIMIT_PER_MINUTE: "30",
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: "5",
   });
-});
-afterAll(async () => s?.close());
 
 describe("per API key", () => {
   it("answers the 31st request of a key limited to 30 a minute with 429, Retry-After and a detail", async () => {

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
-import { PLATFORM_KEY } from "./server.js";
+import { PLATFORM_KEY } from "../kit/server.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 

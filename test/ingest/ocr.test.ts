@@ -78,8 +78,8 @@ async function makeScannedPdfOrImageOnly(): Promise<Buffer> {
 
 describe("GET /capabilities", () => {
   it("reports whether scanned PDFs are read with OCR", async () => {
-    const { noModelEnv, startServer } = await import("../helpers/server.js");
-    const s = await startServer(noModelEnv());
+    const { noModelEnv, startServer } = await import("../kit/index.js");
+    const s = await startServer(noModelEnv(), { listen: false });
     try {
       const r = await s.call("GET", "/capabilities", { key: (await s.tenant()).adminKey });
       expect(r.body.ocr).toBe(ocrAvailable());

@@ -7,7 +7,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createBullBackend } from "../../src/jobs/bullmq-queue.js";
 import { PermanentJobError, QueueUnavailableError, type JobHandler } from "../../src/jobs/types.js";
 import type { QueueBackend, QueueSpec } from "../../src/jobs/index.js";
-import { startServer } from "../helpers/server.js";
+import { startServer } from "../kit/index.js";
 import { dropPrefix, REDIS_URL, redisReachable, testPrefix } from "./redis.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -155,7 +155,7 @@ describe("BullMQ queue", () => {
     await expect(q.enqueue({ tenant_id: "t1", kind: "work", subject: "x" })).rejects.toBeInstanceOf(QueueUnavailableError);
     await b.close();
 
-    const s = await startServer({ REDIS_URL: "redis://127.0.0.1:1", CRAWL_ALLOW_PRIVATE_NETWORKS: "true" });
+    const s = await startServer({ REDIS_URL: "redis://127.0.0.1:1", CRAWL_ALLOW_PRIVATE_NETWORKS: "true" }, { listen: false });
     cleanup.push(() => s.close());
     const health = await s.call("GET", "/health");
     expect(health.status).toBe(503);

@@ -5,8 +5,7 @@
 // tenant finished only the jobs it was running then (one per worker) and those the other workers
 // started and finished while the newcomer's job ran — never its queued backlog.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createSource, upload } from "../helpers/content.js";
+import { startServer, type TestServer, createSource, upload } from "../kit/index.js";
 import { dropPrefix, REDIS_URL, redisReachable, testPrefix } from "./redis.js";
 
 const WORKERS = 2;
@@ -54,7 +53,7 @@ describe.each(shapes)("fair scheduling (%s)", (shape, envOf) => {
       console.log(`skipping fair scheduling on ${shape}: Redis is not reachable at ${REDIS_URL}`);
       return;
     }
-    s = await startServer({ ...env, INGEST_WORKERS: String(WORKERS), QUEUE_TENANT_CONCURRENCY: "1" });
+    s = await startServer({ ...env, INGEST_WORKERS: String(WORKERS), QUEUE_TENANT_CONCURRENCY: "1" }, { listen: false });
   }, 120_000);
 
   afterAll(async () => {

@@ -8,7 +8,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { PLATFORM_KEY } from "../helpers/server.js";
+import { PLATFORM_KEY } from "../kit/index.js";
 import { dropPrefix, REDIS_URL, redisReachable, testPrefix } from "./redis.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");

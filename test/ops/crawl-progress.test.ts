@@ -3,7 +3,7 @@
 // that could not be fetched with the reason, the data source's failed_count includes them, and the
 // list pages with limit + cursor through the Link header.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { startServer, type TestServer } from "../kit/index.js";
 import { serve, send, html, links, type FixtureServer } from "../crawl/fixtures.js";
 import { documentsOf, sleep } from "../crawl-api/helpers.js";
 import { PAGE_SIZE_LIMIT_BYTES } from "../../src/crawl/limits.js";
@@ -16,7 +16,7 @@ describe("crawl progress", () => {
   let key: string;
 
   beforeAll(async () => {
-    s = await startServer({ CRAWL_ALLOW_PRIVATE_NETWORKS: "true", DEFAULT_PLAN: "enterprise", INGEST_WORKERS: "1" });
+    s = await startServer({ CRAWL_ALLOW_PRIVATE_NETWORKS: "true", DEFAULT_PLAN: "enterprise", INGEST_WORKERS: "1" }, { listen: false });
     key = (await s.tenant()).adminKey;
     const big = html("Big", `<p>${"word ".repeat(Math.ceil(PAGE_SIZE_LIMIT_BYTES / 5) + 1000)}</p>`);
     site = await serve((req, res, { url }) => {

@@ -5,8 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import { writeTinyModel } from "../embed/tiny-onnx.js";
 import { serve, send, html, links, type FixtureServer } from "../crawl/fixtures.js";
 import { waitCrawl } from "../crawl-api/helpers.js";
@@ -15,10 +14,10 @@ import { parsePrometheusText, total } from "./prom-text.js";
 const VOCAB = ["the", "gearbox", "lubrication", "interval", "is", "hours", "turbines", "page", "one", "two"];
 
 async function scrape(s: TestServer) {
-  const r = await fetch(`${s.url}/metrics`);
+  const r = await s.call("GET", "/metrics");
   expect(r.status).toBe(200);
   expect(r.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
-  return parsePrometheusText(await r.text());
+  return parsePrometheusText(r.body);
 }
 
 describe("probes and metrics", () => {
@@ -35,7 +34,7 @@ describe("probes and metrics", () => {
   });
 
   it("without the model: live, not ready (saying why), health 200 degraded", async () => {
-    s = await startServer(env, { dataDir });
+    s = await startServer(env, { dataDir, listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(false);
     const live = await s.call("GET", "/livez");
     expect(live).toMatchObject({ status: 200, body: { status: "ok" } });
@@ -55,7 +54,7 @@ describe("probes and metrics", () => {
 
   it("with the model: ready, and the counters move with requests, uploads, searches and crawls", async () => {
     writeTinyModel(modelsDir, "Xenova/bge-small-en-v1.5", VOCAB, 384);
-    s = await startServer(env, { dataDir });
+    s = await startServer(env, { dataDir, listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(true);
     const ready = await s.call("GET", "/readyz");
     expect(ready).toMatchObject({ status: 200, body: { status: "ready", reasons: [] } });

@@ -2,8 +2,7 @@
 // body stays the contract's array; the next page is in `Link: <...>; rel="next"`); GET /crawl pages
 // the same way.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { createCollection, createSource, upload, useServer, waitIndexed, type TestServer } from "../kit/index.js";
 import { serve, send, html, type FixtureServer } from "../crawl/fixtures.js";
 import { waitCrawl } from "../crawl-api/helpers.js";
 
@@ -26,16 +25,15 @@ async function allPages(s: TestServer, key: string, first: string): Promise<any[
 }
 
 describe("paged lists", () => {
-  let s: TestServer;
+  // the crawler fetches the fixture site itself: the API needs no socket
+  const s = useServer(LIGHT);
   let key: string;
   let site: FixtureServer;
   beforeAll(async () => {
-    s = await startServer(LIGHT);
     key = (await s.tenant()).adminKey;
     site = await serve((req, res) => send(req, res, { body: html("Only", "<p>The only page of this site.</p>") }));
   });
   afterAll(async () => {
-    await s?.close();
     await site?.close();
   });
 

@@ -9,8 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import { createTestDatabase, pgUnavailableReason, type TestDatabase } from "../helpers/pg.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");

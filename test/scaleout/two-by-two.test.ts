@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { noModelEnv, PLATFORM_KEY } from "../helpers/server.js";
+import { noModelEnv, PLATFORM_KEY } from "../kit/index.js";
 import { freePort } from "../helpers/process.js";
 import { createTestDatabase, pgUnavailableReason, type TestDatabase } from "../helpers/pg.js";
 import { dropPrefix, REDIS_URL, redisReachable, testPrefix } from "../jobs/redis.js";

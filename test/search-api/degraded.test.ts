@@ -4,8 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import { writeTinyModel } from "../embed/tiny-onnx.js";
 
 describe("degraded mode without an embedding model", () => {
@@ -20,7 +19,7 @@ describe("degraded mode without an embedding model", () => {
   });
 
   it("starts, reports the missing model, searches lexically, then embeds once the model is there", async () => {
-    s = await startServer(env, { dataDir });
+    s = await startServer(env, { dataDir, listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(false);
 
     const health = await s.call("GET", "/health");
@@ -50,7 +49,7 @@ describe("degraded mode without an embedding model", () => {
 
     // the model arrives (an operator copies it into MODELS_DIR) and the service restarts
     writeTinyModel(modelsDir, "Xenova/bge-small-en-v1.5", ["the", "gearbox", "lubrication", "interval", "is", "hours", "turbines"], 384);
-    s = await startServer(env, { dataDir });
+    s = await startServer(env, { dataDir, listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(true);
     await s.rt.backfill.idle();
     const after = await s.call("GET", `/documents/${doc.id}/chunks`, { key });

@@ -1,9 +1,8 @@
-// Issue 16 item 0 over real HTTP with the real default model: a query for a document's unique
+// Issue 16 item 0 over HTTP (inject) with the real default model: a query for a document's unique
 // token (an error code, a SKU, a made-up word, an identifier) finds that document first in hybrid
 // mode, although 39 neighbours about the same topic are close to it for the embedding model.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 
 const TOPICS = [
   "The replacement filter fits every model of the kitchen range and ships within two days.",
@@ -38,7 +37,7 @@ describe("exact matches first (hybrid)", () => {
   const docOf = new Map<string, string>();
 
   beforeAll(async () => {
-    s = await startServer({ DEFAULT_PLAN: "enterprise" });
+    s = await startServer({ DEFAULT_PLAN: "enterprise" }, { listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(true);
     key = (await s.tenant()).adminKey;
     const src = await createSource(s, key, "Products");

@@ -1,8 +1,7 @@
 // The paraphrase fixture: half the queries share no words with their document (only vectors can
 // find them), half are exact identifiers (BM25's strength). Hybrid must beat both single modes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import { ndcgAtK } from "../../src/search/metrics.js";
 import type { Principal } from "../../src/services/auth.js";
 
@@ -42,7 +41,7 @@ describe("hybrid fusion on the paraphrase fixture", () => {
   const sourceOf = new Map<string, string>();
 
   beforeAll(async () => {
-    s = await startServer();
+    s = await startServer({}, { listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(true);
     const t = await s.tenant();
     const src = await createSource(s, t.adminKey);

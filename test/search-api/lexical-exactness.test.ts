@@ -1,4 +1,4 @@
-// Issue 12 item 1 over real HTTP: BM25 statistics are each tenant's own and hold only live chunks.
+// Issue 12 item 1 over HTTP (inject): BM25 statistics are each tenant's own and hold only live chunks.
 // - Tenant B's scores for a fixed query are identical before, during and after tenant A uploads
 //   and deletes 500 documents full of the query's words.
 // - Load, delete, reload scores exactly like a fresh load, also after a restart (the in-memory
@@ -9,8 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload } from "../kit/index.js";
 
 const LEXICAL_ONLY = { EMBEDDING_PROFILE: "bge-small-en-v1.5", ALLOW_MODEL_DOWNLOAD: "false", DEFAULT_PLAN: "enterprise" };
 const QUERY = "glacier moraine erosion";
@@ -66,7 +65,7 @@ describe("per-tenant, exact BM25 statistics over HTTP", () => {
   let s: TestServer;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-lexical-"));
   beforeAll(async () => {
-    s = await startServer(LEXICAL_ONLY, { dataDir });
+    s = await startServer(LEXICAL_ONLY, { dataDir, listen: false });
   });
   afterAll(async () => {
     await s?.close();
@@ -117,7 +116,7 @@ describe("per-tenant, exact BM25 statistics over HTTP", () => {
 
     // a restart rebuilds the in-memory index from the database: same scores
     await s.close();
-    s = await startServer(LEXICAL_ONLY, { dataDir });
+    s = await startServer(LEXICAL_ONLY, { dataDir, listen: false });
     expect(await ranking(s, c.adminKey, colC)).toEqual(fresh);
     expect(await ranking(s, d.adminKey, colD)).toEqual(fresh);
   }, 90_000);

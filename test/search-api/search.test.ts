@@ -1,7 +1,6 @@
-// POST /search and POST /retrieve over real HTTP with the real embedding model.
+// POST /search and POST /retrieve over HTTP (inject) with the real embedding model.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import type { Principal } from "../../src/services/auth.js";
 
 const PASSWORD = `# Resetting your password
@@ -56,7 +55,7 @@ describe("search and retrieve", () => {
   const docIds: Record<string, string> = {};
 
   beforeAll(async () => {
-    s = await startServer();
+    s = await startServer({}, { listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(true);
     key = (await s.tenant()).adminKey;
     srcA = await createSource(s, key, "Support");

@@ -1,4 +1,4 @@
-// The HNSW vector index and lexical-first indexing, over real HTTP with the real model: documents
+// The HNSW vector index and lexical-first indexing, over HTTP (inject) with the real model: documents
 // are lexically searchable while their vectors are pending (and say so), the graphs answer like
 // exact search (sqlite-vec, VECTOR_INDEX=exact) on the same data, with a collection filter inside
 // the search, and a restart with the saved graphs behind or missing repairs them.
@@ -6,8 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import { DEFAULT_ENGINE_SETTINGS } from "../../src/search/engine.js";
 
 const SENTENCES = [
@@ -50,7 +49,7 @@ describe("vector index (HNSW) and lexical-first indexing", () => {
   let expected: Awaited<ReturnType<typeof answers>> | null = null;
 
   async function start(env: Record<string, string> = {}): Promise<TestServer> {
-    s = await startServer(env, { dataDir });
+    s = await startServer(env, { dataDir, listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(true);
     return s;
   }

@@ -4,7 +4,7 @@
 // deterministic sample.
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { noModelEnv, startServer, PLATFORM_KEY, type TestServer } from "../helpers/server.js";
+import { noModelEnv, startServer, PLATFORM_KEY, type TestServer } from "../kit/index.js";
 import { badRequestsFor, operations, type BadRequest } from "./corpus.js";
 import { FULL, size } from "./soak-env.js";
 

@@ -3,8 +3,7 @@
 // not exist (404), or refuse the scope (403 for operator routes), and A's resources must be intact.
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { noModelEnv, startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
+import { noModelEnv, startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import { html, send, serve, type FixtureServer } from "../crawl/fixtures.js";
 import { operations, sample } from "./corpus.js";
 

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { PLATFORM_KEY } from "../helpers/server.js";
+import { PLATFORM_KEY } from "../kit/index.js";
 import { startServerProcess, type ServerProcess } from "../helpers/process.js";
 import { multipart, waitFor } from "../content/helpers.js";
 import { FULL, size } from "./soak-env.js";

@@ -6,9 +6,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { PLATFORM_KEY, type TestServer } from "../helpers/server.js";
+import { PLATFORM_KEY, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import { startServerProcess, type ServerProcess } from "../helpers/process.js";
-import { createCollection, createSource, upload, waitIndexed } from "../helpers/content.js";
 import { html, send, serve, type FixtureServer } from "../crawl/fixtures.js";
 import { FULL } from "./soak-env.js";
 

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { TestServer } from "../../helpers/server.js";
+import type { TestServer } from "../../kit/index.js";
 import { sessionCookie, tokenFromLink, type MailCatcher } from "./mail.js";
 import { storeSql } from "../../helpers/store-sql.js";
 
