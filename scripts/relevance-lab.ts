@@ -126,6 +126,7 @@ if (values.docs) {
   const c = await rt.store.content.getCollection(marker.tenantId, marker.collectionId);
   const base = settingsFor(DEFAULT_ENGINE_SETTINGS, c!.settings ?? {});
   const questions = readQuestions(values.questions!);
+  const table: { label: string; per: Record<string, number[]>; rec: Record<string, number[]> }[] = [];
   for (const v of variants) {
     const s = variant(v)(base);
     for (const mode of modes) {
@@ -140,11 +141,25 @@ if (values.docs) {
         d[q.id] = { ndcg: m.ndcg, pages: pages.slice(0, 5) };
       }
       dump[`docs|${v}|${mode}`] = d;
+      table.push({ label: `${v.split("=")[0]} ${mode}`, per, rec });
       const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length;
       const all = Object.values(per).flat();
       const cells = QUESTION_KINDS.map((k) => `${k.slice(0, 4)} ${mean(per[k]!).toFixed(3)}/${mean(rec[k]!).toFixed(3)}`);
       console.log(`docs    ${mode.padEnd(7)} ${v.slice(0, 90).padEnd(40)} ${cells.join("  ")}  all ${mean(all).toFixed(3)}`);
     }
+  }
+  // Markdown: kinds as rows, nDCG@10 and R@10 of each variant and mode as columns
+  const mean = (a: number[]) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : 0);
+  const head = ["kind", "questions", ...table.flatMap((t) => [`${t.label} nDCG@10`, `${t.label} R@10`])];
+  console.log(`\n| ${head.join(" | ")} |\n| ${head.map((_, i) => (i ? "---:" : "---")).join(" | ")} |`);
+  for (const k of [...QUESTION_KINDS, "overall"]) {
+    const cells = table.flatMap((t) => {
+      const n = k === "overall" ? Object.values(t.per).flat() : t.per[k]!;
+      const r = k === "overall" ? Object.values(t.rec).flat() : t.rec[k]!;
+      return [mean(n).toFixed(3), mean(r).toFixed(3)];
+    });
+    const count = k === "overall" ? questions.length : questions.filter((q) => q.kind === k).length;
+    console.log(`| ${k} | ${count} | ${cells.join(" | ")} |`);
   }
   await rt.close();
 }
