@@ -28,6 +28,7 @@ const { values } = parseArgs({
     dump: { type: "string" },
     "lex-load": { type: "string" },
     tenant: { type: "string" },
+    embed: { type: "string" },
     collection: { type: "string" },
   },
 });
@@ -88,6 +89,23 @@ if (values["lex-load"]) {
   const done = await job.done;
   fs.writeFileSync(path.join(dir, "bench-dataset.json"), JSON.stringify({ dataset: values.dataset, tenantId: tenant.id, collectionId: job.started.collection_id }));
   console.log(`loaded ${done.chunks} chunks`);
+  await rt.close();
+  process.exit(0);
+}
+
+if (values.embed) {
+  // gives a lexical-only load its vectors: a runtime with workers runs the embedding backfill
+  const config = loadConfig({ ...process.env, DATA_DIR: values.embed, LOG_LEVEL: "warn" });
+  const rt = await createRuntime(config, { log: pino({ level: "warn" }) });
+  await rt.embedder?.whenReady();
+  const index = rt.activeProfile.index_name!;
+  const t0 = performance.now();
+  for (;;) {
+    const left = await rt.store.content.countUnembedded(index);
+    console.log(`${((performance.now() - t0) / 1000).toFixed(0)} s: ${left} chunks without vectors`);
+    if (left === 0) break;
+    await new Promise((r) => setTimeout(r, 15_000));
+  }
   await rt.close();
   process.exit(0);
 }
