@@ -5,7 +5,7 @@
 // Pure: no storage, no I/O.
 import { createHash } from "node:crypto";
 import type { LexicalWeights } from "../store/content-types.js";
-import { fuseCandidates, type EngineSettings, type TuningCandidates } from "./engine.js";
+import { fuseCandidates, withDocumentEvidence, type EngineSettings, type TuningCandidates } from "./engine.js";
 import type { FusionOptions } from "./fusion.js";
 import { evaluateQuery } from "./metrics.js";
 
@@ -82,7 +82,9 @@ export const settingKey = (s: EngineSettings): string => `${fusionKey(s.fusion)}
 /** The document ids a setting ranks for a case, best first (duplicates left for the metrics to drop). */
 export function rankDocuments(c: TuningCase, s: EngineSettings, weightIndex: number): string[] {
   const lexical = c.candidates.lexical[weightIndex] ?? [];
-  const { fused } = fuseCandidates(lexical, c.candidates.vector, c.candidates.mode, s);
+  const { fused: chunks } = fuseCandidates(lexical, c.candidates.vector, c.candidates.mode, s);
+  const e = s.documentEvidence;
+  const fused = e && e.weight > 0 && e.others > 0 ? withDocumentEvidence(chunks, (id) => c.candidates.documentOf.get(id), e) : chunks;
   const out: string[] = [];
   for (const f of fused) {
     const d = c.candidates.documentOf.get(f.id);

@@ -1,0 +1,184 @@
+// Relevance experiments in one process, on kept loads: SciFact (a `npm run bench -- --data-dir DIR`
+// load) and the documentation question set (a `npm run bench:questions -- --keep DIR` load). Ranks
+// every query with engine.rank under named engine settings and prints nDCG@10 / recall@10 (SciFact
+// overall, the docs set per kind). Opens the runtimes without workers, so it never takes jobs.
+//
+//   npx tsx scripts/relevance-lab.ts --scifact DIR --dataset BEIR_DIR --docs DIR --modes lexical,hybrid --variants base,...
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import pino from "pino";
+import { loadConfig } from "../src/config.js";
+import { createRuntime, type Runtime } from "../src/runtime.js";
+import { DEFAULT_ENGINE_SETTINGS, type EngineSettings, type RetrievalMode } from "../src/search/engine.js";
+import { evaluateQuery, evaluateRun } from "../src/search/metrics.js";
+import { readQrels, readQueries } from "../src/search/beir.js";
+import { settingsFor } from "../src/services/search.js";
+import { operatorPrincipal } from "../src/bench/load.js";
+import { QUESTION_KINDS, pageOf, readQuestions } from "../src/bench/docs-questions/questions.js";
+
+const { values } = parseArgs({
+  options: {
+    scifact: { type: "string" },
+    dataset: { type: "string" },
+    docs: { type: "string" },
+    modes: { type: "string", default: "lexical,hybrid" },
+    variants: { type: "string", default: "base" },
+    questions: { type: "string", default: "bench/questions/node-api.jsonl" },
+    dump: { type: "string" },
+    "lex-load": { type: "string" },
+    tenant: { type: "string" },
+    embed: { type: "string" },
+    collection: { type: "string" },
+  },
+});
+
+type Variant = (s: EngineSettings) => EngineSettings;
+const VARIANTS: Record<string, Variant> = {
+  base: (s) => s,
+};
+// variants from JSON on the command line: name=JSON merged into the settings' extras
+function variant(name: string): Variant {
+  if (VARIANTS[name]) return VARIANTS[name]!;
+  const eq = name.indexOf("=");
+  if (eq > 0) {
+    const patch = JSON.parse(name.slice(eq + 1));
+    return (s) => deepMerge(s, patch);
+  }
+  throw new Error(`unknown variant ${name}`);
+}
+function deepMerge<T>(a: T, b: any): T {
+  if (b === null || typeof b !== "object" || Array.isArray(b)) return b;
+  const out: any = { ...(a as any) };
+  for (const [k, v] of Object.entries(b)) out[k] = deepMerge((a as any)?.[k], v);
+  return out;
+}
+
+async function open(dir: string): Promise<Runtime> {
+  const config = loadConfig({ ...process.env, DATA_DIR: dir, LOG_LEVEL: "warn", EMBED_WORKERS: "1" });
+  const rt = await createRuntime(config, { log: pino({ level: "warn" }), workers: false });
+  await rt.embedder?.whenReady();
+  return rt;
+}
+
+async function topDocs(rt: Runtime, tenant: string, sources: string[], q: string, s: EngineSettings, mode: RetrievalMode, key: (c: any) => string) {
+  const r = await rt.engine.rank(tenant, sources, q, s, mode);
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const h of r.ranked) {
+    if (seen.has(h.chunk.document_id)) continue;
+    seen.add(h.chunk.document_id);
+    out.push(key(h.chunk));
+    if (out.length >= 10) break;
+  }
+  return out;
+}
+
+if (values["lex-load"]) {
+  // a lexical-only SciFact load (no vectors) for lexical loops while the full load runs
+  const dir = values["lex-load"];
+  fs.mkdirSync(dir, { recursive: true });
+  const rt = await open(dir);
+  const created = await rt.tenants.create({ name: "lab" });
+  await rt.tenants.setPlan(created.tenant.id, "enterprise");
+  const tenant = (await rt.store.tenants.get(created.tenant.id))!;
+  const principal = operatorPrincipal(tenant);
+  const job = await rt.industryBenchmarks.importer.start(principal, {
+    dir: values.dataset!, split: "test", createSuite: false, embed: false, maxDocuments: null, maxQueries: null, collectionName: "lab",
+  });
+  const done = await job.done;
+  fs.writeFileSync(path.join(dir, "bench-dataset.json"), JSON.stringify({ dataset: values.dataset, tenantId: tenant.id, collectionId: job.started.collection_id }));
+  console.log(`loaded ${done.chunks} chunks`);
+  await rt.close();
+  process.exit(0);
+}
+
+if (values.embed) {
+  // gives a lexical-only load its vectors: a runtime with workers runs the embedding backfill
+  const config = loadConfig({ ...process.env, DATA_DIR: values.embed, LOG_LEVEL: "warn" });
+  const rt = await createRuntime(config, { log: pino({ level: "warn" }) });
+  await rt.embedder?.whenReady();
+  const index = rt.activeProfile.index_name!;
+  const t0 = performance.now();
+  for (;;) {
+    const left = await rt.store.content.countUnembedded(index);
+    console.log(`${((performance.now() - t0) / 1000).toFixed(0)} s: ${left} chunks without vectors`);
+    if (left === 0) break;
+    await new Promise((r) => setTimeout(r, 15_000));
+  }
+  await rt.close();
+  process.exit(0);
+}
+
+const modes = values.modes!.split(",") as RetrievalMode[];
+const variants = values.variants!.split(";");
+const dump: any = {};
+
+if (values.scifact) {
+  const marker = JSON.parse(fs.readFileSync(path.join(values.scifact, "bench-dataset.json"), "utf8"));
+  const dataset = values.dataset ?? marker.dataset;
+  const rt = await open(values.scifact);
+  const c = await rt.store.content.getCollection(marker.tenantId, marker.collectionId);
+  const base = settingsFor(DEFAULT_ENGINE_SETTINGS, c!.settings ?? {});
+  const [qrels, queries] = await Promise.all([readQrels(dataset, "test"), readQueries(dataset)]);
+  const ids = [...qrels.keys()].filter((q) => queries.get(q)?.trim());
+  for (const v of variants) {
+    const s = variant(v)(base);
+    for (const mode of modes) {
+      const t0 = performance.now();
+      const run = new Map<string, string[]>();
+      for (const q of ids) run.set(q, await topDocs(rt, marker.tenantId, c!.data_source_ids, queries.get(q)!, s, mode, (x) => x.source));
+      const m = evaluateRun(run, qrels, 10);
+      dump[`scifact|${v}|${mode}`] = Object.fromEntries(ids.map((q) => [q, evaluateQuery(run.get(q)!, qrels.get(q)!, 10).ndcg]));
+      console.log(`scifact ${mode.padEnd(7)} ${v.slice(0, 90).padEnd(40)} nDCG@10 ${m.ndcg.toFixed(4)} R@10 ${m.recall.toFixed(4)} MRR ${m.mrr.toFixed(4)} (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+    }
+  }
+  await rt.close();
+}
+
+if (values.docs) {
+  const mf = path.join(values.docs, "docs-questions.json");
+  // while the load is still embedding there is no marker yet: the only collection of the dir
+  const marker = fs.existsSync(mf) ? JSON.parse(fs.readFileSync(mf, "utf8")) : { tenantId: values.tenant, collectionId: values.collection };
+  const rt = await open(values.docs);
+  const c = await rt.store.content.getCollection(marker.tenantId, marker.collectionId);
+  const base = settingsFor(DEFAULT_ENGINE_SETTINGS, c!.settings ?? {});
+  const questions = readQuestions(values.questions!);
+  const table: { label: string; per: Record<string, number[]>; rec: Record<string, number[]> }[] = [];
+  for (const v of variants) {
+    const s = variant(v)(base);
+    for (const mode of modes) {
+      const per: Record<string, number[]> = {};
+      const rec: Record<string, number[]> = {};
+      const d: any = {};
+      for (const q of questions) {
+        const pages = await topDocs(rt, marker.tenantId, c!.data_source_ids, q.question, s, mode, (x) => pageOf(x.source));
+        const m = evaluateQuery(pages, new Map(Object.entries(q.relevant)), 10);
+        (per[q.kind] ??= []).push(m.ndcg);
+        (rec[q.kind] ??= []).push(m.recall);
+        d[q.id] = { ndcg: m.ndcg, pages: pages.slice(0, 5) };
+      }
+      dump[`docs|${v}|${mode}`] = d;
+      table.push({ label: `${v.split("=")[0]} ${mode}`, per, rec });
+      const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / a.length;
+      const all = Object.values(per).flat();
+      const cells = QUESTION_KINDS.map((k) => `${k.slice(0, 4)} ${mean(per[k]!).toFixed(3)}/${mean(rec[k]!).toFixed(3)}`);
+      console.log(`docs    ${mode.padEnd(7)} ${v.slice(0, 90).padEnd(40)} ${cells.join("  ")}  all ${mean(all).toFixed(3)}`);
+    }
+  }
+  // Markdown: kinds as rows, nDCG@10 and R@10 of each variant and mode as columns
+  const mean = (a: number[]) => (a.length ? a.reduce((x, y) => x + y, 0) / a.length : 0);
+  const head = ["kind", "questions", ...table.flatMap((t) => [`${t.label} nDCG@10`, `${t.label} R@10`])];
+  console.log(`\n| ${head.join(" | ")} |\n| ${head.map((_, i) => (i ? "---:" : "---")).join(" | ")} |`);
+  for (const k of [...QUESTION_KINDS, "overall"]) {
+    const cells = table.flatMap((t) => {
+      const n = k === "overall" ? Object.values(t.per).flat() : t.per[k]!;
+      const r = k === "overall" ? Object.values(t.rec).flat() : t.rec[k]!;
+      return [mean(n).toFixed(3), mean(r).toFixed(3)];
+    });
+    const count = k === "overall" ? questions.length : questions.filter((q) => q.kind === k).length;
+    console.log(`| ${k} | ${count} | ${cells.join(" | ")} |`);
+  }
+  await rt.close();
+}
+if (values.dump) fs.writeFileSync(values.dump, JSON.stringify(dump, null, 1));
