@@ -29,7 +29,7 @@ import { createSearchService, type SearchService } from "./services/search.js";
 import { createBenchmarkService, type BenchmarkService } from "./services/benchmarks.js";
 import { beirDataDir, createIndustryBenchmarkService, type IndustryBenchmarkService } from "./services/industry-benchmarks.js";
 import { createBeirImporter } from "./services/beir-import.js";
-import { createQueueBackend, type JobQueue, type RecoveryHook } from "./jobs/index.js";
+import { createQueueBackend, type JobQueue, type QueueBackend, type RecoveryHook } from "./jobs/index.js";
 import { CRAWL_JOB_KIND, createCrawlService, type CrawlService } from "./services/crawls.js";
 import { createEngine, type Engine } from "./search/engine.js";
 import { createEmbedder } from "./embed/index.js";
@@ -126,9 +126,52 @@ function ingestRecovery(store: Store): RecoveryHook {
   };
 }
 
-export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
+/** what every later step builds on: configuration, logging, the store and the embedding model */
+interface Base {
+  config: Config;
+  log: Logger;
+  workers: boolean;
+  metrics: Metrics;
+  store: Store;
+  profiles: EmbeddingProfile[];
+  activeProfile: EmbeddingProfile;
+  mailer: Mailer;
+  files: FileStore;
+  audit: AuditService;
+  purgeTenantContent(tenantId: string): Promise<void>;
+  embedder: Embedder | null;
+  quotas: ReturnType<typeof createQuotaService>;
+}
+
+/** the job queues and the services that run as their handlers */
+interface Jobs {
+  ingest: IngestService;
+  queues: QueueBackend;
+  queue: JobQueue;
+  crawls: CrawlService;
+  crawlQueue: JobQueue;
+  backfill: BackfillScheduler;
+}
+
+function openEmbedder(config: Config, profile: EmbeddingProfile, metrics: Metrics, log: Logger): Embedder | null {
+  try {
+    return instrumentEmbedder(
+      createEmbedder(profile, {
+        modelsDir: config.modelsDir,
+        allowDownload: config.allowModelDownload,
+        logger: log,
+        poolSize: config.embedWorkers,
+      }),
+      metrics,
+    );
+  } catch (err) {
+    log.error({ err }, "the embedding profile cannot be served; search answers lexically");
+    return null;
+  }
+}
+
+async function assembleBase(config: Config, opts: RuntimeOptions): Promise<Base> {
   const log = opts.log ?? createLogger({ level: config.logLevel, format: config.logFormat });
-  const workers = opts.workers ?? true;
   const metrics = createMetrics();
   const store = await openStore(config, {
     vectorIndex: config.vectorIndex,
@@ -143,23 +186,16 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   const purgeTenantContent = async (tenantId: string): Promise<void> => {
     await files.removeTenant(tenantId);
   };
-  let embedder: Embedder | null = null;
-  try {
-    embedder = instrumentEmbedder(
-      createEmbedder(activeProfile, {
-        modelsDir: config.modelsDir,
-        allowDownload: config.allowModelDownload,
-        logger: log,
-        poolSize: config.embedWorkers,
-      }),
-      metrics,
-    );
-  } catch (err) {
-    log.error({ err }, "the embedding profile cannot be served; search answers lexically");
-  }
+  const embedder = openEmbedder(config, activeProfile, metrics, log);
   await store.content.ensureVectorIndex(activeProfile.index_name!, activeProfile.dimension);
   const quotas = createQuotaService({ store });
-  const ingest = createIngestService({ store, files, profile: activeProfile, embedder, log });
+  const workers = opts.workers ?? true;
+  return { config, log, workers, metrics, store, profiles, activeProfile, mailer, files, audit, purgeTenantContent, embedder, quotas };
+}
+
+async function assembleJobs(b: Base): Promise<Jobs> {
+  const { config, store, files, log, metrics, embedder } = b;
+  const ingest = createIngestService({ store, files, profile: b.activeProfile, embedder, log });
   const queues = await createQueueBackend({
     redisUrl: config.redisUrl,
     prefix: config.queuePrefix,
@@ -202,26 +238,41 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     onGiveUp: (job, error) => crawls.giveUp(job, error),
     recovery: [crawls.recover],
   });
-  const engine = instrumentEngine(createEngine({ content: store.content, profile: activeProfile, embedder }), metrics);
-  metrics.setSources({
-    pendingJobs: async () => (await queue.pending()) + (await crawlQueue.pending()),
-    embeddingBacklog: () => store.content.countUnembedded(activeProfile.index_name!),
-    tenants: async () => (await store.tenants.list()).length,
-  });
   const backfill = createBackfillScheduler({
     ingest,
     embedder,
     log,
     ingestPending: async () => (await queue.pending()) > 0,
   });
+  return { ingest, queues, queue, crawls, crawlQueue, backfill };
+}
+
+function assembleEngine(b: Base, j: Jobs): Engine {
+  const { store, activeProfile, embedder, metrics, log } = b;
+  const engine = instrumentEngine(createEngine({ content: store.content, profile: activeProfile, embedder }), metrics);
+  metrics.setSources({
+    pendingJobs: async () => (await j.queue.pending()) + (await j.crawlQueue.pending()),
+    embeddingBacklog: () => store.content.countUnembedded(activeProfile.index_name!),
+    tenants: async () => (await store.tenants.list()).length,
+  });
   void embedder?.whenReady().then((ok) => {
     if (ok) {
-      if (workers) backfill.request();
+      if (b.workers) j.backfill.request();
     } else log.warn({ detail: embedder?.status().detail }, "embedding model unavailable: searching lexically");
   });
+  return engine;
+}
+
+type Services = Pick<
+  Runtime,
+  "accounts" | "auth" | "search" | "collections" | "sources" | "benchmarks" | "industryBenchmarks" | "apiKeys" | "tenants" | "documents"
+>;
+
+function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
+  const { config, store, files, log, audit, quotas } = b;
   const accounts = createAccountService({
     store,
-    mailer,
+    mailer: b.mailer,
     log,
     config: {
       publicUrl: config.publicUrl,
@@ -229,7 +280,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
       defaultPlan: config.defaultPlan,
       sessionTtlDays: config.sessionTtlDays,
     },
-    purgeTenantContent,
+    purgeTenantContent: b.purgeTenantContent,
     audit,
   });
   const auth = createAuthService({
@@ -240,106 +291,125 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   });
   const search = createSearchService({ store, engine, quotas });
   const collections = createCollectionService({ store, audit });
-  const sources = createSourceService({ store, files, isSyncing: (id) => crawls.isSyncing(id), audit });
+  const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit });
   const benchmarks = createBenchmarkService({ store, search, quotas });
   const industryBenchmarks = createIndustryBenchmarkService({
     dataDir: beirDataDir(config.beirDataDir, config.dataDir),
     importer: createBeirImporter({
       store,
       files,
-      ingest,
+      ingest: j.ingest,
       collections,
       sources,
       benchmarks,
       log,
-      onUnembedded: () => backfill.request(),
+      onUnembedded: () => j.backfill.request(),
     }),
   });
+  const apiKeys = createApiKeyService({ store, audit });
+  const tenants = createTenantService({ store, defaultPlan: config.defaultPlan, audit });
+  const documents = createDocumentService({ store, files, profileName: b.activeProfile.name, queue: j.queue, log, audit });
+  return { accounts, auth, search, collections, sources, benchmarks, industryBenchmarks, apiKeys, tenants, documents };
+}
+
+async function extraHealthChecks(b: Base, j: Jobs): Promise<Record<string, CheckResult>> {
+  const { store, activeProfile } = b;
+  const { queue, crawlQueue } = j;
+  const model = b.embedder?.status() ?? { state: "unavailable", detail: null };
+  const pending = await Promise.all([queue.pending(), crawlQueue.pending()]).catch(() => null);
+  const here = b.workers ? `${queue.workers()} ingest and ${crawlQueue.workers()} crawl workers in this process` : "no workers in this process: jobs run in separate worker processes (quarry worker)";
+  return {
+    queue: !queue.available()
+      ? { status: "down", detail: `the job queue is not running (${queue.backend})` }
+      : !crawlQueue.available()
+        ? { status: "down", detail: "the crawl queue is not running; crawls cannot start" }
+        : { status: "up", detail: `${queue.backend}, ${pending ? pending[0] + pending[1] : "?"} jobs pending; ${here}` },
+    index: await Promise.all([store.content.countUnembedded(activeProfile.index_name!), store.content.vectorIndexStatus(activeProfile.index_name!)])
+      .then(([n, v]) => ({ status: "up" as const, detail: `${store.kind} store: lexical (BM25) and vector (${v.kind}) indexes; ${n} chunks awaiting vectors` }))
+      .catch((err: unknown) => ({ status: "down" as const, detail: err instanceof Error ? err.message : String(err) })),
+    model: { status: model.state === "ready" ? "up" : "degraded", detail: model.detail ?? `${activeProfile.name}: ${model.state}` },
+  };
+}
+
+async function closeRuntime(b: Base, j: Jobs, industryBenchmarks: IndustryBenchmarkService, auditPruner: NodeJS.Timeout | undefined): Promise<ShutdownSummary> {
+  const { queue, crawlQueue } = j;
+  clearInterval(auditPruner);
+  await industryBenchmarks.close();
+  await j.backfill.stop();
+  const crawlWorkersStopped = crawlQueue.stop(b.config.shutdownTimeoutMs); // stops claiming at once
+  const crawlsInterrupted = await j.crawls.shutdown(); // running crawls go back to queued and resume at next start
+  await crawlWorkersStopped;
+  await queue.stop(b.config.shutdownTimeoutMs);
+  const jobsLeft = await Promise.all([queue.pending(), crawlQueue.pending()])
+    .then(([ingestLeft, crawlLeft]) => ingestLeft + crawlLeft)
+    .catch(() => null);
+  await queue.close();
+  await crawlQueue.close();
+  await j.queues.close();
+  await b.embedder?.close();
+  await b.mailer.close();
+  await b.store.close();
+  return { jobsLeft, crawlsInterrupted };
+}
+
+/** staged-file recovery, the audit pruner, then the queues; returns the pruner's timer */
+async function startBackground(b: Base, j: Jobs): Promise<NodeJS.Timeout> {
+  const { log, audit } = b;
+  await recoverStagedFiles({ content: b.store.content, files: b.files, log }); // before the queue requeues queued documents
+  const pruneAudit = () => audit.prune().catch((err: unknown) => log.error({ err }, "could not prune the audit log"));
+  await pruneAudit();
+  const auditPruner = setInterval(pruneAudit, 86_400_000);
+  auditPruner.unref();
+  if (b.workers) {
+    await j.queue.start(); // takes over ingest jobs left running by a dead process
+    await j.crawlQueue.start();
+  } else {
+    await j.queue.open();
+    await j.crawlQueue.open();
+  }
+  return auditPruner;
+}
+
+export async function createRuntime(config: Config, opts: RuntimeOptions = {}): Promise<Runtime> {
+  const b = await assembleBase(config, opts);
+  const j = await assembleJobs(b);
+  const engine = assembleEngine(b, j);
+  const services = assembleServices(b, j, engine);
+  const { store, activeProfile, embedder } = b;
+  // set once the background work has started; close() clears it whenever it is called
+  let auditPruner: NodeJS.Timeout | undefined;
   const rt: Runtime = {
     config,
-    log,
+    log: b.log,
     store,
-    profiles,
+    profiles: b.profiles,
     activeProfile,
-    auth,
-    apiKeys: createApiKeyService({ store, audit }),
-    tenants: createTenantService({ store, defaultPlan: config.defaultPlan, audit }),
-    accounts,
-    quotas,
-    mailer,
-    files,
-    collections,
-    sources,
-    documents: createDocumentService({ store, files, profileName: activeProfile.name, queue, log, audit }),
-    ingest,
-    backfill,
-    search,
-    benchmarks,
-    industryBenchmarks,
+    ...services,
+    quotas: b.quotas,
+    mailer: b.mailer,
+    files: b.files,
+    ingest: j.ingest,
+    backfill: j.backfill,
     engine,
-    audit,
-    queue,
-    crawls,
-    crawlQueue,
+    audit: b.audit,
+    queue: j.queue,
+    crawls: j.crawls,
+    crawlQueue: j.crawlQueue,
     embedder,
-    purgeTenantContent,
+    purgeTenantContent: b.purgeTenantContent,
     limits: { pageSizeLimitBytes: PAGE_SIZE_LIMIT_BYTES, maxPageLimit: MAX_PAGE_LIMIT, fileTypes: [...SUPPORTED_FILE_TYPES] },
     embedderStatus: () => embedder?.status() ?? { state: "unavailable", detail: "The active embedding profile cannot be served." },
-    async extraHealthChecks() {
-      const model = embedder?.status() ?? { state: "unavailable", detail: null };
-      const pending = await Promise.all([queue.pending(), crawlQueue.pending()]).catch(() => null);
-      const here = workers ? `${queue.workers()} ingest and ${crawlQueue.workers()} crawl workers in this process` : "no workers in this process: jobs run in separate worker processes (quarry worker)";
-      return {
-        queue: !queue.available()
-          ? { status: "down", detail: `the job queue is not running (${queue.backend})` }
-          : !crawlQueue.available()
-            ? { status: "down", detail: "the crawl queue is not running; crawls cannot start" }
-            : { status: "up", detail: `${queue.backend}, ${pending ? pending[0] + pending[1] : "?"} jobs pending; ${here}` },
-        index: await Promise.all([store.content.countUnembedded(activeProfile.index_name!), store.content.vectorIndexStatus(activeProfile.index_name!)])
-          .then(([n, v]) => ({ status: "up" as const, detail: `${store.kind} store: lexical (BM25) and vector (${v.kind}) indexes; ${n} chunks awaiting vectors` }))
-          .catch((err: unknown) => ({ status: "down" as const, detail: err instanceof Error ? err.message : String(err) })),
-        model: { status: model.state === "ready" ? "up" : "degraded", detail: model.detail ?? `${activeProfile.name}: ${model.state}` },
-      };
-    },
+    extraHealthChecks: () => extraHealthChecks(b, j),
     async vectorHealth() {
       const index = activeProfile.index_name!;
       const [pending, status] = await Promise.all([store.content.countUnembedded(index), store.content.vectorIndexStatus(index)]);
       return { chunks_pending_vectors: pending, ...status };
     },
-    userOut: (userId) => accounts.userOut(userId),
-    metrics,
-    workers,
-    async close() {
-      clearInterval(auditPruner);
-      await industryBenchmarks.close();
-      await backfill.stop();
-      const crawlWorkersStopped = crawlQueue.stop(config.shutdownTimeoutMs); // stops claiming at once
-      const crawlsInterrupted = await crawls.shutdown(); // running crawls go back to queued and resume at next start
-      await crawlWorkersStopped;
-      await queue.stop(config.shutdownTimeoutMs);
-      const jobsLeft = await Promise.all([queue.pending(), crawlQueue.pending()])
-        .then(([a, b]) => a + b)
-        .catch(() => null);
-      await queue.close();
-      await crawlQueue.close();
-      await queues.close();
-      await embedder?.close();
-      await mailer.close();
-      await store.close();
-      return { jobsLeft, crawlsInterrupted };
-    },
+    userOut: (userId) => services.accounts.userOut(userId),
+    metrics: b.metrics,
+    workers: b.workers,
+    close: () => closeRuntime(b, j, services.industryBenchmarks, auditPruner),
   };
-  await recoverStagedFiles({ content: store.content, files, log }); // before the queue requeues queued documents
-  const pruneAudit = () => audit.prune().catch((err: unknown) => log.error({ err }, "could not prune the audit log"));
-  await pruneAudit();
-  const auditPruner = setInterval(pruneAudit, 86_400_000);
-  auditPruner.unref();
-  if (workers) {
-    await queue.start(); // takes over ingest jobs left running by a dead process
-    await crawlQueue.start();
-  } else {
-    await queue.open();
-    await crawlQueue.open();
-  }
+  auditPruner = await startBackground(b, j);
   return rt;
 }

@@ -32,7 +32,20 @@ export function buildProgram(hooks: ProgramHooks): Command {
     .helpOption("-h, --help", "show help for this command")
     .showSuggestionAfterError(true);
   program.addHelpText("after", "\nEvery command also reads DATA_DIR, LOG_LEVEL and the other settings of the README's configuration table.");
+  // the order here is the order of `quarry --help` and of the README's CLI reference
+  addProcessCommands(program);
+  addMigrationCommands(program, hooks);
+  addImportAndBenchCommands(program, hooks);
+  addArchiveCommands(program, hooks);
+  addMcpCommand(program);
+  addTenantCommands(program, hooks);
+  addKeyCommands(program, hooks);
+  configureErrors(program);
+  return program;
+}
 
+/** serve and worker keep the process running, so they never call hooks.done */
+function addProcessCommands(program: Command): void {
   program
     .command("serve")
     .description("Run the HTTP API, with the ingest and crawl workers in the same process unless --no-worker")
@@ -49,7 +62,9 @@ export function buildProgram(hooks: ProgramHooks): Command {
       const { worker } = await import("../server.js");
       await worker();
     });
+}
 
+function addMigrationCommands(program: Command, hooks: ProgramHooks): void {
   program
     .command("migrate")
     .description("Create the database or bring its schema up to date, then exit (serve also does this at start)")
@@ -83,7 +98,9 @@ export function buildProgram(hooks: ProgramHooks): Command {
       const { migrateDataCommand } = await import("./migrate-data.js");
       hooks.done(await migrateDataCommand({ from: path.resolve(o.from), to: o.to, filesTo: o.filesTo ? path.resolve(o.filesTo) : null, batchSize: o.batchSize }));
     });
+}
 
+function addImportAndBenchCommands(program: Command, hooks: ProgramHooks): void {
   const imp = program.command("import").description("Load data into a tenant of DATA_DIR");
   addImportBeirCommand(imp, async (a) => {
     const { importCommand } = await import("../bench/import-command.js");
@@ -107,7 +124,10 @@ export function buildProgram(hooks: ProgramHooks): Command {
     const { benchCommand } = await import("../bench/run.js");
     hooks.done(await benchCommand(o, ["quarry", ...process.argv.slice(2)].join(" ")));
   });
+}
 
+/** backup, restore and export */
+function addArchiveCommands(program: Command, hooks: ProgramHooks): void {
   program
     .command("backup")
     .description("Write a consistent archive of DATA_DIR (online SQLite backup + stored files) while the service runs")
@@ -139,7 +159,10 @@ export function buildProgram(hooks: ProgramHooks): Command {
       print(await withStore(loadConfig(), (store) => exportCommand(store, o.out, o.tenant ?? null)));
       hooks.done(0);
     });
+}
 
+/** serves MCP on stdin/stdout rather than finishing a task, so it never calls hooks.done */
+function addMcpCommand(program: Command): void {
   program
     .command("mcp")
     .description("Serve Quarry's MCP tools on stdin/stdout, forwarding to a running server's /mcp endpoint")
@@ -150,7 +173,9 @@ export function buildProgram(hooks: ProgramHooks): Command {
       const { mcpCommand } = await import("../http/mcp/command.js");
       await mcpCommand([...(o.url ? ["--url", o.url] : []), ...(o.key ? ["--key", o.key] : []), ...(o.tenant ? ["--tenant", o.tenant] : [])]);
     });
+}
 
+function addTenantCommands(program: Command, hooks: ProgramHooks): void {
   const tenants = program.command("tenants").description("Create and list workspaces (tenants) and set their plan");
   tenants
     .command("create")
@@ -185,7 +210,9 @@ export function buildProgram(hooks: ProgramHooks): Command {
       print(await setPlan(loadConfig(), tenant, plan));
       hooks.done(0);
     });
+}
 
+function addKeyCommands(program: Command, hooks: ProgramHooks): void {
   const keys = program.command("keys").description("Create, list and revoke a tenant's API keys");
   keys
     .command("create")
@@ -219,9 +246,6 @@ export function buildProgram(hooks: ProgramHooks): Command {
       print(await revokeKey(loadConfig(), o.tenant, keyId));
       hooks.done(0);
     });
-
-  configureErrors(program);
-  return program;
 }
 
 const fullName = (c: Command): string => (c.parent ? `${fullName(c.parent)} ${c.name()}` : c.name());

@@ -48,183 +48,220 @@ interface InFlight {
   cancelled: boolean;
 }
 
-export function createEmbeddedQueue(opts: QueueOptions): JobQueue {
-  const kinds = Object.keys(opts.handlers);
-  const poll = opts.idlePollMs ?? 500;
-  const leaseMs = opts.leaseMs ?? 30_000;
-  const tenantConcurrency = opts.fairness?.tenantConcurrency ?? 1;
-  const store = opts.store;
-  const log = opts.log;
-  const rr = new RoundRobin();
-  let accepting = false;
-  let active = false;
-  let owner = "";
-  let wake: (() => void) | null = null;
-  const loops: Promise<void>[] = [];
-  const inFlight = new Map<string, InFlight>();
-  const timers: NodeJS.Timeout[] = [];
+/** what the worker loops, timers and the JobQueue methods share */
+interface EmbeddedState {
+  opts: QueueOptions;
+  store: JobStore;
+  log: Logger;
+  kinds: string[];
+  poll: number;
+  leaseMs: number;
+  tenantConcurrency: number;
+  rr: RoundRobin;
+  accepting: boolean;
+  active: boolean;
+  owner: string;
+  wake: (() => void) | null;
+  loops: Promise<void>[];
+  inFlight: Map<string, InFlight>;
+  timers: NodeJS.Timeout[];
+  /** the recovery hooks are handed the queue itself */
+  queue: JobQueue | null;
+}
 
-  const sleep = () =>
-    new Promise<void>((resolve) => {
-      const t = setTimeout(done, poll);
-      function done() {
-        clearTimeout(t);
-        if (wake === done) wake = null;
-        resolve();
-      }
-      const prev = wake;
-      wake = () => {
-        prev?.();
-        done();
-      };
+function newState(opts: QueueOptions): EmbeddedState {
+  return {
+    opts,
+    store: opts.store,
+    log: opts.log,
+    kinds: Object.keys(opts.handlers),
+    poll: opts.idlePollMs ?? 500,
+    leaseMs: opts.leaseMs ?? 30_000,
+    tenantConcurrency: opts.fairness?.tenantConcurrency ?? 1,
+    rr: new RoundRobin(),
+    accepting: false,
+    active: false,
+    owner: "",
+    wake: null,
+    loops: [],
+    inFlight: new Map(),
+    timers: [],
+    queue: null,
+  };
+}
+
+/** waits one poll interval, cut short by an enqueue or a stop (chained so every sleeping loop wakes) */
+function sleep(s: EmbeddedState): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const t = setTimeout(done, s.poll);
+    function done() {
+      clearTimeout(t);
+      if (s.wake === done) s.wake = null;
+      resolve();
+    }
+    const prev = s.wake;
+    s.wake = () => {
+      prev?.();
+      done();
+    };
+  });
+}
+
+async function settle(s: EmbeddedState, job: JobRow, err: unknown): Promise<void> {
+  const msg = err instanceof Error ? err.message : String(err);
+  const ctx = { job: job.id, kind: job.kind, subject: job.subject, attempts: job.attempts, err: msg };
+  if (err instanceof PermanentJobError || job.attempts >= job.max_attempts) {
+    if (!(await s.store.failJob(job.id, s.owner, msg, null))) return; // taken over meanwhile
+    s.log.warn(ctx, "job failed");
+    await s.opts.onGiveUp?.(job, msg);
+  } else {
+    const retryAt = new Date(Date.now() + backoffMs(job.attempts));
+    await s.store.failJob(job.id, s.owner, msg, retryAt);
+    s.log.warn({ ...ctx, retryAt }, "job will be retried");
+  }
+}
+
+async function runOne(s: EmbeddedState, job: JobRow): Promise<void> {
+  const run: InFlight = { ctl: new AbortController(), kind: job.kind, subject: job.subject, cancelled: false };
+  s.inFlight.set(job.id, run);
+  const started = Date.now();
+  try {
+    await s.opts.handlers[job.kind]({ ...job, signal: run.ctl.signal });
+    await s.store.completeJob(job.id, s.owner);
+    s.log.debug({ job: job.id, kind: job.kind, subject: job.subject, ms: Date.now() - started }, "job done");
+  } catch (err) {
+    // a cancelled job is over, however its handler ended
+    if (run.cancelled) await s.store.completeJob(job.id, s.owner);
+    else await settle(s, job, err);
+  } finally {
+    s.inFlight.delete(job.id);
+  }
+}
+
+/** the next job, taken round-robin across the tenants that have ready jobs */
+async function claimNext(s: EmbeddedState): Promise<JobRow | null> {
+  const now = new Date();
+  const loads = await s.store.jobTenantLoads(s.kinds, now);
+  for (const turn of s.rr.order(loads, s.tenantConcurrency)) {
+    const job = await s.store.claimJob(s.kinds, now, {
+      owner: s.owner,
+      leaseUntil: new Date(now.getTime() + s.leaseMs),
+      tenantId: turn.tenant_id,
+      tenantCap: turn.cap,
     });
-
-  async function settle(job: JobRow, err: unknown): Promise<void> {
-    const msg = err instanceof Error ? err.message : String(err);
-    const ctx = { job: job.id, kind: job.kind, subject: job.subject, attempts: job.attempts, err: msg };
-    if (err instanceof PermanentJobError || job.attempts >= job.max_attempts) {
-      if (!(await store.failJob(job.id, owner, msg, null))) return; // taken over meanwhile
-      log.warn(ctx, "job failed");
-      await opts.onGiveUp?.(job, msg);
-    } else {
-      const retryAt = new Date(Date.now() + backoffMs(job.attempts));
-      await store.failJob(job.id, owner, msg, retryAt);
-      log.warn({ ...ctx, retryAt }, "job will be retried");
+    if (job) {
+      s.rr.markServed(job.tenant_id);
+      return job;
     }
   }
+  return null;
+}
 
-  async function runOne(job: JobRow): Promise<void> {
-    const run: InFlight = { ctl: new AbortController(), kind: job.kind, subject: job.subject, cancelled: false };
-    inFlight.set(job.id, run);
-    const started = Date.now();
+async function workerLoop(s: EmbeddedState): Promise<void> {
+  while (s.active) {
+    let job: JobRow | null = null;
     try {
-      await opts.handlers[job.kind]({ ...job, signal: run.ctl.signal });
-      await store.completeJob(job.id, owner);
-      log.debug({ job: job.id, kind: job.kind, subject: job.subject, ms: Date.now() - started }, "job done");
+      job = await claimNext(s);
     } catch (err) {
-      // a cancelled job is over, however its handler ended
-      if (run.cancelled) await store.completeJob(job.id, owner);
-      else await settle(job, err);
-    } finally {
-      inFlight.delete(job.id);
+      s.log.error({ err }, "could not claim a job");
+    }
+    if (!job) {
+      await sleep(s);
+      continue;
+    }
+    await runOne(s, job);
+  }
+}
+
+/** renews this worker's leases and aborts the jobs another process asked to cancel */
+async function renew(s: EmbeddedState): Promise<void> {
+  if (s.inFlight.size === 0) return;
+  const cancel = await s.store.renewJobLeases(s.owner, new Date(Date.now() + s.leaseMs));
+  for (const id of cancel) abort(s.inFlight.get(id));
+}
+
+function abort(run: InFlight | undefined): void {
+  if (!run || run.cancelled) return;
+  run.cancelled = true;
+  run.ctl.abort(new Error("The job was cancelled."));
+}
+
+/** takes over jobs of dead workers, then lets each kind's wiring put back what it knows is missing */
+async function recover(s: EmbeddedState, hooks: boolean): Promise<void> {
+  const dead = deadOwners(await s.store.jobOwners(s.kinds));
+  const requeued = await s.store.requeueStalledJobs(s.kinds, new Date(), dead);
+  let recovered = 0;
+  if (hooks && s.queue) for (const h of s.opts.recovery ?? []) recovered += await h(s.queue);
+  if (requeued || recovered) s.log.info({ kinds: s.kinds, requeued, recovered }, "resuming interrupted jobs");
+  if (requeued || recovered) s.wake?.();
+}
+
+function every(s: EmbeddedState, ms: number, fn: () => Promise<void>, what: string): void {
+  const t = setInterval(() => void fn().catch((err: unknown) => s.log.warn({ err, kinds: s.kinds }, what)), ms);
+  t.unref();
+  s.timers.push(t);
+}
+
+async function cancelJobs(s: EmbeddedState, kind: string, subject: string): Promise<boolean> {
+  const n = await s.store.cancelJobs(kind, subject);
+  let local = false;
+  for (const run of s.inFlight.values()) {
+    if (run.kind === kind && run.subject === subject) {
+      abort(run);
+      local = true;
     }
   }
+  return n > 0 || local;
+}
 
-  /** the next job, taken round-robin across the tenants that have ready jobs */
-  async function claimNext(): Promise<JobRow | null> {
-    const now = new Date();
-    const loads = await store.jobTenantLoads(kinds, now);
-    for (const turn of rr.order(loads, tenantConcurrency)) {
-      const job = await store.claimJob(kinds, now, {
-        owner,
-        leaseUntil: new Date(now.getTime() + leaseMs),
-        tenantId: turn.tenant_id,
-        tenantCap: turn.cap,
-      });
-      if (job) {
-        rr.markServed(job.tenant_id);
-        return job;
-      }
-    }
-    return null;
-  }
+async function startWorkers(s: EmbeddedState): Promise<void> {
+  if (s.active) return;
+  s.owner = newOwner();
+  s.accepting = true;
+  await recover(s, true);
+  s.active = true;
+  for (let i = 0; i < s.opts.concurrency; i++) s.loops.push(workerLoop(s));
+  every(s, Math.max(200, Math.floor(s.leaseMs / 10)), () => renew(s), "could not renew job leases");
+  every(s, Math.max(1_000, Math.floor(s.leaseMs / 3)), () => recover(s, false), "could not requeue stalled jobs");
+  every(s, s.opts.recoveryEveryMs ?? 300_000, () => recover(s, true), "job recovery failed");
+}
 
-  async function loop(): Promise<void> {
-    while (active) {
-      let job: JobRow | null = null;
-      try {
-        job = await claimNext();
-      } catch (err) {
-        log.error({ err }, "could not claim a job");
-      }
-      if (!job) {
-        await sleep();
-        continue;
-      }
-      await runOne(job);
-    }
-  }
+async function stopWorkers(s: EmbeddedState, timeoutMs: number): Promise<void> {
+  s.accepting = false;
+  if (!s.active) return;
+  s.active = false;
+  s.wake?.();
+  for (const t of s.timers.splice(0)) clearInterval(t);
+  // running jobs are not aborted: they finish, or are taken over once this owner is gone
+  await Promise.race([Promise.all(s.loops), new Promise((r) => setTimeout(r, timeoutMs))]);
+  s.loops.length = 0;
+  releaseOwner(s.owner);
+}
 
-  /** renews this worker's leases and aborts the jobs another process asked to cancel */
-  async function renew(): Promise<void> {
-    if (inFlight.size === 0) return;
-    const cancel = await store.renewJobLeases(owner, new Date(Date.now() + leaseMs));
-    for (const id of cancel) abort(inFlight.get(id));
-  }
-
-  function abort(run: InFlight | undefined): void {
-    if (!run || run.cancelled) return;
-    run.cancelled = true;
-    run.ctl.abort(new Error("The job was cancelled."));
-  }
-
-  /** takes over jobs of dead workers, then lets each kind's wiring put back what it knows is missing */
-  async function recover(hooks: boolean): Promise<void> {
-    const dead = deadOwners(await store.jobOwners(kinds));
-    const requeued = await store.requeueStalledJobs(kinds, new Date(), dead);
-    let recovered = 0;
-    if (hooks) for (const h of opts.recovery ?? []) recovered += await h(queue);
-    if (requeued || recovered) log.info({ kinds, requeued, recovered }, "resuming interrupted jobs");
-    if (requeued || recovered) wake?.();
-  }
-
-  function every(ms: number, fn: () => Promise<void>, what: string): void {
-    const t = setInterval(() => void fn().catch((err: unknown) => log.warn({ err, kinds }, what)), ms);
-    t.unref();
-    timers.push(t);
-  }
-
+export function createEmbeddedQueue(opts: QueueOptions): JobQueue {
+  const s = newState(opts);
   const queue: JobQueue = {
-    kinds,
+    kinds: s.kinds,
     backend: opts.backend ?? "embedded queue",
     async enqueue(job: NewJob) {
-      if (!accepting) throw new QueueUnavailableError("The job queue is not running.");
-      const id = await store.enqueueJob(job);
-      if (id) wake?.();
+      if (!s.accepting) throw new QueueUnavailableError("The job queue is not running.");
+      const id = await s.store.enqueueJob(job);
+      if (id) s.wake?.();
       return id;
     },
-    async cancel(kind, subject) {
-      const n = await store.cancelJobs(kind, subject);
-      let local = false;
-      for (const run of inFlight.values()) {
-        if (run.kind === kind && run.subject === subject) {
-          abort(run);
-          local = true;
-        }
-      }
-      return n > 0 || local;
-    },
+    cancel: (kind, subject) => cancelJobs(s, kind, subject),
     async open() {
-      accepting = true;
+      s.accepting = true;
     },
-    async start() {
-      if (active) return;
-      owner = newOwner();
-      accepting = true;
-      await recover(true);
-      active = true;
-      for (let i = 0; i < opts.concurrency; i++) loops.push(loop());
-      every(Math.max(200, Math.floor(leaseMs / 10)), renew, "could not renew job leases");
-      every(Math.max(1_000, Math.floor(leaseMs / 3)), () => recover(false), "could not requeue stalled jobs");
-      every(opts.recoveryEveryMs ?? 300_000, () => recover(true), "job recovery failed");
-    },
-    async stop(timeoutMs = 10_000) {
-      accepting = false;
-      if (!active) return;
-      active = false;
-      wake?.();
-      for (const t of timers.splice(0)) clearInterval(t);
-      // running jobs are not aborted: they finish, or are taken over once this owner is gone
-      await Promise.race([Promise.all(loops), new Promise((r) => setTimeout(r, timeoutMs))]);
-      loops.length = 0;
-      releaseOwner(owner);
-    },
-    available: () => accepting,
-    workers: () => (active ? opts.concurrency : 0),
-    pending: () => store.pendingJobCount(kinds),
+    start: () => startWorkers(s),
+    stop: (timeoutMs = 10_000) => stopWorkers(s, timeoutMs),
+    available: () => s.accepting,
+    workers: () => (s.active ? opts.concurrency : 0),
+    pending: () => s.store.pendingJobCount(s.kinds),
     async close() {
       await queue.stop();
     },
   };
+  s.queue = queue;
   return queue;
 }
