@@ -13,6 +13,7 @@ const UNIT = [
   "test/foundation/readme-config.test.ts",
   "test/ops/readme-cli.test.ts",
   "test/scaleout/compose.test.ts",
+  "test/jobs/sleepers.test.ts",
 ];
 
 // slow: the embedding model, Chromium, whole processes, scale, soak and scale-out runs.

@@ -3,6 +3,7 @@
 // lease they renew while the job runs, retries back off exponentially, and a job whose worker
 // died (lease run out, or its process gone from this host) is taken over by another worker.
 // Jobs are taken round-robin across tenants (fair.ts).
+import { createSleepers, type Sleepers } from "./sleepers.js";
 import type { Logger } from "pino";
 import type { JobRow, JobStoreMethods, NewJob } from "../store/content-types.js";
 import { RoundRobin } from "./fair.js";
@@ -61,7 +62,7 @@ interface EmbeddedState {
   accepting: boolean;
   active: boolean;
   owner: string;
-  wake: (() => void) | null;
+  sleepers: Sleepers;
   loops: Promise<void>[];
   inFlight: Map<string, InFlight>;
   timers: NodeJS.Timeout[];
@@ -82,7 +83,7 @@ function newState(opts: QueueOptions): EmbeddedState {
     accepting: false,
     active: false,
     owner: "",
-    wake: null,
+    sleepers: createSleepers(),
     loops: [],
     inFlight: new Map(),
     timers: [],
@@ -90,21 +91,9 @@ function newState(opts: QueueOptions): EmbeddedState {
   };
 }
 
-/** waits one poll interval, cut short by an enqueue or a stop (chained so every sleeping loop wakes) */
+/** waits one poll interval, cut short by an enqueue, a recovered job or a stop */
 function sleep(s: EmbeddedState): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const t = setTimeout(done, s.poll);
-    function done() {
-      clearTimeout(t);
-      if (s.wake === done) s.wake = null;
-      resolve();
-    }
-    const prev = s.wake;
-    s.wake = () => {
-      prev?.();
-      done();
-    };
-  });
+  return s.sleepers.sleep(s.poll);
 }
 
 async function settle(s: EmbeddedState, job: JobRow, err: unknown): Promise<void> {
@@ -193,7 +182,7 @@ async function recover(s: EmbeddedState, hooks: boolean): Promise<void> {
   let recovered = 0;
   if (hooks && s.queue) for (const h of s.opts.recovery ?? []) recovered += await h(s.queue);
   if (requeued || recovered) s.log.info({ kinds: s.kinds, requeued, recovered }, "resuming interrupted jobs");
-  if (requeued || recovered) s.wake?.();
+  if (requeued || recovered) s.sleepers.wakeAll();
 }
 
 function every(s: EmbeddedState, ms: number, fn: () => Promise<void>, what: string): void {
@@ -230,7 +219,7 @@ async function stopWorkers(s: EmbeddedState, timeoutMs: number): Promise<void> {
   s.accepting = false;
   if (!s.active) return;
   s.active = false;
-  s.wake?.();
+  s.sleepers.wakeAll();
   for (const t of s.timers.splice(0)) clearInterval(t);
   // running jobs are not aborted: they finish, or are taken over once this owner is gone
   await Promise.race([Promise.all(s.loops), new Promise((r) => setTimeout(r, timeoutMs))]);
@@ -246,7 +235,7 @@ export function createEmbeddedQueue(opts: QueueOptions): JobQueue {
     async enqueue(job: NewJob) {
       if (!s.accepting) throw new QueueUnavailableError("The job queue is not running.");
       const id = await s.store.enqueueJob(job);
-      if (id) s.wake?.();
+      if (id) s.sleepers.wakeAll();
       return id;
     },
     cancel: (kind, subject) => cancelJobs(s, kind, subject),
