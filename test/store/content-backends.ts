@@ -2,6 +2,7 @@
 // database per test file, emptied between tests). Without a PostgreSQL with pgvector the
 // PostgreSQL half is skipped with the reason printed.
 import fs from "node:fs";
+import type { IncomingDocument } from "../../src/store/content-types.js";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe } from "vitest";
@@ -138,3 +139,17 @@ export async function openBoth(opts: OpenOptions = {}): Promise<{ backends: Cont
   };
   return { backends: [sqlite, pgb], skipped: null };
 }
+
+/** A document as the store receives it, for conformance tests: metadata names its source. */
+export const incomingDoc = (id: string, source: string, extra: Partial<IncomingDocument> = {}): IncomingDocument => ({
+  id,
+  source,
+  title: source,
+  source_type: "upload",
+  kind: "text",
+  content_type: "text/plain",
+  size_bytes: 10,
+  content_hash: `h-${source}`,
+  metadata: { k: source },
+  ...extra,
+});

@@ -2,7 +2,7 @@
 // plan limits, tenant scoping and tenant deletion.
 import { afterEach, expect, it } from "vitest";
 import { LimitReached, type IncomingDocument, type NewChunk } from "../../src/store/content-types.js";
-import { describeEachContentStore, type ContentBackend } from "./content-backends.js";
+import { describeEachContentStore, incomingDoc as doc, type ContentBackend } from "./content-backends.js";
 
 const cleanup: ContentBackend[] = [];
 afterEach(async () => {
@@ -10,18 +10,6 @@ afterEach(async () => {
 });
 
 const iso = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
-const doc = (id: string, source: string, extra: Partial<IncomingDocument> = {}): IncomingDocument => ({
-  id,
-  source,
-  title: source,
-  source_type: "upload",
-  kind: "text",
-  content_type: "text/plain",
-  size_bytes: 10,
-  content_hash: `h-${source}`,
-  metadata: { k: source },
-  ...extra,
-});
 const chunk = (position: number, text: string, heading_path: string[] = []): NewChunk => ({ position, text, heading_path, token_count: text.split(" ").length, metadata: { p: position } });
 
 describeEachContentStore("content store: documents", (open) => {

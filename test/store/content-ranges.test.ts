@@ -3,24 +3,13 @@
 // simply give less, and another tenant's chunks must never come back.
 import { afterEach, expect, it } from "vitest";
 import type { IncomingDocument, NewChunk } from "../../src/store/content-types.js";
-import { describeEachContentStore, type ContentBackend } from "./content-backends.js";
+import { describeEachContentStore, incomingDoc as doc, type ContentBackend } from "./content-backends.js";
 
 const cleanup: ContentBackend[] = [];
 afterEach(async () => {
   for (const b of cleanup.splice(0).reverse()) await b.close();
 });
 
-const doc = (id: string, source: string): IncomingDocument => ({
-  id,
-  source,
-  title: source,
-  source_type: "upload",
-  kind: "text",
-  content_type: "text/plain",
-  size_bytes: 10,
-  content_hash: `h-${source}`,
-  metadata: {},
-});
 const chunks = (n: number, prefix: string): NewChunk[] =>
   Array.from({ length: n }, (_, position) => ({ position, text: `${prefix}${position}`, heading_path: [], token_count: 1, metadata: {} }));
 
