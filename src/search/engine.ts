@@ -21,6 +21,9 @@ export interface EngineSettings {
   documentEvidence?: { weight: number; others: number };
 }
 
+/** other chunks of a document that count as its evidence (engine setting documentEvidence) */
+export const DOCUMENT_EVIDENCE_OTHERS = 10;
+
 // Title weighted 2x measured +0.007 nDCG@10 on SciFact (BM25 only); see docs/benchmarks.md.
 export const DEFAULT_LEXICAL_WEIGHTS: LexicalWeights = { title: 2, headings: 1.5, body: 1 };
 
@@ -28,9 +31,10 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   fusion: { ...DEFAULT_FUSION_OPTIONS },
   lexicalWeights: DEFAULT_LEXICAL_WEIGHTS,
   depth: 100,
-  // measured on the documentation question set (natural questions +0.046 nDCG@10 lexical) and
-  // SciFact (lexical -0.0003); docs/decisions.md "Relevance (issue 16 item 2)"
-  documentEvidence: { weight: 0.2, others: 10 },
+  // Off by default, on per collection (settings.document_evidence): weight 0.2 gave the
+  // documentation question set +0.022 nDCG@10 in hybrid but cost SciFact 0.004 (0.7075 -> 0.7036
+  // with the default model); docs/decisions.md "Relevance (issue 16 item 2)"
+  documentEvidence: { weight: 0, others: DOCUMENT_EVIDENCE_OTHERS },
 };
 
 export interface RankedChunk {

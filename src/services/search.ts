@@ -10,7 +10,7 @@ export interface CollectionScope {
   data_source_ids: string[];
 }
 import type { Engine, EngineSettings, RetrievalMode } from "../search/engine.js";
-import { DEFAULT_ENGINE_SETTINGS } from "../search/engine.js";
+import { DEFAULT_ENGINE_SETTINGS, DOCUMENT_EVIDENCE_OTHERS } from "../search/engine.js";
 import { queryTerms } from "../search/fts-query.js";
 import { assembleRetrieve, neighbourRanges, selectMatches, type ChunkRecord, type ScoredChunk } from "../search/retrieve-assembly.js";
 import type { FusionOptions } from "../search/fusion.js";
@@ -48,7 +48,8 @@ export interface RetrieveRequest {
 
 /**
  * Deployment defaults overridden by the collection's `settings`: fusion, lexical_weight,
- * vector_weight, normalization, candidate_depth and field_weights {title, headings, body}.
+ * vector_weight, normalization, candidate_depth, field_weights {title, headings, body} and
+ * document_evidence (weight; off by default).
  */
 export function settingsFor(base: EngineSettings, collectionSettings: Json): EngineSettings {
   const fusion: FusionOptions = { ...base.fusion };
@@ -64,7 +65,11 @@ export function settingsFor(base: EngineSettings, collectionSettings: Json): Eng
     const w = fw as Record<string, unknown>;
     for (const f of ["title", "headings", "body"] as const) if (typeof w[f] === "number" && (w[f] as number) >= 0) lexicalWeights[f] = w[f] as number;
   }
-  return { ...base, fusion, depth, lexicalWeights };
+  const documentEvidence =
+    typeof s.document_evidence === "number" && s.document_evidence >= 0
+      ? { weight: s.document_evidence, others: DOCUMENT_EVIDENCE_OTHERS }
+      : base.documentEvidence;
+  return { ...base, fusion, depth, lexicalWeights, documentEvidence };
 }
 
 /** An engine setting written as collection `settings` (every key settingsFor reads). */

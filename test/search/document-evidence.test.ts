@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { withDocumentEvidence, DEFAULT_ENGINE_SETTINGS } from "../../src/search/engine.js";
+import { settingsFor } from "../../src/services/search.js";
 import type { FusedHit } from "../../src/search/fusion.js";
 import { rankDocuments, type TuningCase } from "../../src/search/tuning.js";
 
@@ -34,8 +35,10 @@ describe("document evidence (EngineSettings.documentEvidence)", () => {
     expect(withDocumentEvidence([], docOf, { weight: 0.2, others: 10 })).toEqual([]);
   });
 
-  it("is on by default", () => {
-    expect(DEFAULT_ENGINE_SETTINGS.documentEvidence).toEqual({ weight: 0.2, others: 10 });
+  it("is off by default and on for a collection that sets document_evidence", () => {
+    expect(DEFAULT_ENGINE_SETTINGS.documentEvidence).toEqual({ weight: 0, others: 10 });
+    expect(settingsFor(DEFAULT_ENGINE_SETTINGS, { document_evidence: 0.2 }).documentEvidence).toEqual({ weight: 0.2, others: 10 });
+    expect(settingsFor(DEFAULT_ENGINE_SETTINGS, {}).documentEvidence).toEqual({ weight: 0, others: 10 });
   });
 });
 
@@ -52,6 +55,7 @@ describe("tuning ranks with the same document evidence as search", () => {
     const c: TuningCase = { id: "q", relevant: new Set(["a"]), candidates: { mode: "lexical", lexical: [lexical], vector: [], documentOf } };
     const off = { ...DEFAULT_ENGINE_SETTINGS, documentEvidence: undefined };
     expect(rankDocuments(c, off, 0).slice(0, 2)).toEqual(["x", "a"]);
-    expect(rankDocuments(c, DEFAULT_ENGINE_SETTINGS, 0).slice(0, 2)).toEqual(["a", "a"]);
+    const on = { ...DEFAULT_ENGINE_SETTINGS, documentEvidence: { weight: 0.2, others: 10 } };
+    expect(rankDocuments(c, on, 0).slice(0, 2)).toEqual(["a", "a"]);
   });
 });

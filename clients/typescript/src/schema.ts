@@ -1368,6 +1368,8 @@ export interface components {
                 headings?: number;
                 body?: number;
             };
+            /** @description document evidence: a chunk gains this weight times the scores of up to 10 other candidate chunks of its document, so pages with several good passages rank higher (default 0, off; 0.2 helped documentation sites) */
+            document_evidence?: number;
         };
         /** @description Partial update: only the fields present change. */
         CollectionUpdate: {

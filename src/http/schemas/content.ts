@@ -32,6 +32,14 @@ export const CollectionSettings = strictObject(
         { description: "BM25 weight of each field (default title 2, headings 1.5, body 1)" },
       ),
     ),
+    document_evidence: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          "document evidence: a chunk gains this weight times the scores of up to 10 other candidate chunks of its document, so pages with several good passages rank higher (default 0, off; 0.2 helped documentation sites)",
+      }),
+    ),
   },
   { $id: "CollectionSettings", description: "Every key is optional; a missing key keeps the deployment default. POST /benchmarks/{suite_id}/tune can find and set them." },
 );
