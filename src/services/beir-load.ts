@@ -10,13 +10,13 @@ import { newId } from "../store/ids.js";
 import { readCorpus, readQrels, readQueries, type BeirDocument, type BeirQrels } from "../search/beir.js";
 import { textToBlocks } from "../ingest/parse/text.js";
 import type { ParsedDocument } from "../ingest/types.js";
-import type { ParsedItem } from "./ingest.js";
+import type { ParsedItem } from "./ingest-types.js";
 import { acceptDocuments } from "./acceptance.js";
 import { SUITE_LIMITS } from "./benchmarks.js";
 import { tenantOf, type Principal } from "./auth.js";
 import { currentPeriod, limitsOf } from "./plans.js";
 import { quotaExceededError } from "./quotas.js";
-import type { BeirImportDeps, BeirImportDone, BeirImportRequest } from "./beir-import.js";
+import type { BeirImportDeps, BeirImportDone, BeirImportRequest } from "./beir-types.js";
 
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
 

@@ -2,7 +2,7 @@
 // entries; the backfill gives vectors to chunks that were stored without. Each operation takes
 // the ingest dependencies first.
 import { chunkDocument } from "../ingest/chunk.js";
-import type { IndexBatchResult, IngestDeps, ParsedItem } from "./ingest.js";
+import type { IndexBatchResult, IngestDeps, ParsedItem } from "./ingest-types.js";
 
 /** What the embedding model sees for a chunk: the document title anchors short chunks. */
 export function passageText(title: string, headingPath: string[], text: string): string {

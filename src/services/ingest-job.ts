@@ -5,7 +5,7 @@ import type { DocumentRow } from "../store/content-types.js";
 import type { FileKind } from "../ingest/types.js";
 import { parseAndChunkIsolated } from "../ingest/parse/isolated.js";
 import { isParseError } from "../ingest/parse/errors.js";
-import type { IngestDeps } from "./ingest.js";
+import type { IngestDeps } from "./ingest-types.js";
 import { indexParsedBatch } from "./ingest-index.js";
 
 type Parsed = Awaited<ReturnType<typeof parseAndChunkIsolated>>;

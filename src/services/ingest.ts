@@ -3,44 +3,16 @@
 // Parse errors end the document as `failed` with the parser's words; other errors are retried.//
 // The operations are named functions taking these dependencies: ingest-index.ts (indexing and
 // the backfill), ingest-job.ts (the job). createIngestService binds them for the runtime.
-import type { Logger } from "pino";
-import type { Store } from "../store/types.js";
-import type { FileStore } from "../store/files.js";
 import type { QueuedJob as JobRow } from "../jobs/types.js";
-import type { Embedder, EmbeddingProfile } from "../embed/types.js";
 import type { ParsedDocument } from "../ingest/types.js";
-import type { ChunkDraft } from "../ingest/types.js";
 import { PermanentJobError } from "../jobs/embedded-queue.js";
+import type { IngestDeps, ParsedItem } from "./ingest-types.js";
 import { backfillEmbeddings, indexParsedBatch } from "./ingest-index.js";
 import { giveUpIngest, handleIngestJob } from "./ingest-job.js";
 
 export { passageText } from "./ingest-index.js";
 
-export interface IngestDeps {
-  store: Store;
-  files: FileStore;
-  profile: EmbeddingProfile;
-  embedder: Embedder | null;
-  log: Logger;
-}
-
-/** One already-parsed document for indexParsedBatch (its row exists, e.g. status queued). */
-export interface ParsedItem {
-  documentId: string;
-  parsed: ParsedDocument;
-  /** document metadata to store (replaces the row's metadata); default parsed.metadata */
-  metadata?: Record<string, unknown>;
-  /** chunks made already (in the parse worker); default: chunk `parsed` here */
-  drafts?: ChunkDraft[];
-}
-
-export interface IndexBatchResult {
-  /** documents indexed (the others had no text and are now failed) */
-  documents: number;
-  chunks: number;
-  /** false when the chunks were stored without vectors (model not ready, or embed=false) */
-  embedded: boolean;
-}
+export type { IngestDeps, ParsedItem, IndexBatchResult } from "./ingest-types.js";
 export function createIngestService(deps: IngestDeps) {
   return {
     /** Indexes parsed documents of one tenant, one embedding call for the batch (ingest-index.ts). */
