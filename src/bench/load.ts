@@ -50,7 +50,8 @@ export function operatorPrincipal(tenant: TenantRow): Principal {
   return { tenant, scopes: ["admin"], authMethod: "api_key", key: null, userId: null, role: null, sessionId: null };
 }
 
-const MARKER = "bench-dataset.json";
+/** the file in a kept DATA_DIR that says what the bench loaded there (read by search-cpu.ts too) */
+export const BENCH_MARKER = "bench-dataset.json";
 
 interface Marker {
   dataset: string;
@@ -91,7 +92,7 @@ export async function loadBenchContext(o: BenchOptions, log: (msg: string) => vo
   const info = findDataset(dataset);
   const title = info?.title ?? dataset;
 
-  const markerFile = path.join(dataDir, MARKER);
+  const markerFile = path.join(dataDir, BENCH_MARKER);
   let marker: Marker | null = fs.existsSync(markerFile) ? (JSON.parse(fs.readFileSync(markerFile, "utf8")) as Marker) : null;
   if (!marker && !temp && fs.readdirSync(dataDir).some((f) => f.startsWith("quarry.db"))) {
     throw new Error(`${dataDir} holds a Quarry database that the bench did not create; pass an empty or new --data-dir`);

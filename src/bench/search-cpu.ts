@@ -10,7 +10,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { openBenchRuntime, operatorPrincipal } from "./load.js";
+import { BENCH_MARKER, openBenchRuntime, operatorPrincipal } from "./load.js";
 import { buildApp } from "../http/app.js";
 
 const { values: opts } = parseArgs({
@@ -20,8 +20,8 @@ const { values: opts } = parseArgs({
 async function main(): Promise<void> {
   const dir = opts["data-dir"];
   if (!dir) throw new Error("--data-dir DIR is required: a directory `npm run bench -- --data-dir DIR` loaded");
-  const markerFile = path.join(dir, "bench-dataset.json");
-  if (!fs.existsSync(markerFile)) throw new Error(`${dir} holds no bench load (no bench-dataset.json); load one with npm run bench -- --data-dir ${dir}`);
+  const markerFile = path.join(dir, BENCH_MARKER);
+  if (!fs.existsSync(markerFile)) throw new Error(`${dir} holds no bench load (no ${BENCH_MARKER}); load one with npm run bench -- --data-dir ${dir}`);
   const marker = JSON.parse(fs.readFileSync(markerFile, "utf8")) as { dataset: string; tenantId: string; collectionId: string };
   const n = Number(opts.queries);
   const warmup = Number(opts.warmup);

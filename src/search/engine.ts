@@ -201,8 +201,8 @@ export function createEngine(deps: { content: ContentStore; profile: EmbeddingPr
       ranked.map((r) => r.id),
     );
     const out: RankedChunk[] = [];
-    for (const { id: _id, documentId: _doc, ...scores } of ranked) {
-      const chunk = chunks.get(_id);
+    for (const { id, documentId: _documentId, ...scores } of ranked) {
+      const chunk = chunks.get(id); // the chunk carries its document itself
       if (chunk) out.push({ chunk, ...scores });
     }
     return out;
