@@ -1,20 +1,17 @@
 // HTTP fetcher for the crawler.
 //
-// Built on node:http/https rather than the global fetch because fetch offers no hook into name
-// resolution: here every hop is approved by the URL guard first and the socket then connects to
-// exactly the addresses the guard approved (a pinned `lookup`), so DNS rebinding between check
-// and connect is impossible. Redirects are followed by hand (max 10, loop detection, guard on
-// every hop); bodies are decompressed while streaming and counted after decompression, so a
-// small gzip bomb is stopped at the cap like any other oversized page.
+// Built on undici with an agent whose sockets connect only to addresses the URL guard approved
+// (fetch-agent.ts): every hop is checked first, so DNS rebinding between check and connect is
+// impossible. Redirects are followed by hand (max 10, loop detection, guard on every hop; see
+// fetch-redirects.ts); bodies are decompressed while streaming and counted after decompression
+// (fetch-body.ts), so a small gzip bomb is stopped at the cap like any other oversized page.
 
-import http from "node:http";
-import https from "node:https";
-import type { LookupAddress, LookupOneOptions } from "node:dns";
-import type { Readable } from "node:stream";
-import zlib from "node:zlib";
 import { FetchError, UrlPolicyError } from "./errors.js";
+import { createPinnedAgent, type PinnedAgent } from "./fetch-agent.js";
+import { requestOnce, type HopResult } from "./fetch-hop.js";
+import { followRedirect, REDIRECT_STATUSES, type HopRequest, type RedirectTrail } from "./fetch-redirects.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, MAX_REDIRECTS, PAGE_SIZE_LIMIT_BYTES, USER_AGENT } from "./limits.js";
-import { createUrlPolicy, type ResolvedAddress, type UrlGuard } from "./url-policy.js";
+import { createUrlPolicy, type CheckedUrl, type UrlGuard } from "./url-policy.js";
 
 export interface FetchRequest {
   method?: string;
@@ -70,88 +67,108 @@ export interface FetcherOptions {
   maxBytes?: number;
 }
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
 const DEFAULT_ACCEPT = "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,application/pdf;q=0.8,*/*;q=0.5";
 
 export function createFetcher(options: FetcherOptions): Fetcher {
-  // One agent pair per fetcher (= per crawl) so keep-alive sockets never outlive the crawl.
-  const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 8 }), https: new https.Agent({ keepAlive: true, maxSockets: 8 }) };
+  // One agent per fetcher (= per crawl) so keep-alive sockets never outlive the crawl.
+  const agent = createPinnedAgent(options.guard);
   let requestCount = 0;
-  const ctx: FetcherContext = { options, agents, sent: () => void requestCount++ };
+  const ctx: FetcherContext = { options, agent, sent: () => void requestCount++ };
   return {
     fetch: (url, req) => fetchFollowingRedirects(ctx, url, req),
     get requestCount() {
       return requestCount;
     },
-    close() {
-      agents.http.destroy();
-      agents.https.destroy();
-    },
+    close: () => agent.destroy(),
   };
 }
 
 /** What one fetcher's requests share: its options, its sockets, its request count. */
 interface FetcherContext {
   options: FetcherOptions;
-  agents: { http: http.Agent; https: http.Agent };
+  agent: PinnedAgent;
   /** counts one request sent (each redirect hop counts) */
   sent(): void;
 }
 
-/** The request as it moves along redirect hops; a redirect may change method, body and headers. */
-interface HopRequest {
-  method: string;
-  body: Buffer | undefined;
-  headers: Record<string, string>;
+/** One fetch across all its hops: the limits that apply to the whole of it, and where it has been. */
+interface FetchPlan {
+  timeoutMs: number;
+  /** fires at the deadline */
+  deadline: AbortSignal;
+  /** fires at the deadline or on the caller's signal */
+  signal: AbortSignal;
+  maxBytes: number;
+  onTooLarge: "error" | "truncate";
+  trail: RedirectTrail;
+  hop: HopRequest;
+}
+
+function planFetch(options: FetcherOptions, input: string, req: FetchRequest): FetchPlan {
+  const timeoutMs = req.timeoutMs ?? options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const deadline = AbortSignal.timeout(timeoutMs);
+  return {
+    timeoutMs,
+    deadline,
+    signal: req.signal ? AbortSignal.any([req.signal, deadline]) : deadline,
+    maxBytes: req.maxBytes ?? options.maxBytes ?? PAGE_SIZE_LIMIT_BYTES,
+    onTooLarge: req.onTooLarge ?? "error",
+    trail: { input, redirects: [], seen: new Set(), maxRedirects: req.maxRedirects ?? MAX_REDIRECTS },
+    hop: { method: (req.method ?? "GET").toUpperCase(), body: req.body, headers: initialHeaders(options, req) },
+  };
 }
 
 /** Fetches `input`, approving every hop with the guard and following redirects by hand. */
 async function fetchFollowingRedirects(ctx: FetcherContext, input: string, req: FetchRequest = {}): Promise<FetchResult> {
-  const { options } = ctx;
-  const timeoutMs = req.timeoutMs ?? options.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  const maxBytes = req.maxBytes ?? options.maxBytes ?? PAGE_SIZE_LIMIT_BYTES;
-  const deadline = AbortSignal.timeout(timeoutMs);
-  const signal = req.signal ? AbortSignal.any([req.signal, deadline]) : deadline;
-  const trail: RedirectTrail = { input, redirects: [], seen: new Set(), maxRedirects: req.maxRedirects ?? MAX_REDIRECTS };
-  const hop: HopRequest = { method: (req.method ?? "GET").toUpperCase(), body: req.body, headers: initialHeaders(options, req) };
-
+  const plan = planFetch(ctx.options, input, req);
   let current = input;
   for (;;) {
-    if (signal.aborted) throw abortError(deadline, timeoutMs, current);
-    const checked = await options.guard.check(current, signal).catch((err: unknown) => {
-      if (err instanceof FetchError && err.code === "aborted") throw abortError(deadline, timeoutMs, current);
-      throw err;
-    });
-    trail.seen.add(checked.url.href);
+    const checked = await checkHop(ctx, plan, current);
     ctx.sent();
-    const res = await requestOnce(checked.url, checked.addresses, {
-      ...hop,
-      signal,
-      maxBytes,
-      onTooLarge: req.onTooLarge ?? "error",
-      agent: checked.url.protocol === "https:" ? ctx.agents.https : ctx.agents.http,
-      timeoutError: () => abortError(deadline, timeoutMs, checked.url.href),
+    const res = await requestOnce(checked.url, {
+      ...plan.hop,
+      dispatcher: ctx.agent.dispatcher,
+      signal: plan.signal,
+      maxBytes: plan.maxBytes,
+      onTooLarge: plan.onTooLarge,
+      timeoutError: () => abortError(plan, checked.url.href),
     });
-
     const location = res.headers.location;
     if (REDIRECT_STATUSES.has(res.status) && location !== undefined) {
-      current = followRedirect(trail, checked.url, res.status, location, hop);
+      current = followRedirect(plan.trail, checked.url, res.status, location, plan.hop);
       continue;
     }
-    return {
-      url: input,
-      finalUrl: checked.url.href,
-      status: res.status,
-      statusText: res.statusText,
-      contentType: res.headers["content-type"] ?? null,
-      body: res.body,
-      etag: res.headers.etag ?? null,
-      lastModified: res.headers["last-modified"] ?? null,
-      redirects: trail.redirects,
-      headers: res.headers,
-      truncated: res.truncated,
-    };
+    return toResult(input, checked.url, res, plan.trail.redirects);
   }
+}
+
+/** Approves one hop with the guard and pins the approved addresses for its connection. */
+async function checkHop(ctx: FetcherContext, plan: FetchPlan, url: string): Promise<CheckedUrl> {
+  if (plan.signal.aborted) throw abortError(plan, url);
+  const checked = await ctx.options.guard.check(url, plan.signal).catch((err: unknown) => {
+    if (err instanceof FetchError && err.code === "aborted") throw abortError(plan, url);
+    throw err;
+  });
+  plan.trail.seen.add(checked.url.href);
+  ctx.agent.pin(checked.url.hostname, checked.addresses);
+  return checked;
+}
+
+function toResult(input: string, finalUrl: URL, res: HopResult, redirects: string[]): FetchResult {
+  return {
+    url: input,
+    finalUrl: finalUrl.href,
+    status: res.status,
+    statusText: res.statusText,
+    contentType: res.headers["content-type"] ?? null,
+    body: res.body,
+    etag: res.headers.etag ?? null,
+    lastModified: res.headers["last-modified"] ?? null,
+    redirects,
+    headers: res.headers,
+    truncated: res.truncated,
+  };
 }
 
 function initialHeaders(options: FetcherOptions, req: FetchRequest): Record<string, string> {
@@ -164,50 +181,6 @@ function initialHeaders(options: FetcherOptions, req: FetchRequest): Record<stri
   if (req.etag) headers["if-none-match"] = req.etag;
   if (req.lastModified) headers["if-modified-since"] = req.lastModified;
   return headers;
-}
-
-interface RedirectTrail {
-  /** the URL asked for */
-  input: string;
-  /** URLs that answered with a redirect, in order */
-  redirects: string[];
-  /** URLs requested so far */
-  seen: Set<string>;
-  maxRedirects: number;
-}
-
-/**
- * The next hop's URL after `from` answered a redirect to `location`; throws on invalid, looping,
- * too many or non-HTTP redirects. Adjusts the request the way browsers do.
- */
-function followRedirect(trail: RedirectTrail, from: URL, status: number, location: string, hop: HopRequest): string {
-  const { input } = trail;
-  let next: URL;
-  try {
-    next = new URL(location, from);
-  } catch {
-    throw new FetchError("bad_redirect", `${from.href} redirects to an invalid URL (${location}).`, input);
-  }
-  next.hash = "";
-  trail.redirects.push(from.href);
-  if (trail.seen.has(next.href)) {
-    throw new FetchError("redirect_loop", `${input} redirects in a loop (${[...trail.redirects, next.href].join(" -> ")}).`, input);
-  }
-  if (trail.redirects.length > trail.maxRedirects) {
-    throw new FetchError("too_many_redirects", `${input} redirects more than ${trail.maxRedirects} times.`, input);
-  }
-  if (next.protocol !== "http:" && next.protocol !== "https:") {
-    throw new FetchError("bad_redirect", `${from.href} redirects to ${next.protocol} URL, which cannot be crawled.`, input);
-  }
-  // Browser semantics: 303 always, and 301/302 after POST, continue as GET without a body.
-  if (status === 303 || ((status === 301 || status === 302) && hop.method === "POST")) {
-    hop.method = hop.method === "HEAD" ? "HEAD" : "GET";
-    hop.body = undefined;
-    hop.headers = omit(hop.headers, ["content-type", "content-length"]);
-  }
-  // credentials never follow a redirect to another origin
-  if (next.origin !== from.origin) hop.headers = omit(hop.headers, ["cookie", "authorization"]);
-  return next.href;
 }
 
 /** One-off fetch with its own policy and sockets; for scripts and tests. */
@@ -224,9 +197,9 @@ export async function fetchUrl(
   }
 }
 
-function abortError(deadline: AbortSignal, timeoutMs: number, url: string): FetchError {
-  return deadline.aborted
-    ? new FetchError("timeout", `${url} did not answer within ${Math.round(timeoutMs / 100) / 10} s.`, url)
+function abortError(plan: FetchPlan, url: string): FetchError {
+  return plan.deadline.aborted
+    ? new FetchError("timeout", `${url} did not answer within ${Math.round(plan.timeoutMs / 100) / 10} s.`, url)
     : new FetchError("aborted", "The request was cancelled.", url);
 }
 
@@ -236,168 +209,6 @@ function lowerKeys(h: Record<string, string>): Record<string, string> {
   return out;
 }
 
-function omit(h: Record<string, string>, names: string[]): Record<string, string> {
-  const out = { ...h };
-  for (const n of names) delete out[n];
-  return out;
-}
-
-interface HopOptions {
-  method: string;
-  headers: Record<string, string>;
-  body: Buffer | undefined;
-  signal: AbortSignal;
-  maxBytes: number;
-  onTooLarge: "error" | "truncate";
-  agent: http.Agent;
-  timeoutError: () => FetchError;
-}
-
-interface HopResult {
-  status: number;
-  statusText: string;
-  headers: Record<string, string>;
-  body: Buffer;
-  truncated: boolean;
-}
-
-/** A lookup that answers with the guard's addresses only, so the socket cannot go elsewhere. */
-function pinnedLookup(addresses: ResolvedAddress[]) {
-  return (
-    _hostname: string,
-    opts: LookupOneOptions & { all?: boolean },
-    callback: (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void,
-  ): void => {
-    const wanted = opts.family === 4 || opts.family === 6 ? addresses.filter((a) => a.family === opts.family) : addresses;
-    const list = wanted.length ? wanted : addresses;
-    if (opts.all) callback(null, list.map((a) => ({ address: a.address, family: a.family })));
-    else callback(null, list[0].address, list[0].family);
-  };
-}
-
-/** How one hop ends: once, with a result or an error. */
-interface HopState {
-  settled: boolean;
-  /** the (decoded) body stream, destroyed on error */
-  stream?: Readable;
-}
-type FinishHop = (err: Error | null, value?: HopResult) => void;
-
-function requestOnce(url: URL, addresses: ResolvedAddress[], o: HopOptions): Promise<HopResult> {
-  return new Promise<HopResult>((resolve, reject) => {
-    const lib = url.protocol === "https:" ? https : http;
-    const headers: Record<string, string> = { ...o.headers };
-    if (o.body) headers["content-length"] = String(o.body.length);
-    const hop: HopState = { settled: false };
-    const finish: FinishHop = (err, value) => {
-      if (hop.settled) return;
-      hop.settled = true;
-      o.signal.removeEventListener("abort", onAbort);
-      if (err) {
-        req.destroy();
-        hop.stream?.destroy();
-        reject(err);
-      } else resolve(value as HopResult);
-    };
-    const onAbort = () => finish(o.timeoutError());
-
-    const req = lib.request(
-      {
-        protocol: url.protocol,
-        hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        method: o.method,
-        headers,
-        agent: o.agent,
-        lookup: pinnedLookup(addresses) as unknown as typeof import("node:dns").lookup,
-      },
-      (res) => readResponse(res, url, o, hop, finish),
-    );
-    req.on("error", (e: NodeJS.ErrnoException) => {
-      finish(new FetchError("network", `Could not fetch ${url.href} (${e.code ?? e.message}).`, url.href));
-    });
-    if (o.signal.aborted) {
-      onAbort();
-      return;
-    }
-    o.signal.addEventListener("abort", onAbort, { once: true });
-    req.end(o.body);
-  });
-}
-
-/** A response: its head, and its body decompressed and capped (or none, for redirects, HEAD, 204, 304). */
-function readResponse(res: http.IncomingMessage, url: URL, o: HopOptions, hop: HopState, finish: FinishHop): void {
-  const status = res.statusCode ?? 0;
-  const resHeaders: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) {
-    if (v !== undefined) resHeaders[k] = Array.isArray(v) ? v.join(", ") : v;
-  }
-  const head = { status, statusText: res.statusMessage ?? "", headers: resHeaders };
-  // Redirect bodies are never read; dropping the socket is cheaper than draining it.
-  if ((REDIRECT_STATUSES.has(status) && resHeaders.location !== undefined) || o.method === "HEAD" || status === 204 || status === 304) {
-    res.destroy();
-    finish(null, { ...head, body: Buffer.alloc(0), truncated: false });
-    return;
-  }
-  const declared = Number(resHeaders["content-length"]);
-  const encoding = (resHeaders["content-encoding"] ?? "identity").trim().toLowerCase();
-  if (o.onTooLarge === "error" && encoding === "identity" && Number.isFinite(declared) && declared > o.maxBytes) {
-    finish(new FetchError("too_large", tooLargeMessage(url.href, o.maxBytes), url.href));
-    return;
-  }
-  let decoded: Readable = res;
-  if (encoding === "gzip" || encoding === "x-gzip") decoded = res.pipe(zlib.createGunzip());
-  else if (encoding === "deflate") decoded = res.pipe(zlib.createInflate());
-  else if (encoding === "br") decoded = res.pipe(zlib.createBrotliDecompress());
-  hop.stream = decoded;
-  if (decoded !== res) res.on("error", (e) => decoded.destroy(e));
-  collectBody(res, decoded, url, o, hop, (body, truncated) => finish(null, { ...head, body, truncated }), finish);
-  res.on("aborted", () => finish(new FetchError("network", `${url.href} closed the connection mid-response.`, url.href)));
-}
-
-/** Reads the decoded body up to maxBytes: beyond it the hop fails (too_large) or, for "truncate", ends early. */
-function collectBody(
-  res: http.IncomingMessage,
-  decoded: Readable,
-  url: URL,
-  o: HopOptions,
-  hop: HopState,
-  done: (body: Buffer, truncated: boolean) => void,
-  finish: FinishHop,
-): void {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  decoded.on("data", (chunk: Buffer) => {
-    if (hop.settled) return;
-    if (size + chunk.length > o.maxBytes) {
-      if (o.onTooLarge === "truncate") {
-        chunks.push(chunk.subarray(0, o.maxBytes - size));
-        size = o.maxBytes;
-        done(Buffer.concat(chunks), true);
-        res.destroy();
-        decoded.destroy();
-      } else {
-        finish(new FetchError("too_large", tooLargeMessage(url.href, o.maxBytes), url.href));
-      }
-      return;
-    }
-    chunks.push(chunk);
-    size += chunk.length;
-  });
-  decoded.on("end", () => done(Buffer.concat(chunks), false));
-  decoded.on("error", (e: NodeJS.ErrnoException) => finish(new FetchError("network", `Reading ${url.href} failed (${e.code ?? e.message}).`, url.href)));
-}
-
-function tooLargeMessage(url: string, maxBytes: number): string {
-  return `${url} is larger than the page size limit of ${formatBytes(maxBytes)}; it was skipped.`;
-}
-
-export function formatBytes(n: number): string {
-  if (n >= 1024 * 1024) return `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
-  if (n >= 1024) return `${Math.round(n / 1024)} KB`;
-  return `${n} bytes`;
-}
-
+export { formatBytes } from "./fetch-body.js";
 // Re-exported so callers can catch the fetcher's errors from one module.
 export { FetchError, UrlPolicyError };
