@@ -1,8 +1,9 @@
-// Accounts on PostgreSQL: the same atomic units as sqlite/accounts.ts, each one transaction.
+// Accounts on PostgreSQL: the same atomic units as sqlite/accounts.ts, each one transaction. The
+// sign-in throttle's attempts are in account-attempts.ts.
 import { isUniqueViolation, transaction, type Client, type Pool } from "./db.js";
 import { UniqueViolation, type TenantRow } from "../types.js";
 import type { AccountStore, AccountTokenRow, SessionRow, TokenPurpose, TokenRedemption, UserRow } from "../account-types.js";
-import { newId } from "../ids.js";
+import { attemptMethods } from "./account-attempts.js";
 import { TENANT_COLS } from "./rows.js";
 
 const USER_COLS = "id, tenant_id, email, email_key, password_hash, role, email_verified_at, created_at, password_changed_at";
@@ -56,24 +57,29 @@ async function verifyOwnerTenant(c: Client, user: UserRow): Promise<void> {
   if (user.role === "owner") await c.query("UPDATE tenants SET verified = TRUE WHERE id = $1", [user.tenant_id]);
 }
 
-export function pgAccounts(pool: Pool): AccountStore {
+/** Tenant, owner, session and token in one transaction; a taken email or slug says which. */
+async function createSignup(pool: Pool, x: Parameters<AccountStore["createSignup"]>[0]): Promise<void> {
+  try {
+    await transaction(pool, async (c) => {
+      const t = x.tenant;
+      await c.query(`INSERT INTO tenants (${TENANT_COLS}) VALUES ($1, $2, $3, $4, $5, $6)`, [t.id, t.name, t.slug, t.plan, t.verified, t.created_at]);
+      await insertUser(c, x.user);
+      await insertSession(c, x.session);
+      if (x.token) await insertToken(c, x.token);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      const constraint = String((err as { constraint?: unknown }).constraint ?? "");
+      throw new UniqueViolation(constraint.startsWith("users_email_key") ? "email" : constraint.startsWith("tenants_slug") ? "slug" : "unknown");
+    }
+    throw err;
+  }
+}
+
+function userMethods(pool: Pool): Pick<AccountStore, "createSignup" | "emailTaken" | "findUserByEmail" | "getUser" | "ownerOf" | "deleteTenant"> {
   return {
     async createSignup(x) {
-      try {
-        await transaction(pool, async (c) => {
-          const t = x.tenant;
-          await c.query(`INSERT INTO tenants (${TENANT_COLS}) VALUES ($1, $2, $3, $4, $5, $6)`, [t.id, t.name, t.slug, t.plan, t.verified, t.created_at]);
-          await insertUser(c, x.user);
-          await insertSession(c, x.session);
-          if (x.token) await insertToken(c, x.token);
-        });
-      } catch (err) {
-        if (isUniqueViolation(err)) {
-          const constraint = String((err as { constraint?: unknown }).constraint ?? "");
-          throw new UniqueViolation(constraint.startsWith("users_email_key") ? "email" : constraint.startsWith("tenants_slug") ? "slug" : "unknown");
-        }
-        throw err;
-      }
+      await createSignup(pool, x);
     },
     async emailTaken(emailKey) {
       return ((await pool.query("SELECT 1 FROM users WHERE email_key = $1", [emailKey])).rowCount ?? 0) > 0;
@@ -88,7 +94,16 @@ export function pgAccounts(pool: Pool): AccountStore {
       const r = await pool.query<UserRow>(`SELECT ${USER_COLS} FROM users WHERE tenant_id = $1 AND role = 'owner' ORDER BY created_at LIMIT 1`, [tenantId]);
       return r.rows[0] ?? null;
     },
+    async deleteTenant(tenantId) {
+      // every row of the tenant follows the tenant row by ON DELETE CASCADE (vectors from chunks,
+      // lexical statistics included); the audit trail stays until retention prunes it
+      return ((await pool.query("DELETE FROM tenants WHERE id = $1", [tenantId])).rowCount ?? 0) > 0;
+    },
+  };
+}
 
+function sessionMethods(pool: Pool): Pick<AccountStore, "createSession" | "findSession" | "deleteSession" | "deleteExpiredSessions"> {
+  return {
     async createSession(s) {
       await insertSession(pool, s);
     },
@@ -110,7 +125,11 @@ export function pgAccounts(pool: Pool): AccountStore {
     async deleteExpiredSessions(now) {
       return (await pool.query("DELETE FROM sessions WHERE expires_at <= $1", [now])).rowCount ?? 0;
     },
+  };
+}
 
+function tokenMethods(pool: Pool): Pick<AccountStore, "issueToken" | "verifyEmailWithToken" | "resetPasswordWithToken"> {
+  return {
     async issueToken(t) {
       await transaction(pool, async (c) => {
         await retireTokens(c, t.user_id, t.purpose);
@@ -142,35 +161,9 @@ export function pgAccounts(pool: Pool): AccountStore {
         return { status: "ok", user: (await userById(c, r.user.id))! };
       });
     },
-
-    async reserveAttempt(rules, nowMs, windowMs) {
-      const since = nowMs - windowMs;
-      return transaction(pool, async (c) => {
-        // transaction-scoped advisory locks on the subjects (in a fixed order, so two reservations
-        // cannot deadlock): parallel requests on any process cannot both read "4 of 5"
-        for (const subject of rules.map((r) => r.subject).sort()) await c.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [subject]);
-        await c.query("DELETE FROM auth_attempts WHERE at_ms <= $1", [nowMs - 86_400_000]);
-        for (const r of rules) {
-          await c.query("DELETE FROM auth_attempts WHERE subject = $1 AND at_ms <= $2", [r.subject, since]);
-          const n = (await c.query<{ n: number; oldest: number | null }>("SELECT count(*) AS n, min(at_ms) AS oldest FROM auth_attempts WHERE subject = $1 AND at_ms > $2", [r.subject, since])).rows[0]!;
-          if (n.n >= r.limit) return { ok: false as const, subject: r.subject, retryAtMs: (n.oldest ?? nowMs) + windowMs };
-        }
-        const id = newId("att");
-        for (const r of rules) await c.query("INSERT INTO auth_attempts (reservation, subject, at_ms) VALUES ($1, $2, $3)", [id, r.subject, nowMs]);
-        return { ok: true as const, id };
-      });
-    },
-    async releaseAttempt(id) {
-      await pool.query("DELETE FROM auth_attempts WHERE reservation = $1", [id]);
-    },
-    async clearAttempts(subject) {
-      await pool.query("DELETE FROM auth_attempts WHERE subject = $1", [subject]);
-    },
-
-    async deleteTenant(tenantId) {
-      // every row of the tenant follows the tenant row by ON DELETE CASCADE (vectors from chunks,
-      // lexical statistics included); the audit trail stays until retention prunes it
-      return ((await pool.query("DELETE FROM tenants WHERE id = $1", [tenantId])).rowCount ?? 0) > 0;
-    },
   };
+}
+
+export function pgAccounts(pool: Pool): AccountStore {
+  return { ...userMethods(pool), ...sessionMethods(pool), ...tokenMethods(pool), ...attemptMethods(pool) };
 }

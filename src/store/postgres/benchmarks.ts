@@ -27,7 +27,7 @@ function group<T extends { suite_id: string }>(rows: T[]): Map<string, T[]> {
   return out;
 }
 
-export function pgBenchmarks(pool: Pool): BenchmarkStore {
+function suiteMethods(pool: Pool): Pick<BenchmarkStore, "createSuite" | "listSuites" | "getSuite" | "listCases" | "deleteSuite"> {
   return {
     async createSuite(s, cases) {
       await transaction(pool, async (c) => {
@@ -70,6 +70,11 @@ export function pgBenchmarks(pool: Pool): BenchmarkStore {
       // cases and runs go with it (ON DELETE CASCADE)
       return ((await pool.query("DELETE FROM benchmark_suites WHERE tenant_id = $1 AND id = $2", [tenantId, id])).rowCount ?? 0) > 0;
     },
+  };
+}
+
+function runMethods(pool: Pool): Pick<BenchmarkStore, "createRun" | "finishRun" | "listRuns" | "pageRuns" | "failStaleRuns"> {
+  return {
     async createRun(run) {
       await pool.query(
         `INSERT INTO benchmark_runs (id, tenant_id, suite_id, status, query_count, top_k, metrics, results, error, created_at, completed_at)
@@ -109,4 +114,8 @@ export function pgBenchmarks(pool: Pool): BenchmarkStore {
       return r.rowCount ?? 0;
     },
   };
+}
+
+export function pgBenchmarks(pool: Pool): BenchmarkStore {
+  return { ...suiteMethods(pool), ...runMethods(pool) };
 }

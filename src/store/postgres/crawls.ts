@@ -23,34 +23,57 @@ async function otherActive(c: Client, tenantId: string, sourceId: string, jobId:
   return (r.rowCount ?? 0) > 0;
 }
 
-export function pgCrawls(pool: Pool): CrawlStore {
+/** Writes a new crawl job unless another crawl of its source is queued or running. */
+async function createJob(pool: Pool, row: CrawlJobRow): Promise<boolean> {
+  return transaction(pool, async (c) => {
+    if (await otherActive(c, row.tenant_id, row.data_source_id, row.id)) return false;
+    await c.query(`INSERT INTO crawl_jobs (${JOB_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, [
+      row.id,
+      row.tenant_id,
+      row.data_source_id,
+      row.url,
+      row.status,
+      row.pages_crawled,
+      row.pages_failed,
+      row.page_limit,
+      row.max_depth,
+      row.render_js,
+      JSON.stringify(row.include_paths),
+      row.error,
+      row.created_at,
+      row.started_at,
+      row.finished_at,
+    ]);
+    return true;
+  });
+}
+
+/** Puts a failed or cancelled job back in the queue unless another crawl of its source is live. */
+async function requeueJob(pool: Pool, tenantId: string, id: string): Promise<CrawlJobRow | null> {
+  return transaction(pool, async (c) => {
+    const cur = (await c.query<RawJob>(`SELECT ${JOB_COLS} FROM crawl_jobs WHERE tenant_id = $1 AND id = $2`, [tenantId, id])).rows[0];
+    if (!cur || (await otherActive(c, tenantId, cur.data_source_id, id))) return null;
+    const r = await c.query<RawJob>(
+      `UPDATE crawl_jobs SET status = 'queued', error = NULL, finished_at = NULL
+       WHERE tenant_id = $1 AND id = $2 AND status IN ('failed', 'cancelled') RETURNING ${JOB_COLS}`,
+      [tenantId, id],
+    );
+    return r.rows[0] ? toJob(r.rows[0]) : null;
+  });
+}
+
+type JobMethods = Pick<CrawlStore, "create" | "get" | "list" | "activeForSource" | "byId" | "transition" | "requeue" | "setProgress" | "unfinished">;
+type PageMethods = Pick<CrawlStore, "page" | "pagesOfJob" | "recordPage" | "indexProgress" | "pageStatuses">;
+type FailureMethods = Pick<CrawlStore, "recordFailure" | "clearFailures">;
+
+function crawlJobMethods(pool: Pool): JobMethods {
   const one = async (sql: string, params: unknown[]) => {
     const r = await pool.query<RawJob>(sql, params);
     return r.rows[0] ? toJob(r.rows[0]) : null;
   };
   return {
     async create(row) {
-      return transaction(pool, async (c) => {
-        if (await otherActive(c, row.tenant_id, row.data_source_id, row.id)) return false;
-        await c.query(`INSERT INTO crawl_jobs (${JOB_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, [
-          row.id,
-          row.tenant_id,
-          row.data_source_id,
-          row.url,
-          row.status,
-          row.pages_crawled,
-          row.pages_failed,
-          row.page_limit,
-          row.max_depth,
-          row.render_js,
-          JSON.stringify(row.include_paths),
-          row.error,
-          row.created_at,
-          row.started_at,
-          row.finished_at,
-        ]);
-        return true;
-      });
+      return createJob(pool, row);
     },
     async get(tenantId, id) {
       return one(`SELECT ${JOB_COLS} FROM crawl_jobs WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
@@ -82,20 +105,30 @@ export function pgCrawls(pool: Pool): CrawlStore {
       return one(`UPDATE crawl_jobs SET ${sets.join(", ")} WHERE id = $${params.length - 1} AND status = ANY($${params.length}::text[]) RETURNING ${JOB_COLS}`, params);
     },
     async requeue(tenantId, id) {
-      return transaction(pool, async (c) => {
-        const cur = (await c.query<RawJob>(`SELECT ${JOB_COLS} FROM crawl_jobs WHERE tenant_id = $1 AND id = $2`, [tenantId, id])).rows[0];
-        if (!cur || (await otherActive(c, tenantId, cur.data_source_id, id))) return null;
-        const r = await c.query<RawJob>(
-          `UPDATE crawl_jobs SET status = 'queued', error = NULL, finished_at = NULL
-           WHERE tenant_id = $1 AND id = $2 AND status IN ('failed', 'cancelled') RETURNING ${JOB_COLS}`,
-          [tenantId, id],
-        );
-        return r.rows[0] ? toJob(r.rows[0]) : null;
-      });
+      return requeueJob(pool, tenantId, id);
     },
     async setProgress(id, pagesCrawled, pagesFailed) {
       await pool.query("UPDATE crawl_jobs SET pages_crawled = $1, pages_failed = $2 WHERE id = $3 AND status = 'running'", [pagesCrawled, pagesFailed, id]);
     },
+    async unfinished() {
+      return (await pool.query<{ id: string; tenant_id: string }>("SELECT id, tenant_id FROM crawl_jobs WHERE status IN ('queued', 'running')")).rows;
+    },
+  };
+}
+
+// one ordered list: key "0<url>" for failures, "1<url>" for handed-over pages; `after` is a key
+const PAGE_STATUSES = `SELECT * FROM (
+    SELECT '0' || url AS k, url, 'failed' AS status, NULL::text AS document_id, reason, failed_at AS at
+      FROM crawl_failures WHERE tenant_id = $1 AND job_id = $2
+    UNION ALL
+    SELECT '1' || p.url, p.url,
+           CASE WHEN d.status IN ('queued', 'processing') THEN 'pending' ELSE d.status END,
+           d.id, d.error, p.crawled_at
+      FROM crawl_pages p JOIN documents d ON d.tenant_id = p.tenant_id AND d.id = p.document_id WHERE p.tenant_id = $1 AND p.job_id = $2
+  ) x WHERE ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR k COLLATE "C" > $4) ORDER BY k COLLATE "C" LIMIT $5`;
+
+function crawlPageMethods(pool: Pool): PageMethods {
+  return {
     async page(sourceId, url) {
       const r = await pool.query<RawPage>(`SELECT ${PAGE_COLS} FROM crawl_pages WHERE data_source_id = $1 AND url = $2 AND document_id IS NOT NULL`, [sourceId, url]);
       return r.rows[0] ? toPage(r.rows[0]) : null;
@@ -112,19 +145,6 @@ export function pgCrawls(pool: Pool): CrawlStore {
         [p.tenant_id, p.data_source_id, p.url, p.job_id, p.format, JSON.stringify(p.links), p.etag, p.last_modified, p.content_hash, p.document_id, p.crawled_at],
       );
     },
-    async unfinished() {
-      return (await pool.query<{ id: string; tenant_id: string }>("SELECT id, tenant_id FROM crawl_jobs WHERE status IN ('queued', 'running')")).rows;
-    },
-    async recordFailure(f) {
-      await pool.query(
-        `INSERT INTO crawl_failures (job_id, tenant_id, data_source_id, url, reason, failed_at) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (tenant_id, job_id, url) DO UPDATE SET reason = excluded.reason, failed_at = excluded.failed_at`,
-        [f.job_id, f.tenant_id, f.data_source_id, f.url, f.reason, f.failed_at],
-      );
-    },
-    async clearFailures(jobId) {
-      await pool.query("DELETE FROM crawl_failures WHERE job_id = $1", [jobId]);
-    },
     async indexProgress(jobId) {
       const r = await pool.query<{ pending: number; indexed: number; failed: number }>(
         `SELECT count(*) FILTER (WHERE d.status IN ('queued', 'processing')) AS pending,
@@ -136,20 +156,27 @@ export function pgCrawls(pool: Pool): CrawlStore {
       return r.rows[0]!;
     },
     async pageStatuses(tenantId, jobId, o) {
-      // one ordered list: key "0<url>" for failures, "1<url>" for handed-over pages; `after` is a key
-      const r = await pool.query<CrawlPageStatus & { k: string }>(
-        `SELECT * FROM (
-           SELECT '0' || url AS k, url, 'failed' AS status, NULL::text AS document_id, reason, failed_at AS at
-             FROM crawl_failures WHERE tenant_id = $1 AND job_id = $2
-           UNION ALL
-           SELECT '1' || p.url, p.url,
-                  CASE WHEN d.status IN ('queued', 'processing') THEN 'pending' ELSE d.status END,
-                  d.id, d.error, p.crawled_at
-             FROM crawl_pages p JOIN documents d ON d.tenant_id = p.tenant_id AND d.id = p.document_id WHERE p.tenant_id = $1 AND p.job_id = $2
-         ) x WHERE ($3::text IS NULL OR status = $3) AND ($4::text IS NULL OR k COLLATE "C" > $4) ORDER BY k COLLATE "C" LIMIT $5`,
-        [tenantId, jobId, o.status, o.after, o.limit],
-      );
+      const r = await pool.query<CrawlPageStatus & { k: string }>(PAGE_STATUSES, [tenantId, jobId, o.status, o.after, o.limit]);
       return r.rows.map(({ k: _k, ...row }) => row);
     },
   };
+}
+
+function crawlFailureMethods(pool: Pool): FailureMethods {
+  return {
+    async recordFailure(f) {
+      await pool.query(
+        `INSERT INTO crawl_failures (job_id, tenant_id, data_source_id, url, reason, failed_at) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (tenant_id, job_id, url) DO UPDATE SET reason = excluded.reason, failed_at = excluded.failed_at`,
+        [f.job_id, f.tenant_id, f.data_source_id, f.url, f.reason, f.failed_at],
+      );
+    },
+    async clearFailures(jobId) {
+      await pool.query("DELETE FROM crawl_failures WHERE job_id = $1", [jobId]);
+    },
+  };
+}
+
+export function pgCrawls(pool: Pool): CrawlStore {
+  return { ...crawlJobMethods(pool), ...crawlPageMethods(pool), ...crawlFailureMethods(pool) };
 }

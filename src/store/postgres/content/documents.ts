@@ -1,54 +1,14 @@
+// Documents on PostgreSQL: uploads (upsert under the tenant's limit lock), listing, status, and
+// the swap of a document's chunks for a fresh index (chunk-writes.ts writes those).
 import { transaction, type Client, type Pool } from "../db.js";
-import { LimitReached, type ContentStore, type DocumentMethods, type DocumentRow, type Json, type NewChunk } from "../../content-types.js";
-import { analyzeChunk, headingsField, type ChunkTerms } from "../../sqlite/content/lexical/analyze.js";
-import { MAX_TERM_BYTES } from "./lexical.js";
+import { LimitReached, type ContentStore, type DocumentMethods, type DocumentRow } from "../../content-types.js";
 import { CHUNK_COLS, LIMIT_LOCK, LOCK_DOCUMENTS, toChunk, toDoc, type RawChunk, type RawDoc } from "./rows.js";
-import { insertVectors } from "./vectors.js";
+import { replaceIndex } from "./chunk-writes.js";
 
 /** a document row with how many of its chunks still wait for a vector (partial index on chunks) */
 const DOC = `SELECT d.*, (SELECT count(*) FROM chunks c WHERE c.tenant_id = d.tenant_id AND c.document_id = d.id
     AND c.embedded_in IS NULL)::int AS chunks_pending_vectors
   FROM documents d`;
-
-/** the analysed chunk as stored: terms too long for a postings index entry are left out (the length keeps them) */
-function lexicalEntry(a: ChunkTerms): { terms: string[]; tfs: number[]; length: number } {
-  const keep = a.terms.map((t) => Buffer.byteLength(t) <= MAX_TERM_BYTES);
-  return { terms: a.terms.filter((_, i) => keep[i]), tfs: Array.from(a.tfs).filter((_, i) => keep[i]), length: a.length };
-}
-
-/**
- * Inserts the chunks of a document with their analysed lexical entries in one statement (parallel
- * arrays; terms contain no spaces, so each chunk's terms travel as one space-joined string), and
- * returns the new ids in position order.
- */
-async function insertChunks(c: Client, tenantId: string, documentId: string, sourceId: string, title: string, chunks: NewChunk[], embeddedIn: string | null) {
-  const lex = chunks.map((ch) => lexicalEntry(analyzeChunk({ title, headings: headingsField(ch.heading_path), body: ch.text })));
-  const r = await c.query<{ id: string; position: number }>(
-    `INSERT INTO chunks (tenant_id, document_id, data_source_id, position, heading_path, text, token_count, metadata, embedded_in,
-                         lex_length, lex_terms, lex_tfs)
-     SELECT $1, $2, $3, x.position, x.heading_path, x.text, x.token_count, x.metadata, $4,
-            x.lex_length, string_to_array(x.terms, ' '), string_to_array(x.tfs, ' ')::int[]
-     FROM unnest($5::int[], $6::text[], $7::text[], $8::int[], $9::text[], $10::int[], $11::text[], $12::text[])
-       AS x(position, heading_path, text, token_count, metadata, lex_length, terms, tfs)
-     RETURNING id::text, position`,
-    [
-      tenantId,
-      documentId,
-      sourceId,
-      embeddedIn,
-      chunks.map((ch) => ch.position),
-      chunks.map((ch) => JSON.stringify(ch.heading_path)),
-      chunks.map((ch) => ch.text),
-      chunks.map((ch) => ch.token_count),
-      chunks.map((ch) => JSON.stringify(ch.metadata)),
-      lex.map((l) => l.length),
-      lex.map((l) => l.terms.join(" ")),
-      lex.map((l) => l.tfs.join(" ")),
-    ],
-  );
-  const byPosition = new Map(r.rows.map((x) => [x.position, x.id]));
-  return chunks.map((ch) => byPosition.get(ch.position)!);
-}
 
 async function upsert(c: Client, tenantId: string, sourceId: string, docs: Parameters<ContentStore["upsertDocuments"]>[2], limit: number | null) {
   // one upload of the tenant at a time counts and inserts: limits stay exact across processes, and
@@ -90,32 +50,37 @@ async function upsert(c: Client, tenantId: string, sourceId: string, docs: Param
   return ids.map((id) => byId.get(id)!);
 }
 
-export function documentMethods(pool: Pool): DocumentMethods {
+type ListFilter = Parameters<DocumentMethods["listDocuments"]>[1];
+
+/** The listing's WHERE clause and parameters, the limit last. */
+function listQuery(tenantId: string, f: ListFilter): { where: string[]; params: unknown[] } {
+  const where = ["d.tenant_id = $1"];
+  const params: unknown[] = [tenantId];
+  const add = (cond: (n: number) => string, v: unknown) => {
+    params.push(v);
+    where.push(cond(params.length));
+  };
+  if (f.sourceId) add((n) => `d.data_source_id = $${n}`, f.sourceId);
+  if (f.collectionId) {
+    add((n) => `d.data_source_id IN (SELECT data_source_id FROM collection_sources WHERE tenant_id = $1 AND collection_id = $${n})`, f.collectionId);
+  }
+  if (f.status) add((n) => `d.status = $${n}`, f.status);
+  if (f.before) {
+    params.push(f.before.created_at);
+    add((n) => `(d.created_at, d.id) < ($${n - 1}, $${n})`, f.before.id);
+  }
+  params.push(f.limit);
+  return { where, params };
+}
+
+function documentReads(pool: Pool): Pick<DocumentMethods, "listDocuments" | "getDocument" | "findDocumentBySource" | "listChunks" | "documentIds"> {
   const one = async (sql: string, params: unknown[]): Promise<DocumentRow | null> => {
     const r = await pool.query<RawDoc>(sql, params);
     return r.rows[0] ? toDoc(r.rows[0]) : null;
   };
   return {
-    async upsertDocuments(tenantId, sourceId, docs, limit) {
-      return transaction(pool, (c) => upsert(c, tenantId, sourceId, docs, limit));
-    },
     async listDocuments(tenantId, f) {
-      const where = ["d.tenant_id = $1"];
-      const params: unknown[] = [tenantId];
-      const add = (cond: (n: number) => string, v: unknown) => {
-        params.push(v);
-        where.push(cond(params.length));
-      };
-      if (f.sourceId) add((n) => `d.data_source_id = $${n}`, f.sourceId);
-      if (f.collectionId) {
-        add((n) => `d.data_source_id IN (SELECT data_source_id FROM collection_sources WHERE tenant_id = $1 AND collection_id = $${n})`, f.collectionId);
-      }
-      if (f.status) add((n) => `d.status = $${n}`, f.status);
-      if (f.before) {
-        params.push(f.before.created_at);
-        add((n) => `(d.created_at, d.id) < ($${n - 1}, $${n})`, f.before.id);
-      }
-      params.push(f.limit);
+      const { where, params } = listQuery(tenantId, f);
       const r = await pool.query<RawDoc>(
         `${DOC} WHERE ${where.join(" AND ")} ORDER BY d.created_at DESC, d.id DESC LIMIT $${params.length}`,
         params,
@@ -127,6 +92,30 @@ export function documentMethods(pool: Pool): DocumentMethods {
     },
     async findDocumentBySource(tenantId, sourceId, source) {
       return one(`${DOC} WHERE d.tenant_id = $1 AND d.data_source_id = $2 AND d.source = $3`, [tenantId, sourceId, source]);
+    },
+    async listChunks(tenantId, documentId, limit) {
+      const total = (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM chunks WHERE tenant_id = $1 AND document_id = $2", [tenantId, documentId]))
+        .rows[0]!.n;
+      const r = await pool.query<RawChunk>(`SELECT ${CHUNK_COLS} FROM chunks c WHERE c.tenant_id = $1 AND c.document_id = $2 ORDER BY c.position LIMIT $3`, [
+        tenantId,
+        documentId,
+        limit,
+      ]);
+      return { total, chunks: r.rows.map(toChunk) };
+    },
+    async documentIds(tenantId, sourceId) {
+      const r = sourceId
+        ? await pool.query<{ id: string }>("SELECT id FROM documents WHERE tenant_id = $1 AND data_source_id = $2 ORDER BY created_at, id", [tenantId, sourceId])
+        : await pool.query<{ id: string }>("SELECT id FROM documents WHERE tenant_id = $1 ORDER BY created_at, id", [tenantId]);
+      return r.rows.map((x) => x.id);
+    },
+  };
+}
+
+function documentWrites(pool: Pool): Pick<DocumentMethods, "upsertDocuments" | "deleteDocument" | "setDocumentStatus" | "replaceDocumentIndex"> {
+  return {
+    async upsertDocuments(tenantId, sourceId, docs, limit) {
+      return transaction(pool, (c) => upsert(c, tenantId, sourceId, docs, limit));
     },
     async deleteDocument(tenantId, id) {
       return transaction(pool, async (c) => {
@@ -147,42 +136,12 @@ export function documentMethods(pool: Pool): DocumentMethods {
         );
       });
     },
-    async listChunks(tenantId, documentId, limit) {
-      const total = (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM chunks WHERE tenant_id = $1 AND document_id = $2", [tenantId, documentId]))
-        .rows[0]!.n;
-      const r = await pool.query<RawChunk>(`SELECT ${CHUNK_COLS} FROM chunks c WHERE c.tenant_id = $1 AND c.document_id = $2 ORDER BY c.position LIMIT $3`, [
-        tenantId,
-        documentId,
-        limit,
-      ]);
-      return { total, chunks: r.rows.map(toChunk) };
-    },
     async replaceDocumentIndex(tenantId, documentId, doc, chunks, vectors) {
-      await transaction(pool, async (c) => {
-        const row = await c.query<{ data_source_id: string }>("SELECT data_source_id FROM documents WHERE tenant_id = $1 AND id = $2 FOR UPDATE", [
-          tenantId,
-          documentId,
-        ]);
-        if (row.rowCount === 0) return; // deleted while it was being processed: nothing to index
-        const sourceId = row.rows[0]!.data_source_id;
-        // vectors and lexical statistics of the old chunks go by cascade and trigger
-        await c.query("DELETE FROM chunks WHERE tenant_id = $1 AND document_id = $2", [tenantId, documentId]);
-        if (chunks.length) {
-          const ids = await insertChunks(c, tenantId, documentId, sourceId, doc.title, chunks, vectors?.indexName ?? null);
-          if (vectors) await insertVectors(c, vectors.indexName, tenantId, sourceId, ids, vectors.values);
-        }
-        await c.query(
-          `UPDATE documents SET title = $3, metadata = $4, status = 'indexed', error = NULL, chunk_count = $5, updated_at = $6
-           WHERE tenant_id = $1 AND id = $2`,
-          [tenantId, documentId, doc.title, JSON.stringify(doc.metadata as Json), chunks.length, new Date().toISOString()],
-        );
-      });
-    },
-    async documentIds(tenantId, sourceId) {
-      const r = sourceId
-        ? await pool.query<{ id: string }>("SELECT id FROM documents WHERE tenant_id = $1 AND data_source_id = $2 ORDER BY created_at, id", [tenantId, sourceId])
-        : await pool.query<{ id: string }>("SELECT id FROM documents WHERE tenant_id = $1 ORDER BY created_at, id", [tenantId]);
-      return r.rows.map((x) => x.id);
+      await transaction(pool, (c) => replaceIndex(c, tenantId, documentId, doc, chunks, vectors));
     },
   };
+}
+
+export function documentMethods(pool: Pool): DocumentMethods {
+  return { ...documentReads(pool), ...documentWrites(pool) };
 }

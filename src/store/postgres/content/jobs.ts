@@ -4,7 +4,7 @@
 // per subject even when two processes claim two versions of it at the same instant.
 import { isUniqueViolation, transaction, type Pool, type Queryable } from "../db.js";
 import { toJobRow } from "../../json.js";
-import type { ContentStore, JobRow, JobStoreMethods } from "../../content-types.js";
+import type { ContentStore, JobClaim, JobRow, JobStoreMethods } from "../../content-types.js";
 import { LIMIT_LOCK, LOCK_CLAIMS, bigintId } from "./rows.js";
 
 type Raw = Omit<JobRow, "payload" | "id"> & { id: string; payload: string };
@@ -47,7 +47,32 @@ const TENANT_LOADS = `
 /** attempts at a claim that lost a same-subject race before giving up for this round */
 const CLAIM_RETRIES = 3;
 
-export function jobMethods(pool: Pool): JobMethods {
+/** Claims the oldest ready job, retrying when it lost a same-subject race to another process. */
+async function claimJob(pool: Pool, kinds: string[], now: Date, claim: JobClaim): Promise<JobRow | null> {
+  const params = [now.toISOString(), kinds, claim.owner, claim.leaseUntil.toISOString(), claim.tenantId ?? null, claim.tenantCap ?? null];
+  const once = async (q: Queryable): Promise<JobRow | null> => {
+    const r = await q.query<Raw>(CLAIM, params);
+    return r.rows[0] ? toJob(r.rows[0]) : null;
+  };
+  for (let i = 0; i < CLAIM_RETRIES; i++) {
+    try {
+      if (claim.tenantCap === undefined || claim.tenantId === undefined) return await once(pool);
+      // a capped claim counts the tenant's running jobs: claimers of one tenant (in every
+      // process) take turns, so two cannot both see the last free slot
+      return await transaction(pool, async (c) => {
+        await c.query(LIMIT_LOCK, [LOCK_CLAIMS, claim.tenantId]);
+        return once(c);
+      });
+    } catch (err) {
+      // another process started a job of the same subject meanwhile: look for another one
+      if (!isUniqueViolation(err)) throw err;
+    }
+  }
+  return null;
+}
+
+/** A job's way through the queue: enqueued, claimed, kept alive, finished or failed. */
+function lifecycleMethods(pool: Pool): Pick<JobMethods, "enqueueJob" | "claimJob" | "renewJobLeases" | "completeJob" | "failJob"> {
   return {
     async enqueueJob(job) {
       const now = new Date();
@@ -64,32 +89,8 @@ export function jobMethods(pool: Pool): JobMethods {
       return r.rows[0]?.id ?? null;
     },
 
-    async jobTenantLoads(kinds, now) {
-      const r = await pool.query<{ tenant_id: string; running: number; first_ready: string }>(TENANT_LOADS, [now.toISOString(), kinds]);
-      return r.rows.map((x) => ({ tenant_id: x.tenant_id, ready: 1, running: x.running, first_ready: String(x.first_ready) }));
-    },
-
     async claimJob(kinds, now, claim) {
-      const params = [now.toISOString(), kinds, claim.owner, claim.leaseUntil.toISOString(), claim.tenantId ?? null, claim.tenantCap ?? null];
-      const once = async (q: Queryable): Promise<JobRow | null> => {
-        const r = await q.query<Raw>(CLAIM, params);
-        return r.rows[0] ? toJob(r.rows[0]) : null;
-      };
-      for (let i = 0; i < CLAIM_RETRIES; i++) {
-        try {
-          if (claim.tenantCap === undefined || claim.tenantId === undefined) return await once(pool);
-          // a capped claim counts the tenant's running jobs: claimers of one tenant (in every
-          // process) take turns, so two cannot both see the last free slot
-          return await transaction(pool, async (c) => {
-            await c.query(LIMIT_LOCK, [LOCK_CLAIMS, claim.tenantId]);
-            return once(c);
-          });
-        } catch (err) {
-          // another process started a job of the same subject meanwhile: look for another one
-          if (!isUniqueViolation(err)) throw err;
-        }
-      }
-      return null;
+      return claimJob(pool, kinds, now, claim);
     },
 
     async renewJobLeases(owner, leaseUntil) {
@@ -118,6 +119,18 @@ export function jobMethods(pool: Pool): JobMethods {
             [bigintId(id), owner, error],
           );
       return (r.rowCount ?? 0) > 0;
+    },
+  };
+}
+
+/** The queue seen from above: loads per tenant, live owners, stalled jobs, cancellation, counts. */
+function oversightMethods(
+  pool: Pool,
+): Pick<JobMethods, "jobTenantLoads" | "requeueStalledJobs" | "jobOwners" | "cancelJobs" | "pendingJobCount" | "documentsAwaitingIngest"> {
+  return {
+    async jobTenantLoads(kinds, now) {
+      const r = await pool.query<{ tenant_id: string; running: number; first_ready: string }>(TENANT_LOADS, [now.toISOString(), kinds]);
+      return r.rows.map((x) => ({ tenant_id: x.tenant_id, ready: 1, running: x.running, first_ready: String(x.first_ready) }));
     },
 
     async requeueStalledJobs(kinds, now, deadOwners) {
@@ -159,4 +172,8 @@ export function jobMethods(pool: Pool): JobMethods {
       return r.rows;
     },
   };
+}
+
+export function jobMethods(pool: Pool): JobMethods {
+  return { ...lifecycleMethods(pool), ...oversightMethods(pool) };
 }

@@ -1,0 +1,113 @@
+// Vector search with pgvector. A query's scope (the tenant's sources in the collection) is applied
+// inside the scan: small scopes are searched exactly through the scope B-tree (every vector of the
+// scope, sorted by distance); larger ones walk the HNSW graph with pgvector 0.8's iterative scan.
+import type { Pool } from "../db.js";
+import type { ContentStore, Scored } from "../../content-types.js";
+import { vectorTable } from "../../json.js";
+import { HNSW_MAX_DIM, vectorLiteral } from "./pgvector.js";
+import type { Dimensions } from "./vector-tables.js";
+
+export interface VectorSearchOptions {
+  /** scopes with fewer vectors than this are searched exactly (default 20,000) */
+  exactBelow?: number;
+  /** HNSW candidate list per query (hnsw.ef_search; default max(100, 4k)) */
+  efSearch?: number;
+  /** cap on tuples an iterative scan visits (hnsw.max_scan_tuples; default 200,000) */
+  maxScanTuples?: number;
+}
+
+/** one search: the vector table, the tenant, its sources in scope, the query vector and k */
+interface Query {
+  t: string;
+  tenantId: string;
+  sourceIds: string[];
+  vector: Float32Array;
+  k: number;
+}
+
+const SCOPE_TTL_MS = 10_000;
+/** distinct scopes remembered per process before the size cache starts over */
+const SCOPE_CACHE_MAX = 10_000;
+
+// A scope's size changes only as its sources are ingested, and a stale size only moves a scope
+// near the threshold between two correct scans: counted once per SCOPE_TTL_MS, not per query
+// (a round trip saved on every search). Counting stops at exactBelow: only the side matters.
+function scopeSizer(pool: Pool, exactBelow: number) {
+  const scopeSizes = new Map<string, { n: number; at: number }>();
+  return async function scopeSize(t: string, tenantId: string, sourceIds: string[]): Promise<number> {
+    const key = `${t}\u0000${tenantId}\u0000${[...sourceIds].sort().join("\u0000")}`;
+    const now = Date.now();
+    const known = scopeSizes.get(key);
+    if (known && now - known.at < SCOPE_TTL_MS) return known.n;
+    const r = await pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${t} WHERE tenant_id = $1 AND data_source_id = ANY($2::text[]) LIMIT $3) s`,
+      [tenantId, sourceIds, exactBelow],
+    );
+    if (scopeSizes.size >= SCOPE_CACHE_MAX) scopeSizes.clear();
+    scopeSizes.set(key, { n: r.rows[0]!.n, at: now });
+    return r.rows[0]!.n;
+  };
+}
+
+/** Every vector of the scope, sorted by distance: one statement, no transaction. */
+async function exactSearch(pool: Pool, q: Query): Promise<Scored[]> {
+  // OFFSET 0 keeps the inner scan an unordered scan of the scope (the scope B-tree or the
+  // table), so the planner cannot turn the ORDER BY into a walk of the HNSW graph
+  const r = await pool.query<{ id: string; d: number }>(
+    `SELECT chunk_id::text AS id, d FROM (
+       SELECT chunk_id, embedding <=> $3::vector AS d FROM ${q.t}
+       WHERE tenant_id = $1 AND data_source_id = ANY($2::text[]) OFFSET 0) s
+     ORDER BY d, chunk_id LIMIT $4`,
+    [q.tenantId, q.sourceIds, vectorLiteral(q.vector), q.k],
+  );
+  return r.rows.map((x) => ({ chunkId: x.id, score: 1 - x.d }));
+}
+
+/** The HNSW graph with pgvector's iterative scan, which keeps going until k rows pass the scope filter. */
+async function graphSearch(pool: Pool, q: Query, opts: VectorSearchOptions, maxScan: number): Promise<Scored[]> {
+  const ef = Math.min(1000, opts.efSearch ?? Math.max(100, 4 * q.k));
+  const c = await pool.connect();
+  try {
+    // one round trip for the transaction and its settings (a simple-protocol multi-statement).
+    // Sequential, bitmap and sort plans off: otherwise the planner, counting the scope's rows,
+    // often reads the scope B-tree and sorts (an exact scan of a large scope) instead of
+    // walking the graph, which is the only plan that yields rows in distance order unsorted.
+    await c.query(
+      `BEGIN; SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${ef};
+       SET LOCAL hnsw.max_scan_tuples = ${maxScan}; SET LOCAL enable_bitmapscan = off;
+       SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off`,
+    );
+    // relaxed_order may return rows slightly out of order: the outer query sorts the k found
+    const r = await c.query<{ id: string; d: number }>(
+      `WITH hits AS MATERIALIZED (
+         SELECT chunk_id, embedding <=> $3::vector AS d FROM ${q.t}
+         WHERE tenant_id = $1 AND data_source_id = ANY($2::text[]) ORDER BY embedding <=> $3::vector LIMIT $4)
+       SELECT chunk_id::text AS id, d FROM hits ORDER BY d, chunk_id`,
+      [q.tenantId, q.sourceIds, vectorLiteral(q.vector), q.k],
+    );
+    await c.query("COMMIT");
+    return r.rows.map((x) => ({ chunkId: x.id, score: 1 - x.d }));
+  } catch (err) {
+    await c.query("ROLLBACK").catch(() => {});
+    throw err;
+  } finally {
+    c.release();
+  }
+}
+
+/** `exactBelow` arrives resolved: the index status reports the same threshold. */
+export function vectorSearchMethods(pool: Pool, dims: Dimensions, opts: VectorSearchOptions & { exactBelow: number }): Pick<ContentStore, "vectorSearch"> {
+  const maxScan = opts.maxScanTuples ?? 200_000;
+  const scopeSize = scopeSizer(pool, opts.exactBelow);
+  return {
+    async vectorSearch(indexName, tenantId, sourceIds, vector, k) {
+      if (sourceIds.length === 0 || k <= 0) return [];
+      const t = vectorTable(indexName);
+      const dim = await dims.of(indexName);
+      if (dim === null) return [];
+      const q: Query = { t, tenantId, sourceIds, vector, k };
+      const graph = dim <= HNSW_MAX_DIM && (await scopeSize(t, tenantId, sourceIds)) >= opts.exactBelow;
+      return graph ? graphSearch(pool, q, opts, maxScan) : exactSearch(pool, q);
+    },
+  };
+}
