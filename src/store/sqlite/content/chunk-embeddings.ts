@@ -34,7 +34,7 @@ export function embeddingMethods(db: DB, vectors: VectorIndexes): EmbeddingMetho
       vectors.open(indexName, dimension);
     },
     async unembeddedChunks(indexName, limit, tenantId) {
-      // embedded_in is NULL for every chunk without a vector in the active index (see resetEmbedded)
+      // embedded_in is NULL for every chunk without a vector in the active index (see ensureVectorIndex)
       void indexName;
       const sql = `SELECT * FROM chunks WHERE embedded_in IS NULL ${tenantId ? "AND tenant_id = ?" : ""} ORDER BY id LIMIT ?`;
       const rows = tenantId ? db.prepare(sql).all(tenantId, limit) : db.prepare(sql).all(limit);
