@@ -34,7 +34,17 @@ function group<T extends { suite_id: string }>(rows: T[]): Map<string, T[]> {
 
 const RUN_SUMMARY_COLUMNS = "id, tenant_id, suite_id, status, query_count, top_k, metrics, error, created_at, completed_at";
 
+// json_each keeps the id list one bound parameter however many suites there are
+const IN_SUITES = "suite_id IN (SELECT value FROM json_each(?))";
+
+type SuiteMethods = Pick<BenchmarkStore, "createSuite" | "listSuites" | "getSuite" | "listCases" | "deleteSuite">;
+type RunMethods = Pick<BenchmarkStore, "createRun" | "finishRun" | "listRuns" | "pageRuns" | "failStaleRuns">;
+
 export function sqliteBenchmarks(db: DB): BenchmarkStore {
+  return { ...suiteMethods(db), ...runMethods(db) };
+}
+
+function suiteMethods(db: DB): SuiteMethods {
   const insertSuite = db.prepare(
     `INSERT INTO benchmark_suites (id, tenant_id, collection_id, name, description, top_k, origin, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -47,8 +57,6 @@ export function sqliteBenchmarks(db: DB): BenchmarkStore {
     insertSuite.run(s.id, s.tenant_id, s.collection_id, s.name, s.description, s.top_k, JSON.stringify(s.origin), s.created_at);
     cases.forEach((c, i) => insertCase.run(c.id, s.tenant_id, s.id, i, c.query, JSON.stringify(c.relevant_document_ids), c.created_at));
   });
-  // json_each keeps the id list one bound parameter however many suites there are
-  const inSuites = "suite_id IN (SELECT value FROM json_each(?))";
 
   return {
     async createSuite(suite, cases) {
@@ -65,7 +73,7 @@ export function sqliteBenchmarks(db: DB): BenchmarkStore {
     async listCases(tenantId, suiteIds) {
       if (suiteIds.length === 0) return new Map();
       const rows = db
-        .prepare(`SELECT * FROM benchmark_cases WHERE tenant_id = ? AND ${inSuites} ORDER BY suite_id, position`)
+        .prepare(`SELECT * FROM benchmark_cases WHERE tenant_id = ? AND ${IN_SUITES} ORDER BY suite_id, position`)
         .all(tenantId, JSON.stringify(suiteIds)) as RawCase[];
       return group(rows.map(toCase));
     },
@@ -73,6 +81,11 @@ export function sqliteBenchmarks(db: DB): BenchmarkStore {
       // cases and runs go with it (ON DELETE CASCADE)
       return db.prepare("DELETE FROM benchmark_suites WHERE tenant_id = ? AND id = ?").run(tenantId, id).changes > 0;
     },
+  };
+}
+
+function runMethods(db: DB): RunMethods {
+  return {
     async createRun(run) {
       db.prepare(
         `INSERT INTO benchmark_runs (id, tenant_id, suite_id, status, query_count, top_k, metrics, results, error, created_at, completed_at)
@@ -99,13 +112,7 @@ export function sqliteBenchmarks(db: DB): BenchmarkStore {
     },
     async listRuns(tenantId, suiteIds, opts) {
       if (suiteIds.length === 0) return new Map();
-      const columns = opts.withResults ? `${RUN_SUMMARY_COLUMNS}, results` : RUN_SUMMARY_COLUMNS;
-      // rowid breaks ties between runs created in the same millisecond (insertion order)
-      const sql = opts.latestOnly
-        ? `SELECT ${columns} FROM (SELECT *, row_number() OVER (PARTITION BY suite_id ORDER BY created_at DESC, rowid DESC) AS n
-             FROM benchmark_runs WHERE tenant_id = ? AND ${inSuites}) WHERE n = 1`
-        : `SELECT ${columns} FROM benchmark_runs WHERE tenant_id = ? AND ${inSuites} ORDER BY created_at DESC, rowid DESC`;
-      const rows = db.prepare(sql).all(tenantId, JSON.stringify(suiteIds)) as RawRun[];
+      const rows = db.prepare(listRunsSql(opts)).all(tenantId, JSON.stringify(suiteIds)) as RawRun[];
       return group(rows.map(toRun));
     },
     async pageRuns(tenantId, suiteId, limit, before) {
@@ -124,4 +131,13 @@ export function sqliteBenchmarks(db: DB): BenchmarkStore {
         .run(error, at, tenantId, before).changes;
     },
   };
+}
+
+function listRunsSql(opts: { withResults: boolean; latestOnly?: boolean }): string {
+  const columns = opts.withResults ? `${RUN_SUMMARY_COLUMNS}, results` : RUN_SUMMARY_COLUMNS;
+  // rowid breaks ties between runs created in the same millisecond (insertion order)
+  return opts.latestOnly
+    ? `SELECT ${columns} FROM (SELECT *, row_number() OVER (PARTITION BY suite_id ORDER BY created_at DESC, rowid DESC) AS n
+         FROM benchmark_runs WHERE tenant_id = ? AND ${IN_SUITES}) WHERE n = 1`
+    : `SELECT ${columns} FROM benchmark_runs WHERE tenant_id = ? AND ${IN_SUITES} ORDER BY created_at DESC, rowid DESC`;
 }

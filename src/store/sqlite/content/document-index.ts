@@ -1,0 +1,66 @@
+// A document's index in SQLite: its chunks, their lexical terms and (when the vectors came with
+// them) their vector entries, replaced as one transaction so search never sees half a document.
+import type { DB } from "../db.js";
+import type { DocumentMethods, Json, NewChunk } from "../../content-types.js";
+import { vectorTable } from "./json.js";
+import { removeChunkEntries, vectorBytes } from "./index-entries.js";
+import { chunkTermsWriter } from "./lexical/lexical-index.js";
+import { headingsField } from "./lexical/analyze.js";
+import { DOC, type RawDoc } from "./document-rows.js";
+
+type Vectors = { indexName: string; values: Float32Array[] } | null;
+type Doc = { title: string; metadata: Json };
+/** where a document's chunks go: its tenant, id and data source */
+type Target = { tenantId: string; documentId: string; sourceId: string };
+
+export function documentIndexMethods(db: DB): Pick<DocumentMethods, "replaceDocumentIndex"> {
+  const byId = db.prepare(`${DOC} WHERE d.tenant_id = ? AND d.id = ?`);
+  const writeChunks = chunksWriter(db);
+  const replace = db.transaction((tenantId: string, documentId: string, doc: Doc, chunks: NewChunk[], vectors: Vectors) => {
+    const row = byId.get(tenantId, documentId) as RawDoc | undefined;
+    if (!row) return; // deleted while it was being processed: nothing to index
+    removeChunkEntries(db, "c.tenant_id = ? AND c.document_id = ?", [tenantId, documentId]);
+    db.prepare("DELETE FROM chunks WHERE tenant_id = ? AND document_id = ?").run(tenantId, documentId);
+    writeChunks({ tenantId, documentId, sourceId: row.data_source_id }, doc, chunks, vectors);
+    db.prepare(
+      `UPDATE documents SET title = ?, metadata = ?, status = 'indexed', error = NULL, chunk_count = ?, updated_at = ?
+       WHERE id = ?`,
+    ).run(doc.title, JSON.stringify(doc.metadata), chunks.length, new Date().toISOString(), documentId);
+  });
+  return {
+    async replaceDocumentIndex(tenantId, documentId, doc, chunks, vectors) {
+      replace(tenantId, documentId, doc, chunks, vectors);
+    },
+  };
+}
+
+/** Inserts each chunk with its terms and, when given, its vector; call inside the transaction. */
+function chunksWriter(db: DB) {
+  const insChunk = db.prepare(
+    `INSERT INTO chunks (tenant_id, document_id, data_source_id, position, heading_path, text, token_count, metadata, embedded_in)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insTerms = chunkTermsWriter(db);
+  return (at: Target, doc: Doc, chunks: NewChunk[], vectors: Vectors) => {
+    // the vector table depends on the index the vectors came from, so its statement is per call
+    const insVec = vectors
+      ? db.prepare(`INSERT INTO ${vectorTable(vectors.indexName)} (chunk_id, embedding, tenant_id, data_source_id) VALUES (?, ?, ?, ?)`)
+      : null;
+    chunks.forEach((c, i) => {
+      const res = insChunk.run(
+        at.tenantId,
+        at.documentId,
+        at.sourceId,
+        c.position,
+        JSON.stringify(c.heading_path),
+        c.text,
+        c.token_count,
+        JSON.stringify(c.metadata),
+        vectors ? vectors.indexName : null,
+      );
+      const id = Number(res.lastInsertRowid);
+      insTerms(id, at.tenantId, at.sourceId, { title: doc.title, headings: headingsField(c.heading_path), body: c.text });
+      if (insVec && vectors) insVec.run(BigInt(id), vectorBytes(vectors.values[i]), at.tenantId, at.sourceId);
+    });
+  };
+}
