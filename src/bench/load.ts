@@ -7,66 +7,16 @@ import path from "node:path";
 import pino from "pino";
 import { loadConfig } from "../config.js";
 import { createRuntime, type Runtime } from "../runtime.js";
-import type { Principal } from "../services/auth.js";
-import type { TenantRow } from "../store/types.js";
 import { readQrels, readQueries, type BeirQrels } from "../search/beir.js";
 import { findDataset } from "../search/beir-catalog.js";
 import { missingBeirFiles } from "../services/beir-import.js";
 import type { BenchOptions } from "./args.js";
+import { importDataset, type ImportedLoad } from "./load-import.js";
+import { readMarker, sameLoad, writeMarker, type Marker } from "./load-marker.js";
+import { operatorPrincipal, type BenchContext } from "./load-types.js";
 
-export interface LoadStats {
-  documents: number;
-  chunks: number;
-  /** rows + stored twins (before indexing) */
-  prepareMs: number;
-  /** chunk + embed + write */
-  indexMs: number;
-  embedded: boolean;
-  reused: boolean;
-}
-
-export interface BenchContext {
-  rt: Runtime;
-  principal: Principal;
-  tenant: TenantRow;
-  collectionId: string;
-  sourceId: string;
-  suiteId: string | null;
-  dataset: string;
-  title: string;
-  split: string;
-  /** every query of the data set (the HTTP test draws unseen ones from here) */
-  queries: Map<string, string>;
-  /** the evaluated queries, in qrels order */
-  queryIds: string[];
-  qrels: BeirQrels;
-  load: LoadStats;
-  dataDir: string;
-  close(): Promise<void>;
-}
-
-/** The operator acting inside a tenant (CLI and bench run in-process, without HTTP). */
-export function operatorPrincipal(tenant: TenantRow): Principal {
-  return { tenant, scopes: ["admin"], authMethod: "api_key", key: null, userId: null, role: null, sessionId: null };
-}
-
-/** the file in a kept DATA_DIR that says what the bench loaded there (read by search-cpu.ts too) */
-export const BENCH_MARKER = "bench-dataset.json";
-
-interface Marker {
-  dataset: string;
-  split: string;
-  maxDocuments: number | null;
-  limitQueries: number | null;
-  profile: string;
-  /** chunking the data was indexed with: a changed profile means the load is stale */
-  chunking: string;
-  tenantId: string;
-  collectionId: string;
-  sourceId: string;
-  suiteId: string | null;
-  load: LoadStats;
-}
+export { BENCH_MARKER } from "./load-marker.js";
+export { operatorPrincipal, type BenchContext, type LoadStats } from "./load-types.js";
 
 /** A runtime on `dataDir`; `env` adds settings (DATABASE_URL for the PostgreSQL store). */
 export async function openBenchRuntime(dataDir: string, log: (msg: string) => void, env: Record<string, string> = {}): Promise<Runtime> {
@@ -82,6 +32,66 @@ export async function openBenchRuntime(dataDir: string, log: (msg: string) => vo
   return rt;
 }
 
+/** What a load needs besides the runtime: the options, where, and what is already there. */
+interface LoadSetup {
+  o: BenchOptions;
+  dataDir: string;
+  temp: boolean;
+  dataset: string;
+  title: string;
+  marker: Marker | null;
+  close(): Promise<void>;
+}
+
+/** Every query of the data set, and the evaluated ones (non-empty, at most --limit-queries) with their qrels. */
+async function evaluatedQueries(o: BenchOptions): Promise<{ queries: Map<string, string>; queryIds: string[]; qrels: BeirQrels }> {
+  const [allQrels, queries] = await Promise.all([readQrels(o.dataset, o.split), readQueries(o.dataset)]);
+  const queryIds = [...allQrels.keys()].filter((q) => (queries.get(q)?.trim() ?? "") !== "").slice(0, o.limitQueries ?? undefined);
+  const qrels: BeirQrels = new Map(queryIds.map((q) => [q, allQrels.get(q)!]));
+  return { queries, queryIds, qrels };
+}
+
+/** The load a matching marker describes, found again in the kept DATA_DIR. */
+async function reusedLoad(rt: Runtime, s: LoadSetup, marker: Marker, log: (msg: string) => void): Promise<ImportedLoad> {
+  const tenant = await rt.store.tenants.get(marker.tenantId);
+  if (!tenant) throw new Error(`${s.dataDir}: the bench tenant is gone; use a new --data-dir`);
+  log(`reusing ${s.dataset} loaded in ${s.dataDir} (${marker.load.documents} documents, ${marker.load.chunks} chunks)`);
+  const { collectionId, sourceId, suiteId } = marker;
+  return { tenant, principal: operatorPrincipal(tenant), collectionId, sourceId, suiteId, load: { ...marker.load, reused: true } };
+}
+
+/** Imports the data set and, in a kept DATA_DIR, marks what was loaded for the next run. */
+async function freshLoad(rt: Runtime, s: LoadSetup, chunking: string, log: (msg: string) => void): Promise<ImportedLoad> {
+  const loaded = await importDataset(rt, s.o, s, log);
+  const marker: Marker = {
+    dataset: s.o.dataset,
+    split: s.o.split,
+    maxDocuments: s.o.maxDocuments,
+    limitQueries: s.o.limitQueries,
+    profile: rt.activeProfile.name,
+    chunking,
+    tenantId: loaded.tenant.id,
+    collectionId: loaded.collectionId,
+    sourceId: loaded.sourceId,
+    suiteId: loaded.suiteId,
+    load: loaded.load,
+  };
+  if (!s.temp) writeMarker(s.dataDir, marker);
+  return loaded;
+}
+
+async function loadInto(rt: Runtime, s: LoadSetup, log: (msg: string) => void): Promise<BenchContext> {
+  const p = rt.activeProfile;
+  const chunking = `${p.chunk_size_tokens}/${p.chunk_overlap_tokens} tokens, ${p.dimension}-d`;
+  const { queries, queryIds, qrels } = await evaluatedQueries(s.o);
+  const { marker } = s;
+  if (marker && !sameLoad(marker, s.o, p.name, chunking)) {
+    throw new Error(`${s.dataDir} holds another load (${marker.dataset}, ${marker.split}, ${marker.profile}, ${marker.chunking ?? "older chunking"}); use another --data-dir`);
+  }
+  const loaded = marker ? await reusedLoad(rt, s, marker, log) : await freshLoad(rt, s, chunking, log);
+  return { rt, ...loaded, dataset: s.dataset, title: s.title, split: s.o.split, queries, queryIds, qrels, dataDir: s.dataDir, close: s.close };
+}
+
 export async function loadBenchContext(o: BenchOptions, log: (msg: string) => void): Promise<BenchContext> {
   const missing = missingBeirFiles(o.dataset, o.split);
   if (missing.length) throw new Error(`${o.dataset} is not a BEIR data set for split '${o.split}': missing ${missing.join(", ")}`);
@@ -89,14 +99,8 @@ export async function loadBenchContext(o: BenchOptions, log: (msg: string) => vo
   const dataDir = o.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), "quarry-bench-"));
   fs.mkdirSync(dataDir, { recursive: true });
   const dataset = path.basename(o.dataset);
-  const info = findDataset(dataset);
-  const title = info?.title ?? dataset;
-
-  const markerFile = path.join(dataDir, BENCH_MARKER);
-  let marker: Marker | null = fs.existsSync(markerFile) ? (JSON.parse(fs.readFileSync(markerFile, "utf8")) as Marker) : null;
-  if (!marker && !temp && fs.readdirSync(dataDir).some((f) => f.startsWith("quarry.db"))) {
-    throw new Error(`${dataDir} holds a Quarry database that the bench did not create; pass an empty or new --data-dir`);
-  }
+  const title = findDataset(dataset)?.title ?? dataset;
+  const marker = readMarker(dataDir, temp);
 
   const rt = await openBenchRuntime(dataDir, log);
   const close = async () => {
@@ -104,101 +108,7 @@ export async function loadBenchContext(o: BenchOptions, log: (msg: string) => vo
     if (temp) fs.rmSync(dataDir, { recursive: true, force: true });
   };
   try {
-    const p = rt.activeProfile;
-    const chunking = `${p.chunk_size_tokens}/${p.chunk_overlap_tokens} tokens, ${p.dimension}-d`;
-    const [allQrels, queries] = await Promise.all([readQrels(o.dataset, o.split), readQueries(o.dataset)]);
-    const queryIds = [...allQrels.keys()].filter((q) => (queries.get(q)?.trim() ?? "") !== "").slice(0, o.limitQueries ?? undefined);
-    const qrels: BeirQrels = new Map(queryIds.map((q) => [q, allQrels.get(q)!]));
-
-    const same =
-      marker &&
-      marker.dataset === o.dataset &&
-      marker.split === o.split &&
-      marker.maxDocuments === o.maxDocuments &&
-      marker.limitQueries === o.limitQueries &&
-      marker.profile === rt.activeProfile.name &&
-      marker.chunking === chunking;
-    if (marker && !same) {
-      throw new Error(`${dataDir} holds another load (${marker.dataset}, ${marker.split}, ${marker.profile}, ${marker.chunking ?? "older chunking"}); use another --data-dir`);
-    }
-    if (marker && same) {
-      const tenant = await rt.store.tenants.get(marker.tenantId);
-      if (!tenant) throw new Error(`${dataDir}: the bench tenant is gone; use a new --data-dir`);
-      log(`reusing ${dataset} loaded in ${dataDir} (${marker.load.documents} documents, ${marker.load.chunks} chunks)`);
-      return {
-        rt,
-        principal: operatorPrincipal(tenant),
-        tenant,
-        collectionId: marker.collectionId,
-        sourceId: marker.sourceId,
-        suiteId: marker.suiteId,
-        dataset,
-        title,
-        split: o.split,
-        queries,
-        queryIds,
-        qrels,
-        load: { ...marker.load, reused: true },
-        dataDir,
-        close,
-      };
-    }
-
-    const created = await rt.tenants.create({ name: `Bench ${dataset}` });
-    await rt.tenants.setPlan(created.tenant.id, "enterprise");
-    const tenant = (await rt.store.tenants.get(created.tenant.id))!;
-    const principal = operatorPrincipal(tenant);
-    log(`loading ${o.dataset} (${o.maxDocuments ? `at most ${o.maxDocuments} documents` : "whole corpus"}) with ${rt.activeProfile.name}...`);
-    const t0 = performance.now();
-    let lastLog = 0;
-    const job = await rt.industryBenchmarks.importer.start(principal, {
-      dir: o.dataset,
-      dataset,
-      title,
-      split: o.split,
-      maxQueries: o.limitQueries,
-      maxDocuments: o.maxDocuments,
-      onProgress: ({ indexed, total, chunks }) => {
-        if (performance.now() - lastLog > 15_000 || indexed === total) {
-          lastLog = performance.now();
-          log(`  indexed ${indexed}/${total} documents, ${chunks} chunks, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-        }
-      },
-    });
-    const prepareMs = performance.now() - t0;
-    const done = await job.done;
-    const load: LoadStats = { documents: done.indexed, chunks: done.chunks, prepareMs, indexMs: done.ms, embedded: done.embedded, reused: false };
-    marker = {
-      dataset: o.dataset,
-      split: o.split,
-      maxDocuments: o.maxDocuments,
-      limitQueries: o.limitQueries,
-      profile: rt.activeProfile.name,
-      chunking,
-      tenantId: tenant.id,
-      collectionId: job.started.collection_id,
-      sourceId: job.started.data_source_id,
-      suiteId: job.started.suite_id,
-      load,
-    };
-    if (!temp) fs.writeFileSync(markerFile, JSON.stringify(marker, null, 2));
-    return {
-      rt,
-      principal,
-      tenant,
-      collectionId: job.started.collection_id,
-      sourceId: job.started.data_source_id,
-      suiteId: job.started.suite_id,
-      dataset,
-      title,
-      split: o.split,
-      queries,
-      queryIds,
-      qrels,
-      load,
-      dataDir,
-      close,
-    };
+    return await loadInto(rt, { o, dataDir, temp, dataset, title, marker, close }, log);
   } catch (err) {
     await close();
     throw err;

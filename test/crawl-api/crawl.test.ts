@@ -1,8 +1,7 @@
 // Website crawling over real HTTP: fixture sites on loopback (CRAWL_ALLOW_PRIVATE_NETWORKS=true),
 // crawl jobs through the API, pages indexed as documents of a website source, then searched.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../helpers/server.js";
-import { createCollection, createSource, waitIndexed } from "../helpers/content.js";
+import { createCollection, createSource, startServer, waitIndexed, type TestServer } from "../kit/index.js";
 import { DOCS_FULL, docsSite, html, links, send, serve, type FixtureServer } from "../crawl/fixtures.js";
 import { chromiumAvailable } from "../../src/crawl/render.js";
 import { docPaths, documentsOf, sleep, waitCrawl, waitCrawlUntil } from "./helpers.js";

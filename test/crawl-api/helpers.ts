@@ -1,5 +1,5 @@
 // Helpers of the crawl API suites: polling crawl jobs and listing a source's documents.
-import type { TestServer } from "../helpers/server.js";
+import type { TestServer } from "../kit/index.js";
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

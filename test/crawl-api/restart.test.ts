@@ -4,9 +4,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { databaseUrlOf, jobsInDatabase, startServer, type TestServer } from "../helpers/server.js";
+import { databaseUrlOf, jobsInDatabase, startServer, waitIndexed, type TestServer } from "../kit/index.js";
 import { openDeploymentSql } from "../helpers/store-sql.js";
-import { waitIndexed } from "../helpers/content.js";
 import { html, links, send, serve, type FixtureServer } from "../crawl/fixtures.js";
 import { docPaths, sleep, waitCrawl, waitCrawlUntil } from "./helpers.js";
 

@@ -1,0 +1,97 @@
+// Shared shapes of the search service: the request bodies, the dependencies, and how a
+// collection's `settings` become an engine setting (and back, for tuning). Kept apart from
+// search.ts so the operations (search-requests.ts) and the binding (search.ts) import it
+// without importing each other.
+import type { Store } from "../store/types.js";
+import type { Json } from "../store/content-types.js";
+import type { Engine, EngineSettings } from "../search/engine.js";
+import { DEFAULT_ENGINE_SETTINGS, DOCUMENT_EVIDENCE_OTHERS } from "../search/engine.js";
+import type { FusionOptions } from "../search/fusion.js";
+import type { QuotaService } from "./quotas.js";
+
+/** What ranking needs of a collection. */
+export interface CollectionScope {
+  settings: Json;
+  data_source_ids: string[];
+}
+
+export interface SearchRequest {
+  collection_id: string;
+  query: string;
+  top_k?: number;
+  collapse_documents?: boolean;
+  /** drop hits whose relevance is below this (0..1) */
+  min_score?: number;
+}
+
+export interface RetrieveRequest {
+  collection_id: string;
+  query: string;
+  top_k?: number;
+  max_chunks_per_document?: number;
+  context_window?: number;
+  max_tokens?: number | null;
+  format?: string;
+  /** drop matches whose relevance is below this (0..1) */
+  min_score?: number;
+  /** stop at matches much weaker than the best (calibration.ts RETRIEVE_CUTOFF); default true */
+  relative_cutoff?: boolean;
+}
+
+export interface SearchServiceDeps {
+  store: Store;
+  engine: Engine;
+  quotas: QuotaService;
+  /** the deployment's defaults (DEFAULT_ENGINE_SETTINGS when absent) */
+  settings?: EngineSettings;
+}
+
+/** The dependencies with the deployment defaults resolved, as the operations take them. */
+export interface SearchDeps extends SearchServiceDeps {
+  settings: EngineSettings;
+}
+
+export function searchDeps(deps: SearchServiceDeps): SearchDeps {
+  return { ...deps, settings: deps.settings ?? DEFAULT_ENGINE_SETTINGS };
+}
+
+/** Relevance as answered: six decimals, so a min_score compares with what the caller sees. */
+export const roundScore = (x: number) => Math.round(x * 1e6) / 1e6;
+
+/**
+ * Deployment defaults overridden by the collection's `settings`: fusion, lexical_weight,
+ * vector_weight, normalization, candidate_depth, field_weights {title, headings, body} and
+ * document_evidence (weight; off by default).
+ */
+export function settingsFor(base: EngineSettings, collectionSettings: Json): EngineSettings {
+  const fusion: FusionOptions = { ...base.fusion };
+  const s = collectionSettings;
+  if (s.fusion === "rrf" || s.fusion === "weighted") fusion.method = s.fusion;
+  if (typeof s.lexical_weight === "number") fusion.lexicalWeight = s.lexical_weight;
+  if (typeof s.vector_weight === "number") fusion.vectorWeight = s.vector_weight;
+  if (s.normalization === "minmax" || s.normalization === "zscore") fusion.normalization = s.normalization;
+  const depth = typeof s.candidate_depth === "number" && Number.isInteger(s.candidate_depth) && s.candidate_depth >= 1 ? s.candidate_depth : base.depth;
+  const lexicalWeights = { ...base.lexicalWeights };
+  const fw = s.field_weights;
+  if (fw && typeof fw === "object" && !Array.isArray(fw)) {
+    const w = fw as Record<string, unknown>;
+    for (const f of ["title", "headings", "body"] as const) if (typeof w[f] === "number" && (w[f] as number) >= 0) lexicalWeights[f] = w[f] as number;
+  }
+  const documentEvidence =
+    typeof s.document_evidence === "number" && s.document_evidence >= 0
+      ? { weight: s.document_evidence, others: DOCUMENT_EVIDENCE_OTHERS }
+      : base.documentEvidence;
+  return { ...base, fusion, depth, lexicalWeights, documentEvidence };
+}
+
+/** An engine setting written as collection `settings` (every key settingsFor reads). */
+export function collectionSettingsOf(e: EngineSettings) {
+  return {
+    fusion: e.fusion.method,
+    lexical_weight: e.fusion.lexicalWeight,
+    vector_weight: e.fusion.vectorWeight,
+    normalization: e.fusion.normalization ?? "zscore",
+    candidate_depth: e.depth,
+    field_weights: { title: e.lexicalWeights.title, headings: e.lexicalWeights.headings, body: e.lexicalWeights.body },
+  };
+}

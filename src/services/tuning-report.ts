@@ -1,0 +1,66 @@
+// The answer of POST /benchmarks/{suite_id}/tune: what was searched, on which cases, how the
+// current and the best setting score, and whether the best one was applied.
+import type { EngineSettings, RetrievalMode } from "../search/engine.js";
+import { DEFAULT_SEARCH_SPACE, HELD_OUT_SHARE, TUNING_K, type SplitMetrics, type TuningOutcome } from "../search/tuning.js";
+import type { LexicalWeights } from "../store/content-types.js";
+import type { BenchmarkSuiteRow } from "../store/benchmark-types.js";
+import { collectionSettingsOf } from "./search-model.js";
+
+const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
+const metricsOut = (m: SplitMetrics) => ({ ndcg_at_10: r6(m.ndcg_at_10), recall_at_10: r6(m.recall_at_10), mrr_at_10: r6(m.mrr_at_10), cases: m.cases });
+
+/** A setting's metrics on both halves of the split. */
+export interface SettingScore {
+  tuning: SplitMetrics;
+  held_out: SplitMetrics;
+}
+
+export interface TuneFindings {
+  suite: BenchmarkSuiteRow;
+  mode: RetrievalMode | "mixed";
+  tuningIds: string[];
+  heldOutIds: string[];
+  outcome: TuningOutcome;
+  plan: { lexicalWeights: LexicalWeights[]; depth: number };
+  current: EngineSettings;
+  now: SettingScore;
+  found: SettingScore;
+  changed: boolean;
+  apply: { requested: boolean; applied: boolean; allowed: boolean; detail: string };
+  started: number;
+}
+
+function searchOut(f: TuneFindings) {
+  return {
+    method: "coordinate search from the current setting over fusion (method, weights, normalisation), BM25 field weights and candidate depth; each query embedded once",
+    dimensions: f.outcome.dimensions,
+    settings_evaluated: f.outcome.evaluated,
+    passes: f.outcome.passes,
+    space: {
+      fusion: DEFAULT_SEARCH_SPACE.fusion.map((s) => ({ fusion: s.method, lexical_weight: s.lexicalWeight, vector_weight: s.vectorWeight, normalization: s.method === "weighted" ? (s.normalization ?? "zscore") : null })),
+      field_weights: f.plan.lexicalWeights,
+      candidate_depth: [...new Set([f.current.depth, ...DEFAULT_SEARCH_SPACE.depth])],
+    },
+  };
+}
+
+export function tuneReport(f: TuneFindings) {
+  return {
+    suite_id: f.suite.id,
+    collection_id: f.suite.collection_id,
+    mode: f.mode,
+    k: TUNING_K,
+    objective: "ndcg_at_10 on the tuning cases (ties: recall_at_10, then mrr_at_10; a tie keeps the current value)",
+    split: {
+      method: `deterministic by case id: cases ordered by the SHA-256 of their id, the first ${Math.round(HELD_OUT_SHARE * 100)}% held out, the rest tuned on`,
+      tuning_case_ids: f.tuningIds,
+      held_out_case_ids: f.heldOutIds,
+    },
+    search: searchOut(f),
+    current: { settings: collectionSettingsOf(f.current), tuning: metricsOut(f.now.tuning), held_out: metricsOut(f.now.held_out) },
+    best: { settings: collectionSettingsOf(f.outcome.best), tuning: metricsOut(f.found.tuning), held_out: metricsOut(f.found.held_out) },
+    changed: f.changed,
+    apply: f.apply,
+    took_ms: Math.round(performance.now() - f.started),
+  };
+}

@@ -1,0 +1,141 @@
+// The tuning operation, taking its dependencies first (tuning.ts binds them): check the suite can
+// be tuned, fetch every case's candidate lists once, search, score on both halves of the split,
+// and apply the best setting when asked and when it holds on the held-out cases.
+import type { Store } from "../store/types.js";
+import type { Json } from "../store/content-types.js";
+import type { BenchmarkCaseRow, BenchmarkSuiteRow } from "../store/benchmark-types.js";
+import type { EngineSettings, RetrievalMode } from "../search/engine.js";
+import {
+  candidatePlan,
+  coordinateSearch,
+  evaluateSetting,
+  HELD_OUT_SHARE,
+  mayApply,
+  MIN_TUNING_CASES,
+  settingKey,
+  splitCases,
+  weightIndexOf,
+  type TuningCase,
+} from "../search/tuning.js";
+import { tenantOf, type Principal } from "./auth-model.js";
+import { notFound, ValidationError } from "./errors.js";
+import type { QuotaService } from "./quotas.js";
+import type { SearchService } from "./search.js";
+import { collectionSettingsOf, type CollectionScope } from "./search-model.js";
+import { tuneReport, type SettingScore } from "./tuning-report.js";
+
+export interface TuneRequest {
+  apply?: boolean;
+}
+
+export interface TunerDeps {
+  store: Store;
+  search: SearchService;
+  quotas: QuotaService;
+}
+
+const f3 = (x: number) => x.toFixed(3);
+
+const refuse = (msg: string, input: unknown) => new ValidationError([{ type: "value_error", loc: ["path", "suite_id"], msg, input }]);
+
+/** The suite, its collection and its cases, or a 404/422 saying why it cannot be tuned. */
+async function suiteToTune(deps: TunerDeps, tenantId: string, suiteId: string): Promise<{ suite: BenchmarkSuiteRow; scope: CollectionScope; cases: BenchmarkCaseRow[] }> {
+  const suite = await deps.store.benchmarks.getSuite(tenantId, suiteId);
+  if (!suite) throw notFound("Benchmark suite", suiteId);
+  const scope = await deps.store.content.collectionScope(tenantId, suite.collection_id);
+  if (!scope) {
+    throw refuse(
+      `The suite's collection '${suite.collection_id}' no longer exists in this workspace, so there is nothing to tune. Create a suite for an existing collection.`,
+      suiteId,
+    );
+  }
+  if (scope.data_source_ids.length === 0) {
+    throw refuse(`The suite's collection '${suite.collection_id}' has no data sources. Attach the data sources its cases refer to, then tune again.`, suiteId);
+  }
+  const cases = (await deps.store.benchmarks.listCases(tenantId, [suiteId])).get(suiteId) ?? [];
+  if (cases.length < MIN_TUNING_CASES) {
+    throw refuse(
+      `The suite has ${cases.length} case${cases.length === 1 ? "" : "s"}; tuning needs at least ${MIN_TUNING_CASES} (${Math.round(HELD_OUT_SHARE * 100)}% are held out to check the result). ` +
+        `Create a suite with at least ${MIN_TUNING_CASES} cases for this collection.`,
+      cases.length,
+    );
+  }
+  return { suite, scope, cases };
+}
+
+/** Each case searched once; its candidate lists are reused for every setting. */
+async function tuningCasesOf(deps: TunerDeps, p: Principal, scope: CollectionScope, cases: BenchmarkCaseRow[], plan: ReturnType<typeof candidatePlan>) {
+  const tuningCases: TuningCase[] = [];
+  const modes = new Set<RetrievalMode>();
+  for (const c of cases) {
+    const candidates = await deps.search.candidates(p, scope, c.query, plan);
+    modes.add(candidates.mode);
+    tuningCases.push({ id: c.id, relevant: new Set(c.relevant_document_ids), candidates });
+  }
+  const mode: RetrievalMode | "mixed" = modes.size === 1 ? [...modes][0]! : "mixed";
+  return { tuningCases, mode };
+}
+
+interface Verdict {
+  changed: boolean;
+  holds: boolean;
+  requested: boolean;
+  heldOutLine: string;
+}
+
+/** Writes the best setting to the collection only when it changed, holds and was asked for. */
+async function applyIfAllowed(deps: TunerDeps, tenantId: string, suite: BenchmarkSuiteRow, scope: CollectionScope, best: EngineSettings, v: Verdict) {
+  if (!v.changed) return { applied: false, detail: "The current setting is already the best found on the tuning cases; nothing to change." };
+  if (!v.holds) {
+    const detail =
+      `Not applied: the best setting on the tuning cases loses on the held-out cases (${v.heldOutLine}), so it would likely not carry over to new queries. ` +
+      "The collection's settings are unchanged; add cases to the suite for a more reliable tuning.";
+    return { applied: false, detail };
+  }
+  if (!v.requested) {
+    return { applied: false, detail: `Not applied (the request did not ask for it). It does not lose on the held-out cases (${v.heldOutLine}); send apply: true to apply it.` };
+  }
+  const settings: Json = { ...scope.settings, ...collectionSettingsOf(best) };
+  await deps.store.content.updateCollection(tenantId, suite.collection_id, { settings });
+  return { applied: true, detail: `Applied to collection '${suite.collection_id}' (${v.heldOutLine}); searches of the collection use it from now on.` };
+}
+
+export async function tuneSuite(deps: TunerDeps, p: Principal, suiteId: string, body: TuneRequest = {}) {
+  const started = performance.now();
+  const tenant = tenantOf(p);
+  const { suite, scope, cases } = await suiteToTune(deps, tenant.id, suiteId);
+  // each case is searched once (its lists are reused for every setting): one query each
+  await deps.quotas.consumeQueries(tenant, cases.length);
+
+  const current = deps.search.settingsOf(scope);
+  const plan = candidatePlan(current);
+  const { tuningCases, mode } = await tuningCasesOf(deps, p, scope, cases, plan);
+  const { tuning, heldOut } = splitCases(tuningCases);
+  const outcome = coordinateSearch(tuning, current, mode === "hybrid" ? "hybrid" : "lexical");
+  const score = (s: EngineSettings): SettingScore => ({
+    tuning: evaluateSetting(tuning, s, weightIndexOf(current, s)),
+    held_out: evaluateSetting(heldOut, s, weightIndexOf(current, s)),
+  });
+  const now = score(current);
+  const found = score(outcome.best);
+  const changed = settingKey(outcome.best) !== settingKey(current);
+  const holds = mayApply(found.held_out, now.held_out);
+  const heldOutLine = `held-out nDCG@10 ${f3(found.held_out.ndcg_at_10)} against ${f3(now.held_out.ndcg_at_10)} for the current setting`;
+  const requested = body.apply === true;
+  const { applied, detail } = await applyIfAllowed(deps, tenant.id, suite, scope, outcome.best, { changed, holds, requested, heldOutLine });
+
+  return tuneReport({
+    suite,
+    mode,
+    tuningIds: tuning.map((c) => c.id),
+    heldOutIds: heldOut.map((c) => c.id),
+    outcome,
+    plan,
+    current,
+    now,
+    found,
+    changed,
+    apply: { requested, applied, allowed: changed && holds, detail },
+    started,
+  });
+}
