@@ -1,23 +1,18 @@
+// Benchmark suites: their cases, runs and fusion tuning. The public question sets that create
+// suites (industry-benchmarks.ts) are registered from here, after the suites' routes.
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import { Empty, errors, ref } from "../schemas/common.js";
-import {
-  BenchmarkRunOut,
-  BenchmarkSuiteCreate,
-  BenchmarkSuiteOut,
-  BenchmarkTuneOut,
-  BenchmarkTuneRequest,
-  IndustryBenchmarkImport,
-  IndustryBenchmarkImportOut,
-  IndustryBenchmarkOut,
-} from "../schemas/benchmarks.js";
+import { BenchmarkRunOut, BenchmarkSuiteCreate, BenchmarkSuiteOut, BenchmarkTuneOut, BenchmarkTuneRequest } from "../schemas/benchmarks.js";
 import { needs } from "../route-config.js";
 import { linkNext, pagingQuery } from "../paging.js";
+import type { RouteApp } from "../route-app.js";
 import type { BenchmarkService } from "../../services/benchmarks.js";
 import type { IndustryBenchmarkService } from "../../services/industry-benchmarks.js";
+import { registerIndustryBenchmarkRoutes } from "./industry-benchmarks.js";
 
 const SuiteParams = Type.Object({ suite_id: Type.String() });
-const NameParams = Type.Object({ name: Type.String() });
+const tags = ["benchmarks"];
 
 /** What these routes use, and nothing else of the runtime. */
 export interface BenchmarkRouteDeps {
@@ -28,141 +23,138 @@ export interface BenchmarkRouteDeps {
 export const benchmarkRoutes =
   ({ benchmarks, industryBenchmarks }: BenchmarkRouteDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
-    const tags = ["benchmarks"];
-    const svc = benchmarks;
-    app.post(
-      "/benchmarks",
-      {
-        config: needs("ingest"),
-        schema: { tags, summary: "Create a benchmark suite", body: ref(BenchmarkSuiteCreate), response: { 201: ref(BenchmarkSuiteOut), ...errors(401, 403, 404, 422) } },
-      },
-      async (req, reply) => reply.status(201).send(await svc.create(req.principal!, req.body)),
-    );
-    app.get(
-      "/benchmarks",
-      {
-        config: needs("search"),
-        schema: {
-          tags,
-          summary: "List suites with their latest scores",
-          description:
-            "Each suite with its cases, its runs newest first (without per-case results; GET /benchmarks/{suite_id} has them) and `latest_metrics`, the metrics of its newest completed run.",
-          response: { 200: Type.Array(ref(BenchmarkSuiteOut)), ...errors(401, 403) },
-        },
-      },
-      async (req) => svc.list(req.principal!),
-    );
-    app.get(
-      "/benchmarks/:suite_id",
-      {
-        config: needs("search"),
-        schema: { tags, summary: "Get a suite with its cases and runs (newest first)", params: SuiteParams, response: { 200: ref(BenchmarkSuiteOut), ...errors(401, 403, 404) } },
-      },
-      async (req) => svc.get(req.principal!, req.params.suite_id),
-    );
-    app.get(
-      "/benchmarks/:suite_id/runs",
-      {
-        config: needs("search"),
-        schema: {
-          tags,
-          summary: "A suite's runs with their per-case results, newest first (50 at a time)",
-          description: "Paged with limit and cursor: the next page is in the Link rel=\"next\" header; no header on the last page.",
-          params: SuiteParams,
-          querystring: Type.Object(pagingQuery(50)),
-          response: { 200: Type.Array(ref(BenchmarkRunOut)), ...errors(400, 401, 403, 404, 422) },
-        },
-      },
-      async (req, reply) => {
-        const { items, next } = await svc.runs(req.principal!, req.params.suite_id, req.query);
-        linkNext(req, reply, next);
-        return items;
-      },
-    );
-    app.post(
-      "/benchmarks/:suite_id/run",
-      {
-        config: needs("ingest"),
-        schema: {
-          tags,
-          summary: "Run every case now",
-          description:
-            "Sends every case through POST /search's path (one hit per document, the suite's top_k) and keeps the run. " +
-            "metrics: k, query_count, hit_rate, recall_at_k, precision_at_k, mrr, ndcg_at_k (binary relevance), latency_ms {mean, p50, p95, max}, " +
-            "cases_missing_documents, mode. Each result: case_id, query, returned [{document_id, rank, score, relevant}], relevant_document_ids, " +
-            "missing_document_ids, latency_ms, metrics. The run's queries count against the monthly quota (429 when they do not fit). " +
-            "A run that cannot finish is kept with status failed and an error.",
-          params: SuiteParams,
-          response: { 200: ref(BenchmarkRunOut), ...errors(401, 403, 404, 429) },
-        },
-      },
-      async (req) => svc.run(req.principal!, req.params.suite_id),
-    );
-    app.post(
-      "/benchmarks/:suite_id/tune",
-      {
-        config: needs("ingest"),
-        // no body at all means {} (apply false), as for POST .../run
-        preValidation: async (req) => {
-          if (req.body === undefined || req.body === null) req.body = {};
-        },
-        schema: {
-          tags,
-          summary: "Tune the collection's fusion settings on the suite's cases",
-          description:
-            "Searches fusion settings (method, lexical/vector weights, score normalisation), BM25 field weights (title, headings, body) and the candidate depth " +
-            "with a coordinate search of a few tens of settings, starting from the collection's current setting. Each case's query is embedded and searched once; " +
-            "every setting is then ranked in memory. The cases are split deterministically by case id (SHA-256 order): 30% are held out and only check the result. " +
-            "Metrics (nDCG@10, recall@10, MRR@10, one hit per document) are reported for the best and the current setting on both parts. " +
-            "With apply: true the best setting is written to the collection's settings, but only when it does not lose on the held-out cases (nDCG@10); " +
-            "apply.detail says what was done or why not. Answers synchronously (about one to two runs of the suite); the suite's cases count against the monthly query quota once. " +
-            "422 when the suite has fewer than 5 cases or its collection no longer exists or has no data sources. The body may be omitted (apply: false).",
-          params: SuiteParams,
-          body: ref(BenchmarkTuneRequest),
-          response: { 200: ref(BenchmarkTuneOut), ...errors(401, 403, 404, 422, 429) },
-        },
-      },
-      async (req) => svc.tune(req.principal!, req.params.suite_id, req.body ?? {}),
-    );
-    app.delete(
-      "/benchmarks/:suite_id",
-      {
-        config: needs("ingest"),
-        schema: { tags, summary: "Delete a suite with its cases and runs", params: SuiteParams, response: { 204: Empty, ...errors(401, 403, 404) } },
-      },
-      async (req, reply) => {
-        await svc.remove(req.principal!, req.params.suite_id);
-        return reply.status(204).send(null);
-      },
-    );
-    app.get(
-      "/industry-benchmarks",
-      {
-        config: needs("search"),
-        schema: {
-          tags,
-          summary: "Ready-made public question sets (BEIR) and how to load one",
-          response: { 200: Type.Array(ref(IndustryBenchmarkOut)), ...errors(401, 403) },
-        },
-      },
-      async () => industryBenchmarks.list(),
-    );
-    app.post(
-      "/industry-benchmarks/:name/import",
-      {
-        config: needs("ingest"),
-        schema: {
-          tags,
-          summary: "Load a public question set into a collection and create its suite",
-          description:
-            "Reads the BEIR files from the server's data directory (never downloads), creates the collection (unless collection_id is given), " +
-            "a data source with every document (their `source` is the BEIR _id) and the suite, then answers 202 while the documents are indexed " +
-            "in the background. 409 when the files are not on this server; 429 when the documents do not fit the plan.",
-          params: NameParams,
-          body: ref(IndustryBenchmarkImport),
-          response: { 202: ref(IndustryBenchmarkImportOut), ...errors(401, 403, 404, 409, 422, 429) },
-        },
-      },
-      async (req, reply) => reply.status(202).send(await industryBenchmarks.import(req.principal!, req.params.name, req.body ?? {})),
-    );
+    registerCreate(app, benchmarks);
+    registerList(app, benchmarks);
+    registerGet(app, benchmarks);
+    registerRuns(app, benchmarks);
+    registerRun(app, benchmarks);
+    registerTune(app, benchmarks);
+    registerDelete(app, benchmarks);
+    registerIndustryBenchmarkRoutes(app, { industryBenchmarks });
   };
+
+function registerCreate(app: RouteApp, benchmarks: BenchmarkService) {
+  app.post(
+    "/benchmarks",
+    {
+      config: needs("ingest"),
+      schema: { tags, summary: "Create a benchmark suite", body: ref(BenchmarkSuiteCreate), response: { 201: ref(BenchmarkSuiteOut), ...errors(401, 403, 404, 422) } },
+    },
+    async (req, reply) => reply.status(201).send(await benchmarks.create(req.principal!, req.body)),
+  );
+}
+
+function registerList(app: RouteApp, benchmarks: BenchmarkService) {
+  app.get(
+    "/benchmarks",
+    {
+      config: needs("search"),
+      schema: {
+        tags,
+        summary: "List suites with their latest scores",
+        description:
+          "Each suite with its cases, its runs newest first (without per-case results; GET /benchmarks/{suite_id} has them) and `latest_metrics`, the metrics of its newest completed run.",
+        response: { 200: Type.Array(ref(BenchmarkSuiteOut)), ...errors(401, 403) },
+      },
+    },
+    async (req) => benchmarks.list(req.principal!),
+  );
+}
+
+function registerGet(app: RouteApp, benchmarks: BenchmarkService) {
+  app.get(
+    "/benchmarks/:suite_id",
+    {
+      config: needs("search"),
+      schema: { tags, summary: "Get a suite with its cases and runs (newest first)", params: SuiteParams, response: { 200: ref(BenchmarkSuiteOut), ...errors(401, 403, 404) } },
+    },
+    async (req) => benchmarks.get(req.principal!, req.params.suite_id),
+  );
+}
+
+function registerRuns(app: RouteApp, benchmarks: BenchmarkService) {
+  app.get(
+    "/benchmarks/:suite_id/runs",
+    {
+      config: needs("search"),
+      schema: {
+        tags,
+        summary: "A suite's runs with their per-case results, newest first (50 at a time)",
+        description: "Paged with limit and cursor: the next page is in the Link rel=\"next\" header; no header on the last page.",
+        params: SuiteParams,
+        querystring: Type.Object(pagingQuery(50)),
+        response: { 200: Type.Array(ref(BenchmarkRunOut)), ...errors(400, 401, 403, 404, 422) },
+      },
+    },
+    async (req, reply) => {
+      const { items, next } = await benchmarks.runs(req.principal!, req.params.suite_id, req.query);
+      linkNext(req, reply, next);
+      return items;
+    },
+  );
+}
+
+function registerRun(app: RouteApp, benchmarks: BenchmarkService) {
+  app.post(
+    "/benchmarks/:suite_id/run",
+    {
+      config: needs("ingest"),
+      schema: {
+        tags,
+        summary: "Run every case now",
+        description:
+          "Sends every case through POST /search's path (one hit per document, the suite's top_k) and keeps the run. " +
+          "metrics: k, query_count, hit_rate, recall_at_k, precision_at_k, mrr, ndcg_at_k (binary relevance), latency_ms {mean, p50, p95, max}, " +
+          "cases_missing_documents, mode. Each result: case_id, query, returned [{document_id, rank, score, relevant}], relevant_document_ids, " +
+          "missing_document_ids, latency_ms, metrics. The run's queries count against the monthly quota (429 when they do not fit). " +
+          "A run that cannot finish is kept with status failed and an error.",
+        params: SuiteParams,
+        response: { 200: ref(BenchmarkRunOut), ...errors(401, 403, 404, 429) },
+      },
+    },
+    async (req) => benchmarks.run(req.principal!, req.params.suite_id),
+  );
+}
+
+function registerTune(app: RouteApp, benchmarks: BenchmarkService) {
+  app.post(
+    "/benchmarks/:suite_id/tune",
+    {
+      config: needs("ingest"),
+      // no body at all means {} (apply false), as for POST .../run
+      preValidation: async (req) => {
+        if (req.body === undefined || req.body === null) req.body = {};
+      },
+      schema: {
+        tags,
+        summary: "Tune the collection's fusion settings on the suite's cases",
+        description:
+          "Searches fusion settings (method, lexical/vector weights, score normalisation), BM25 field weights (title, headings, body) and the candidate depth " +
+          "with a coordinate search of a few tens of settings, starting from the collection's current setting. Each case's query is embedded and searched once; " +
+          "every setting is then ranked in memory. The cases are split deterministically by case id (SHA-256 order): 30% are held out and only check the result. " +
+          "Metrics (nDCG@10, recall@10, MRR@10, one hit per document) are reported for the best and the current setting on both parts. " +
+          "With apply: true the best setting is written to the collection's settings, but only when it does not lose on the held-out cases (nDCG@10); " +
+          "apply.detail says what was done or why not. Answers synchronously (about one to two runs of the suite); the suite's cases count against the monthly query quota once. " +
+          "422 when the suite has fewer than 5 cases or its collection no longer exists or has no data sources. The body may be omitted (apply: false).",
+        params: SuiteParams,
+        body: ref(BenchmarkTuneRequest),
+        response: { 200: ref(BenchmarkTuneOut), ...errors(401, 403, 404, 422, 429) },
+      },
+    },
+    async (req) => benchmarks.tune(req.principal!, req.params.suite_id, req.body ?? {}),
+  );
+}
+
+function registerDelete(app: RouteApp, benchmarks: BenchmarkService) {
+  app.delete(
+    "/benchmarks/:suite_id",
+    {
+      config: needs("ingest"),
+      schema: { tags, summary: "Delete a suite with its cases and runs", params: SuiteParams, response: { 204: Empty, ...errors(401, 403, 404) } },
+    },
+    async (req, reply) => {
+      await benchmarks.remove(req.principal!, req.params.suite_id);
+      return reply.status(204).send(null);
+    },
+  );
+}
