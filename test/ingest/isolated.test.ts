@@ -70,13 +70,14 @@ describe("parseIsolated", () => {
   });
 
   it("fails the document when its parser dies mid-parse, and the next parse gets a fresh worker", async () => {
-    const pdf = await makePdf(Array.from({ length: 60 }, (_, i) => ({ paragraphs: [`Page ${i + 1} text.`] })));
+    const pdf = await makePdf(Array.from({ length: 300 }, (_, i) => ({ paragraphs: [`Page ${i + 1} text.`] })));
     await parseIsolated(Buffer.from("warm up"), "text", "warm.txt", { timeoutMs: 30_000, maxOldGenerationSizeMb: 200 });
     const pool = parsePool(200);
     expect(pool.idleThreads).toBe(1);
     const parsing = parseIsolated(pdf, "pdf", "dies.pdf", { timeoutMs: 30_000, maxOldGenerationSizeMb: 200 }).catch((e: unknown) => e);
     await expect.poll(() => pool.idleThreads, { timeout: 5_000, interval: 2 }).toBe(0);
-    await pool.threads[0].terminate(); // mid-parse, as a native crash would end it
+    await new Promise((r) => setTimeout(r, 200)); // the task is the worker's; now let it be parsing
+    await pool.threads[0].terminate(); // as a native crash would end it
     const err = await parsing;
     expect(err).toBeInstanceOf(ParseError);
     expect((err as Error).message).toBe("The file could not be parsed (the parser stopped unexpectedly). Re-save the file and upload again.");

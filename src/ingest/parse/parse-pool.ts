@@ -8,6 +8,7 @@
 // by piscina and never reused.
 import os from "node:os";
 import { Piscina } from "piscina";
+import { taskFile } from "../../workers/task-file.js";
 import type { ParseRequest, ParseResult } from "./parse-worker.js";
 
 const IDLE_TTL_MS = 30_000;
@@ -18,23 +19,12 @@ const pools = new Map<number, Piscina<ParseRequest, ParseResult>>();
 /** per pool, the parses still waiting for a worker: told when a worker fails before it is ready */
 const waiting = new WeakMap<Piscina, Set<(err: Error) => void>>();
 
-/**
- * Compiled, the worker is parse-worker.js beside this file. From TypeScript sources (tsx, vitest)
- * it is parse-worker.ts, which a worker can only import once tsx is registered in it, so piscina
- * starts tsx-worker.mjs, which does that and then imports parse-worker.ts.
- */
-function workerFile(): { filename: string; workerData?: { tsxEntry: string } } {
-  const here = import.meta.url;
-  if (!here.endsWith(".ts")) return { filename: new URL("./parse-worker.js", here).href };
-  return { filename: new URL("./tsx-worker.mjs", here).href, workerData: { tsxEntry: new URL("./parse-worker.ts", here).href } };
-}
-
 /** The pool whose workers have this heap limit (old generation, in MB). */
 export function parsePool(maxOldMb: number): Piscina<ParseRequest, ParseResult> {
   let pool = pools.get(maxOldMb);
   if (!pool) {
     pool = new Piscina<ParseRequest, ParseResult>({
-      ...workerFile(),
+      ...taskFile(import.meta.url, "parse-worker"),
       minThreads: 0,
       maxThreads: PARSE_THREADS,
       idleTimeout: IDLE_TTL_MS,
