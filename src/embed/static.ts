@@ -157,8 +157,12 @@ export class StaticEmbedder implements Embedder {
     const abort = new AbortController();
     this.builder = abort;
     port1.on("message", this.buildProgressReporter());
+    // piscina reports a worker that fails while starting (a broken installation) as a pool
+    // 'error', not as the task's failure, which would otherwise wait for a worker forever.
+    const startFailed = new Promise<never>((_, reject) => pool.once("error", reject));
     try {
-      const header = await pool.run({ file: this.file, progress: port2 }, { transferList: [port2], signal: abort.signal });
+      const task = pool.run({ file: this.file, progress: port2 }, { transferList: [port2], signal: abort.signal });
+      const header = await Promise.race([task, startFailed]);
       this.log.info({ file: this.file, ms: header.build_ms }, "static token vectors built");
     } catch (err) {
       if (!this.closed) throw err; // close() stopped the build on purpose
