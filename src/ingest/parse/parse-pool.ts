@@ -5,7 +5,10 @@
 // would dominate ingest of many small files, so a worker that finished a parse stays for the next
 // one until it has been idle for IDLE_TTL_MS (idle workers are unref'd and keep no process alive).
 // A worker whose parse was aborted (time limit) or that died (memory limit, crash) is terminated
-// by piscina and never reused.
+// by piscina and never reused. (The hand-rolled pool before piscina also retired a worker after
+// 200 parses or when its heap stayed above half its limit; piscina has neither, and V8 collects a
+// parse's garbage before the limit is reached, so only memory a parser library keeps across files
+// could fail a later one; a worker idle for IDLE_TTL_MS takes such memory with it.)
 import os from "node:os";
 import { Piscina } from "piscina";
 import { taskFile } from "../../workers/task-file.js";
