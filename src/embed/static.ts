@@ -9,12 +9,13 @@
 import { EmbedderUnavailableError } from "./errors.js";
 import { silentLogger, type EmbedLogger } from "./logger.js";
 import { SentencePieceTokenizer } from "./sentencepiece.js";
-import { readStaticTable, STATIC_DIMENSION, staticTablePath, type StaticTable } from "./static-table.js";
-import type { StaticWorkerMessage } from "./static-worker.js";
+import { readStaticTable, STATIC_DIMENSION, staticTablePath, type StaticTable, type StaticTableHeader } from "./static-table.js";
+import type { StaticBuildProgress, StaticBuildTask } from "./static-worker.js";
 import type { Embedder, EmbedderStatus, EmbeddingProfile } from "./types.js";
 import { l2normalize } from "./vector.js";
-import { startModuleWorker } from "./worker-thread.js";
-import type { Worker } from "node:worker_threads";
+import { taskFile } from "../workers/task-file.js";
+import { MessageChannel } from "node:worker_threads";
+import { Piscina } from "piscina";
 
 /** SIF's smoothing constant; 1e-3 measured best on SciFact (vector-only nDCG@10 0.225 vs 0.215 at 1e-4, 0.200 at 1e-2) */
 export const DEFAULT_SIF_A = 1e-3;
@@ -40,7 +41,8 @@ export class StaticEmbedder implements Embedder {
   private weighted: Float32Array | null = null;
   /** the vector of a text without pieces (""): the model's vector for a lone word boundary */
   private emptyVector: Float32Array | null = null;
-  private builder: Worker | null = null;
+  /** stops the table build in progress, if any */
+  private builder: AbortController | null = null;
   private closed = false;
 
   constructor(profile: EmbeddingProfile, options: StaticOptions) {
@@ -87,9 +89,12 @@ export class StaticEmbedder implements Embedder {
 
   async close(): Promise<void> {
     this.closed = true;
-    const w = this.builder;
+    const build = this.builder;
     this.builder = null;
-    if (w) await w.terminate().catch(() => undefined);
+    if (build) {
+      build.abort(); // terminates the build's worker
+      await this.ready; // which ends with the build's pool destroyed
+    }
     if (this.state.state === "loading") this.fail("the embedder was closed before the table was ready");
   }
 
@@ -145,38 +150,40 @@ export class StaticEmbedder implements Embedder {
     this.emptyVector = l2normalize(rows.slice(boundary * STATIC_DIMENSION, (boundary + 1) * STATIC_DIMENSION));
   }
 
-  private buildInWorker(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const worker = startModuleWorker("static-worker", { file: this.file });
-      this.builder = worker;
-      let lastLogged = 0;
-      let settled = false;
-      const settle = (err?: Error) => {
-        if (settled) return;
-        settled = true;
-        this.builder = null;
-        void worker.terminate().catch(() => undefined);
-        if (err) reject(err);
-        else resolve();
-      };
-      worker.on("message", (msg: StaticWorkerMessage) => {
-        if (msg.type === "progress") {
-          const pct = Math.floor((100 * msg.done) / msg.total);
-          this.state = { state: "loading", detail: `Building the static token vectors from the default model: ${pct}% (${msg.done} of ${msg.total} pieces).` };
-          if (pct >= lastLogged + 25 || msg.done === msg.total) {
-            lastLogged = pct;
-            this.log.info({ done: msg.done, total: msg.total }, `static token vectors: ${pct}%`);
-          }
-        } else if (msg.type === "built") {
-          this.log.info({ file: this.file, ms: msg.header.build_ms }, "static token vectors built");
-          settle();
-        } else {
-          settle(new Error(msg.message));
-        }
-      });
-      worker.on("error", (err: Error) => settle(err));
-      worker.on("exit", (code) => settle(this.closed ? undefined : new Error(`the build worker exited with code ${code}`)));
-    });
+  /** Builds the table in a worker thread (piscina), so loading stays off the event loop. */
+  private async buildInWorker(): Promise<void> {
+    const pool = new Piscina<StaticBuildTask, StaticTableHeader>({ ...taskFile(import.meta.url, "static-worker"), minThreads: 0, maxThreads: 1 });
+    const { port1, port2 } = new MessageChannel();
+    const abort = new AbortController();
+    this.builder = abort;
+    port1.on("message", this.buildProgressReporter());
+    // piscina reports a worker that fails while starting (a broken installation) as a pool
+    // 'error', not as the task's failure, which would otherwise wait for a worker forever.
+    const startFailed = new Promise<never>((_, reject) => pool.once("error", reject));
+    try {
+      const task = pool.run({ file: this.file, progress: port2 }, { transferList: [port2], signal: abort.signal });
+      const header = await Promise.race([task, startFailed]);
+      this.log.info({ file: this.file, ms: header.build_ms }, "static token vectors built");
+    } catch (err) {
+      if (!this.closed) throw err; // close() stopped the build on purpose
+    } finally {
+      this.builder = null;
+      port1.close();
+      await pool.destroy();
+    }
+  }
+
+  /** Shows the build's progress in the status, and logs it every quarter. */
+  private buildProgressReporter(): (p: StaticBuildProgress) => void {
+    let lastLogged = 0;
+    return ({ done, total }) => {
+      const pct = Math.floor((100 * done) / total);
+      this.state = { state: "loading", detail: `Building the static token vectors from the default model: ${pct}% (${done} of ${total} pieces).` };
+      if (pct >= lastLogged + 25 || done === total) {
+        lastLogged = pct;
+        this.log.info({ done, total }, `static token vectors: ${pct}%`);
+      }
+    };
   }
 
   private fail(reason: string): void {

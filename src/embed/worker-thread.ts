@@ -1,4 +1,5 @@
-// Starts one of this folder's worker modules (use-worker, static-worker) in a worker thread.
+// Starts one of this folder's worker modules (use-worker, the use-lite pool's) in a worker thread.
+// (The static table build is a piscina task instead: see ../workers/task-file.ts.)
 //
 // Compiled (.js) it is a plain worker. From TypeScript sources (tsx, vitest) the worker needs
 // tsx's loader, but on Node 20 `execArgv: ["--import", "tsx"]` does not apply to a worker's entry

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { ParseError } from "../../src/ingest/parse/errors.js";
 import { closeParseWorkers, idleParseWorkerCount, ParseBusyError, parseIsolated } from "../../src/ingest/parse/isolated.js";
+import { PARSE_THREADS, parsePool } from "../../src/ingest/parse/parse-pool.js";
 import { makeDocx, makePdf } from "./fixtures.js";
 
 afterAll(async () => {
@@ -57,12 +58,30 @@ describe("parseIsolated", () => {
       Array.from({ length: 3 }, (_, i) => parseIsolated(Buffer.from(`Document number ${i}.`), "text", `d${i}.txt`, { timeoutMs: 30_000 })),
     );
     expect(docs.map((d) => d.blocks[0].text)).toEqual(["Document number 0.", "Document number 1.", "Document number 2."]);
-    expect(idleParseWorkerCount()).toBe(2);
+    // one worker per parse that ran at once, up to the pool's size (2 on a 2-core machine)
+    const warm = Math.min(3, PARSE_THREADS);
+    expect(idleParseWorkerCount()).toBe(warm);
     await parseIsolated(Buffer.from("warm"), "text", "warm.txt", { timeoutMs: 30_000 });
-    expect(idleParseWorkerCount()).toBe(2);
+    expect(idleParseWorkerCount()).toBe(warm);
     // A worker that timed out is never put back.
     const pdf = await makePdf(Array.from({ length: 20 }, (_, i) => ({ paragraphs: [`Page ${i + 1}.`] })));
     await expect(parseIsolated(pdf, "pdf", "t.pdf", { timeoutMs: 1, machineBusy: () => false })).rejects.toThrow(/took longer than 1 ms/);
-    expect(idleParseWorkerCount()).toBe(1);
+    expect(idleParseWorkerCount()).toBe(warm - 1);
+  });
+
+  it("fails the document when its parser dies mid-parse, and the next parse gets a fresh worker", async () => {
+    const pdf = await makePdf(Array.from({ length: 300 }, (_, i) => ({ paragraphs: [`Page ${i + 1} text.`] })));
+    await parseIsolated(Buffer.from("warm up"), "text", "warm.txt", { timeoutMs: 30_000, maxOldGenerationSizeMb: 200 });
+    const pool = parsePool(200);
+    expect(pool.idleThreads).toBe(1);
+    const parsing = parseIsolated(pdf, "pdf", "dies.pdf", { timeoutMs: 30_000, maxOldGenerationSizeMb: 200 }).catch((e: unknown) => e);
+    await expect.poll(() => pool.idleThreads, { timeout: 5_000, interval: 2 }).toBe(0);
+    await new Promise((r) => setTimeout(r, 200)); // the task is the worker's; now let it be parsing
+    await pool.threads[0].terminate(); // as a native crash would end it
+    const err = await parsing;
+    expect(err).toBeInstanceOf(ParseError);
+    expect((err as Error).message).toBe("The file could not be parsed (the parser stopped unexpectedly). Re-save the file and upload again.");
+    const ok = await parseIsolated(Buffer.from("after the crash"), "text", "ok.txt", { timeoutMs: 30_000, maxOldGenerationSizeMb: 200 });
+    expect(ok.blocks[0].text).toBe("after the crash");
   });
 });
