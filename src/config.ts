@@ -38,6 +38,8 @@ export interface Config {
   auditRetentionDays: number;
   /** "hnsw": approximate graphs per tenant and source under DATA_DIR/vectors; "exact": sqlite-vec scan */
   vectorIndex: "hnsw" | "exact";
+  /** how the HNSW graphs store vectors: f16 (default), f32, or i8 (rescored from the exact vectors) */
+  vectorQuantization: "f32" | "f16" | "i8";
 }
 
 export class ConfigError extends Error {}
@@ -81,11 +83,18 @@ export const SETTINGS: Setting[] = [
   { env: "SHUTDOWN_TIMEOUT_SECONDS", default: "8", doc: "On SIGTERM/SIGINT, how long running jobs may finish before they are left queued for the next start" },
   { env: "BEIR_DATA_DIR", default: "../shared/datasets if present, else DATA_DIR/datasets", doc: "Local BEIR data sets for GET /industry-benchmarks imports and npm run bench (never downloaded)" },
   { env: "VECTOR_INDEX", default: "hnsw", doc: "Vector search: hnsw (HNSW graphs per tenant and data source, saved under DATA_DIR/vectors) or exact (sqlite-vec scan)" },
+  { env: "VECTOR_QUANTIZATION", default: "f16", doc: "How the HNSW graphs hold vectors: f16 (half of f32's memory, distances within 1e-4), f32, or i8 (a quarter; candidates rescored from the exact vectors)" },
 ];
 
 function vectorIndexSetting(env: NodeJS.ProcessEnv): "hnsw" | "exact" {
   const v = str(env, "VECTOR_INDEX") ?? "hnsw";
   if (v !== "hnsw" && v !== "exact") throw new ConfigError(`VECTOR_INDEX must be hnsw or exact; got "${v}".`);
+  return v;
+}
+
+function vectorQuantization(env: NodeJS.ProcessEnv): "f32" | "f16" | "i8" {
+  const v = str(env, "VECTOR_QUANTIZATION") ?? "f16";
+  if (v !== "f32" && v !== "f16" && v !== "i8") throw new ConfigError(`VECTOR_QUANTIZATION must be f16, f32 or i8; got "${v}".`);
   return v;
 }
 
@@ -180,5 +189,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitAnonymousPerMinute: int(env, "RATE_LIMIT_ANONYMOUS_PER_MINUTE", 300, 1, 10_000_000),
     auditRetentionDays: int(env, "AUDIT_RETENTION_DAYS", 365, 1, 36_500),
     vectorIndex: vectorIndexSetting(env),
+    vectorQuantization: vectorQuantization(env),
   };
 }

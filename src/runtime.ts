@@ -175,6 +175,7 @@ async function assembleBase(config: Config, opts: RuntimeOptions): Promise<Base>
   const metrics = createMetrics();
   const store = await openStore(config, {
     vectorIndex: config.vectorIndex,
+    vectorQuantization: config.vectorQuantization,
     onError: (err) => log.error({ err }, "vector index maintenance failed; affected sources are searched exactly"),
   });
   const profiles = loadProfiles({ profilesFile: config.embeddingProfilesFile });

@@ -123,16 +123,24 @@ async function waitGraphs(content: ContentStore, indexName: string): Promise<voi
   }
 }
 
+/** recall@10 of the graphs against exact search, and how far their scores are from the exact ones */
 async function recall(ann: ContentStore, exact: ContentStore, indexName: string, tenantId: string, sources: string[], queries: Float32Array[], k: number) {
   let hit = 0;
   let total = 0;
+  const errors: number[] = [];
   for (const q of queries) {
-    const truth = new Set((await exact.vectorSearch(indexName, tenantId, sources, q, k)).slice(0, 10).map((s) => s.chunkId));
+    const truth = new Map((await exact.vectorSearch(indexName, tenantId, sources, q, k)).slice(0, 10).map((s) => [s.chunkId, s.score]));
     const got = (await ann.vectorSearch(indexName, tenantId, sources, q, k)).slice(0, 10);
-    hit += got.filter((s) => truth.has(s.chunkId)).length;
+    for (const s of got) {
+      const want = truth.get(s.chunkId);
+      if (want === undefined) continue;
+      hit++;
+      errors.push(Math.abs(s.score - want));
+    }
     total += truth.size;
   }
-  return +(hit / total).toFixed(4);
+  const mean = errors.reduce((a, b) => a + b, 0) / Math.max(1, errors.length);
+  return { recall: +(hit / total).toFixed(4), score_error_mean: +mean.toExponential(2), score_error_max: +Math.max(0, ...errors).toExponential(2) };
 }
 
 async function latency(store: ContentStore, indexName: string, tenantId: string, sources: string[], queries: Float32Array[], k: number) {
@@ -226,6 +234,7 @@ async function main(): Promise<void> {
       const centres = Float32Array.from({ length: 2000 * dim }, () => gauss(rnd));
       const vectors = clustered(n, dim, centres, rnd);
       const queries = clustered(200, dim, centres, rnd);
+      const rssBefore = process.memoryUsage().rss;
       const t0 = performance.now();
       const { tenantId, sources } = await loadVectors(rt, "Latency synthetic", [], vectors, [n]);
       const loadMs = performance.now() - t0;
@@ -240,7 +249,10 @@ async function main(): Promise<void> {
         hnsw_k10: await latency(stores.ann, indexName, tenantId, sources, queries, 10),
         exact_k100: await latency(stores.exact, indexName, tenantId, sources, queries.slice(0, 40), 100),
         recall_at_10_k100: await recall(stores.ann, stores.exact, indexName, tenantId, sources, queries.slice(0, 100), 100),
+        quantization: rt.config.vectorQuantization,
         rss_mb: Math.round(process.memoryUsage().rss / 1e6),
+        // what holding the graph added (the vectors' texts are empty, so this is mostly the graph)
+        rss_growth_mb: Math.round((process.memoryUsage().rss - rssBefore) / 1e6),
       };
       log(JSON.stringify(out.synthetic));
     }

@@ -137,125 +137,140 @@ export function withDocumentEvidence(
     .map((x) => x.f);
 }
 
-export function createEngine(deps: { content: ContentStore; profile: EmbeddingProfile; embedder: Embedder | null }) {
-  const indexName = deps.profile.index_name!;
-  /** the model is ready to embed queries */
-  const vectorsAvailable = (): boolean => deps.embedder?.status().state === "ready";
+export interface EngineDeps {
+  content: ContentStore;
+  profile: EmbeddingProfile;
+  embedder: Embedder | null;
+}
 
-  async function rankIds(tenantId: string, sourceIds: string[], query: string, settings: EngineSettings, mode: RetrievalMode = "hybrid"): Promise<RankedIds> {
-    if (sourceIds.length === 0) return { mode: "hybrid", ranked: [] };
-    const useVectors = mode !== "lexical" && vectorsAvailable();
-    const useLexical = mode !== "vector";
-    const parsed = parseQuery(query);
-    const lexicalQuery = useLexical && !isEmptyQuery(parsed) ? parsed : null;
-    // Start the query embedding first: it runs in a worker thread while SQLite answers BM25.
-    const vectorPromise = useVectors
-      ? deps.embedder!.embedQuery(query).then((v) => deps.content.vectorSearch(indexName, tenantId, sourceIds, v, settings.depth))
-      : Promise.resolve([]);
-    const lexical = lexicalQuery ? await deps.content.lexicalSearch(tenantId, sourceIds, lexicalQuery, settings.depth, settings.lexicalWeights) : [];
-    const vector = await vectorPromise;
-    const answered = useVectors ? (useLexical ? "hybrid" : "vector") : "lexical";
-    // one list only (a single mode, or no model): that list's scores alone, weight 1 (fuseCandidates)
-    const { fused: fusedChunks, fusion, lexicalCandidates, vectorCandidates, lists } = fuseCandidates(
-      lexical.map((c) => ({ id: c.chunkId, score: c.score })),
-      vector.map((c) => ({ id: c.chunkId, score: c.score })),
-      answered,
-      settings,
-    );
-    // relevance in [0, 1]; a collection ranked with its own fusion settings is calibrated on the
-    // fusion the calibration was fitted with (calibration.ts)
-    const reference = calibrationFusion(answered);
-    const evidence = settings.documentEvidence;
-    const reordered = evidence !== undefined && evidence.weight > 0 && evidence.others > 0;
-    const fusedOf =
-      sameFusion(fusion, reference) && !reordered
-        ? undefined
-        : new Map(fuse(lexicalCandidates, vectorCandidates, reference, lists).map((f) => [f.id, f.score]));
-    const documents = await deps.content.chunkDocuments(
-      tenantId,
-      fusedChunks.map((f) => f.id),
-    );
-    const fused = reordered ? withDocumentEvidence(fusedChunks, (id) => documents.get(id), evidence) : fusedChunks;
-    const relevance = calibrate(fused, answered, fusedOf);
-    const ranked: RankedId[] = [];
-    fused.forEach((f, i) => {
-      const documentId = documents.get(f.id);
-      if (documentId === undefined) return; // deleted since the index answered
-      ranked.push({
-        id: f.id,
-        documentId,
-        score: relevance[i]!,
-        fusedScore: f.score,
-        lexicalRank: f.lexicalRank,
-        vectorRank: f.vectorRank,
-        lexicalScore: f.lexicalScore,
-        vectorScore: f.vectorScore,
-      });
-    });
-    return { mode: answered, ranked };
+/** the model is ready to embed queries */
+export const vectorsAvailable = (deps: EngineDeps): boolean => deps.embedder?.status().state === "ready";
+
+const asCandidates = (hits: readonly { chunkId: string; score: number }[]): Candidate[] => hits.map((c) => ({ id: c.chunkId, score: c.score }));
+
+/**
+ * The query's nearest chunks, started at once and awaited last: the embedding runs in a worker
+ * thread while SQLite answers BM25.
+ */
+function startVectorSearch(deps: EngineDeps, tenantId: string, sourceIds: string[], query: string, depth: number): Promise<Candidate[]> {
+  return deps
+    .embedder!.embedQuery(query)
+    .then((v) => deps.content.vectorSearch(deps.profile.index_name!, tenantId, sourceIds, v, depth))
+    .then(asCandidates);
+}
+
+/**
+ * The collection's ranked chunks as ids, documents and scores, without their text: search
+ * collapses and cuts this list, then hydrates only the hits it returns (reading the text of 200
+ * candidates cost more than the whole rest of a request).
+ */
+export async function rankIds(
+  deps: EngineDeps,
+  tenantId: string,
+  sourceIds: string[],
+  query: string,
+  settings: EngineSettings,
+  mode: RetrievalMode = "hybrid",
+): Promise<RankedIds> {
+  if (sourceIds.length === 0) return { mode: "hybrid", ranked: [] };
+  const useVectors = mode !== "lexical" && vectorsAvailable(deps);
+  const useLexical = mode !== "vector";
+  const parsed = parseQuery(query);
+  const vectorPromise = useVectors ? startVectorSearch(deps, tenantId, sourceIds, query, settings.depth) : Promise.resolve([]);
+  const lexical =
+    useLexical && !isEmptyQuery(parsed) ? await deps.content.lexicalSearch(tenantId, sourceIds, parsed, settings.depth, settings.lexicalWeights) : [];
+  const vector = await vectorPromise;
+  const answered = useVectors ? (useLexical ? "hybrid" : "vector") : "lexical";
+  // one list only (a single mode, or no model): that list's scores alone, weight 1 (fuseCandidates)
+  const lists = fuseCandidates(asCandidates(lexical), vector, answered, settings);
+  const documents = await deps.content.chunkDocuments(
+    tenantId,
+    lists.fused.map((f) => f.id),
+  );
+  return { mode: answered, ranked: scoredIds(lists, answered, settings, documents) };
+}
+
+/**
+ * The fused list with document evidence applied and calibrated relevance; chunks without a
+ * document (deleted since the index answered) are left out.
+ */
+function scoredIds(lists: ReturnType<typeof fuseCandidates>, answered: RetrievalMode, settings: EngineSettings, documents: Map<string, string>): RankedId[] {
+  // relevance in [0, 1]; a collection ranked with its own fusion settings is calibrated on the
+  // fusion the calibration was fitted with (calibration.ts)
+  const reference = calibrationFusion(answered);
+  const evidence = settings.documentEvidence;
+  const reordered = evidence !== undefined && evidence.weight > 0 && evidence.others > 0;
+  const fusedOf =
+    sameFusion(lists.fusion, reference) && !reordered
+      ? undefined
+      : new Map(fuse(lists.lexicalCandidates, lists.vectorCandidates, reference, lists.lists).map((f) => [f.id, f.score]));
+  const fused = reordered ? withDocumentEvidence(lists.fused, (id) => documents.get(id), evidence) : lists.fused;
+  const relevance = calibrate(fused, answered, fusedOf);
+  const ranked: RankedId[] = [];
+  fused.forEach((f, i) => {
+    const documentId = documents.get(f.id);
+    if (documentId === undefined) return;
+    const { lexicalRank, vectorRank, lexicalScore, vectorScore } = f;
+    ranked.push({ id: f.id, documentId, score: relevance[i]!, fusedScore: f.score, lexicalRank, vectorRank, lexicalScore, vectorScore });
+  });
+  return ranked;
+}
+
+/** the chunks of ranked ids, in the same order (ids deleted meanwhile are left out) */
+export async function hydrate(deps: EngineDeps, tenantId: string, ranked: readonly RankedId[]): Promise<RankedChunk[]> {
+  const chunks = await deps.content.hydrateChunks(
+    tenantId,
+    ranked.map((r) => r.id),
+  );
+  const out: RankedChunk[] = [];
+  for (const { id, documentId: _documentId, ...scores } of ranked) {
+    const chunk = chunks.get(id); // the chunk carries its document itself
+    if (chunk) out.push({ chunk, ...scores });
   }
+  return out;
+}
 
-  async function hydrate(tenantId: string, ranked: readonly RankedId[]): Promise<RankedChunk[]> {
-    const chunks = await deps.content.hydrateChunks(
-      tenantId,
-      ranked.map((r) => r.id),
-    );
-    const out: RankedChunk[] = [];
-    for (const { id, documentId: _documentId, ...scores } of ranked) {
-      const chunk = chunks.get(id); // the chunk carries its document itself
-      if (chunk) out.push({ chunk, ...scores });
-    }
-    return out;
+/**
+ * For tuning (services/tuning.ts): the query embedded once and searched once at `depth`, and one
+ * BM25 list per weight set, so many settings can be ranked from the same lists in memory.
+ */
+export async function tuningCandidates(
+  deps: EngineDeps,
+  tenantId: string,
+  sourceIds: string[],
+  query: string,
+  opts: { depth: number; lexicalWeights: LexicalWeights[] },
+): Promise<TuningCandidates> {
+  const useVectors = vectorsAvailable(deps);
+  const mode: RetrievalMode = useVectors ? "hybrid" : "lexical";
+  if (sourceIds.length === 0) return { mode, lexical: opts.lexicalWeights.map(() => []), vector: [], documentOf: new Map() };
+  const parsed = parseQuery(query);
+  const vectorPromise = useVectors ? startVectorSearch(deps, tenantId, sourceIds, query, opts.depth) : Promise.resolve([]);
+  const lexical: Candidate[][] = [];
+  for (const w of opts.lexicalWeights) {
+    lexical.push(isEmptyQuery(parsed) ? [] : asCandidates(await deps.content.lexicalSearch(tenantId, sourceIds, parsed, opts.depth, w)));
   }
+  const vector = await vectorPromise;
+  const ids = new Set<string>([...vector.map((c) => c.id), ...lexical.flat().map((c) => c.id)]);
+  // ids and documents only: the tuner never reads a chunk's text
+  const documentOf = await deps.content.chunkDocuments(tenantId, [...ids]);
+  return { mode, lexical, vector, documentOf };
+}
 
+/** The engine's operations bound to its dependencies. */
+export function createEngine(deps: EngineDeps) {
   return {
-    vectorsAvailable,
-
-    /**
-     * The collection's ranked chunks as ids, documents and scores, without their text: search
-     * collapses and cuts this list, then hydrates only the hits it returns (reading the text of
-     * 200 candidates cost more than the whole rest of a request).
-     */
-    rankIds,
-
-    /** the chunks of ranked ids, in the same order (ids deleted meanwhile are left out) */
-    hydrate,
-
+    vectorsAvailable: () => vectorsAvailable(deps),
+    rankIds: (tenantId: string, sourceIds: string[], query: string, settings: EngineSettings, mode: RetrievalMode = "hybrid") =>
+      rankIds(deps, tenantId, sourceIds, query, settings, mode),
+    hydrate: (tenantId: string, ranked: readonly RankedId[]) => hydrate(deps, tenantId, ranked),
     /** rankIds and hydrate of the whole list */
     async rank(tenantId: string, sourceIds: string[], query: string, settings: EngineSettings, mode: RetrievalMode = "hybrid"): Promise<EngineResult> {
-      const r = await rankIds(tenantId, sourceIds, query, settings, mode);
-      return { mode: r.mode, ranked: await hydrate(tenantId, r.ranked) };
+      const r = await rankIds(deps, tenantId, sourceIds, query, settings, mode);
+      return { mode: r.mode, ranked: await hydrate(deps, tenantId, r.ranked) };
     },
-
-    /**
-     * For tuning (services/tuning.ts): the query embedded once and searched once at `depth`, and
-     * one BM25 list per weight set, so many settings can be ranked from the same lists in memory.
-     */
-    async candidates(
-      tenantId: string,
-      sourceIds: string[],
-      query: string,
-      opts: { depth: number; lexicalWeights: LexicalWeights[] },
-    ): Promise<TuningCandidates> {
-      const useVectors = vectorsAvailable();
-      const mode: RetrievalMode = useVectors ? "hybrid" : "lexical";
-      if (sourceIds.length === 0) return { mode, lexical: opts.lexicalWeights.map(() => []), vector: [], documentOf: new Map() };
-      const parsed = parseQuery(query);
-      const vectorPromise = useVectors
-        ? deps.embedder!.embedQuery(query).then((v) => deps.content.vectorSearch(indexName, tenantId, sourceIds, v, opts.depth))
-        : Promise.resolve([]);
-      const lexical: Candidate[][] = [];
-      for (const w of opts.lexicalWeights) {
-        const hits = isEmptyQuery(parsed) ? [] : await deps.content.lexicalSearch(tenantId, sourceIds, parsed, opts.depth, w);
-        lexical.push(hits.map((c) => ({ id: c.chunkId, score: c.score })));
-      }
-      const vector = (await vectorPromise).map((c) => ({ id: c.chunkId, score: c.score }));
-      const ids = new Set<string>([...vector.map((c) => c.id), ...lexical.flat().map((c) => c.id)]);
-      const chunks = await deps.content.hydrateChunks(tenantId, [...ids]);
-      const documentOf = new Map<string, string>();
-      for (const [id, chunk] of chunks) documentOf.set(id, chunk.document_id);
-      return { mode, lexical, vector, documentOf };
-    },
+    candidates: (tenantId: string, sourceIds: string[], query: string, opts: { depth: number; lexicalWeights: LexicalWeights[] }) =>
+      tuningCandidates(deps, tenantId, sourceIds, query, opts),
   };
 }
 

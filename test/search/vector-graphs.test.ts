@@ -51,7 +51,8 @@ async function compare(store: SqliteStore, exact: SqliteStore, sources: string[]
     for (const h of want) {
       if (!got.has(h.chunkId)) continue;
       found++;
-      expect(Math.abs(got.get(h.chunkId)! - h.score)).toBeLessThan(1e-5);
+      // the graphs hold f16 vectors (the default): their distances are within ~1e-4 of the exact ones
+      expect(Math.abs(got.get(h.chunkId)! - h.score)).toBeLessThan(5e-4);
     }
   }
   expect(found / wanted).toBeGreaterThanOrEqual(0.95);

@@ -11,6 +11,7 @@ import { sqliteBenchmarks } from "./benchmarks.js";
 import { sqliteCrawls } from "./crawls.js";
 import { sqliteAudit } from "./audit.js";
 import { createVectorIndexes, type VectorIndexMode } from "./content/vector-indexes.js";
+import type { Quantization } from "./content/ann.js";
 
 export interface SqliteStore extends Store {
   readonly db: DB;
@@ -19,13 +20,18 @@ export interface SqliteStore extends Store {
 export interface SqliteStoreOptions {
   /** default "hnsw": approximate vector graphs saved under DATA_DIR/vectors */
   vectorIndex?: VectorIndexMode;
+  /** how the graphs hold vectors (default f16) */
+  vectorQuantization?: Quantization;
   /** reports background vector-index failures (default: console) */
   onError?: (err: unknown) => void;
 }
 
 export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}): SqliteStore {
   const db = openDatabase(path.join(dataDir, "quarry.db"));
-  const vectors = createVectorIndexes(db, { mode: opts.vectorIndex ?? "hnsw", dir: path.join(dataDir, "vectors"), onError: opts.onError });
+  const vectors = createVectorIndexes(db, { mode: opts.vectorIndex ?? "hnsw", dir: path.join(dataDir, "vectors"),
+    ann: opts.vectorQuantization ? { quantization: opts.vectorQuantization } : undefined,
+    onError: opts.onError,
+  });
   return {
     kind: "sqlite",
     db,
