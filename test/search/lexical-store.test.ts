@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.js";
 import { parseQuery } from "../../src/search/fts-query.js";
+import { LexicalIndexes } from "../../src/store/sqlite/content/lexical/lexical-index.js";
 
 const W = { title: 2, headings: 1.5, body: 1 };
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-lexstore-"));
@@ -67,5 +68,33 @@ describe("SQLite lexical index and its database", () => {
       })(),
     ).toThrow("abort");
     expect(await search(s, "glacier")).toEqual(before);
+  });
+});
+
+describe("background warm-up of the lexical indexes", () => {
+  it("loads a tenant in pages while it is written to and scores exactly like a load from scratch", async () => {
+    const s = open();
+    const at = new Date().toISOString();
+    s.db.prepare("INSERT OR IGNORE INTO tenants (id, name, slug, created_at) VALUES ('t1', 'T', 't', ?)").run(at);
+    s.db.prepare("INSERT OR IGNORE INTO data_sources (id, tenant_id, name, source_type, created_at) VALUES ('s1', 't1', 'S', 'upload', ?)").run(at);
+    for (let i = 0; i < 6; i++) await addDoc(s, `w${i}`, `Glacier ${i}`, [`The glacier ${i} carves a valley.`, `Moraine ${i} marks the ice.`]);
+    // writes between pages: a new chunk past the pages read so far, and removal of ones already read
+    const writes = [() => addDoc(s, "w-late", "Late glacier", ["A late glacier and its moraine."]), () => s.content.deleteDocument("t1", "w0")];
+    let pages = 0;
+    const lex = new LexicalIndexes(s.db, {
+      page: 3,
+      pause: async () => {
+        pages++;
+        await writes.shift()?.();
+      },
+    });
+    expect(await lex.warm()).toBeGreaterThanOrEqual(1);
+    expect(pages).toBeGreaterThanOrEqual(2);
+    expect(lex.loaded).toBeGreaterThanOrEqual(1);
+    const q = parseQuery("glacier moraine");
+    const warmed = lex.search("t1", ["s1"], q, 50, W);
+    const fresh = new LexicalIndexes(s.db).search("t1", ["s1"], q, 50, W); // loaded whole at this query
+    expect(warmed).toEqual(fresh);
+    expect(warmed.length).toBeGreaterThan(10);
   });
 });

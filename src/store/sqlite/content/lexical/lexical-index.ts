@@ -8,6 +8,9 @@
 //   holds (a few microseconds when nothing changed); a tenant is loaded from chunk_terms on its
 //   first query, in one read transaction that also fixes the log position it starts from. Other
 //   processes writing the same file are seen the same way.
+// - Warm-up: after start, warm() loads every tenant in the background in pages with pauses between
+//   them, so the first query of a tenant after a restart does not pay the load (~1 s for 20,000
+//   chunks) and no page stalls the event loop for long.
 // - Phrases (quoted text, split identifiers) are verified on the best candidates by re-reading
 //   their text, so the index holds no positions.
 import type { DB } from "../../db.js";
@@ -66,101 +69,203 @@ export function backfillChunkTerms(db: DB): void {
   db.prepare("INSERT OR REPLACE INTO lexical_meta (key, value) VALUES ('backfilled', 1)").run();
 }
 
-export function createLexicalIndexes(db: DB) {
-  const tenants = new Map<string, TenantIndex>();
-  const maxSeq = db.prepare("SELECT COALESCE(max(seq), 0) AS s FROM lexical_log");
-  const floorOf = db.prepare("SELECT value FROM lexical_meta WHERE key = 'floor'");
-  // positions first; terms only for the tenants this process holds
-  const logSince = db.prepare("SELECT seq, tenant_id, chunk_id, op FROM lexical_log WHERE seq > ? ORDER BY seq");
-  const addedRow = db.prepare("SELECT data_source_id, length, terms, tfs FROM chunk_terms WHERE chunk_id = ?");
-  const removedTerms = db.prepare("SELECT terms FROM lexical_log WHERE seq = ?").pluck();
-  const tenantRows = db.prepare("SELECT chunk_id, data_source_id, length, terms, tfs FROM chunk_terms WHERE tenant_id = ? ORDER BY chunk_id");
-  const texts = db.prepare(
-    `SELECT c.id, c.text, c.heading_path, d.title FROM chunks c JOIN documents d ON d.id = c.document_id
-     WHERE c.id IN (SELECT value FROM json_each(?))`,
-  );
-  let cursor = (maxSeq.get() as { s: number }).s;
-  const fieldsOf = (keys: number[]): Map<number, ChunkFields> => {
-    type Row = { id: number; text: string; heading_path: string; title: string };
-    const rows = texts.all(JSON.stringify(keys)) as Row[];
-    return new Map(rows.map((r) => [r.id, { title: r.title, headings: headingsField(parseJson<string[]>(r.heading_path, [])), body: r.text }]));
-  };
+type LogRow = { seq: number; tenant_id: string; chunk_id: number; op: number };
 
-  const sourceOrdinal = (t: TenantIndex, sourceId: string): number => {
-    let o = t.sources.get(sourceId);
-    if (o === undefined) t.sources.set(sourceId, (o = t.sources.size));
-    return o;
-  };
+/** rows read per step of a background load (~20-40 ms of work) */
+const WARM_PAGE = 2_000;
 
-  // one read transaction: the log rows and the terms they point at come from one snapshot
-  const catchUp = db.transaction((): void => {
-    const floor = (floorOf.get() as { value: number } | undefined)?.value ?? 0;
-    if (floor > cursor) {
-      // the log was pruned past this process: reload tenants lazily from their rows
-      tenants.clear();
-      cursor = (maxSeq.get() as { s: number }).s;
-      return;
-    }
-    type LogRow = { seq: number; tenant_id: string; chunk_id: number; op: number };
-    const rows = logSince.all(cursor) as LogRow[];
-    for (const r of rows) {
-      cursor = r.seq;
-      const t = tenants.get(r.tenant_id);
-      if (!t || r.seq <= t.seq) continue;
-      if (r.op === 1) {
-        // an added chunk already deleted again has no row: its later removal is ignored as well
-        const a = addedRow.get(r.chunk_id) as (TermsRow & { data_source_id: string }) | undefined;
-        if (a) t.index.add(r.chunk_id, sourceOrdinal(t, a.data_source_id), decode(a));
-      } else {
-        t.index.remove(r.chunk_id, splitTerms(removedTerms.get(r.seq) as string | null));
-        // an emptied tenant (deleted, or all its content removed) gives its memory back
-        if (t.index.docCount === 0) tenants.delete(r.tenant_id);
-      }
-    }
-  });
-
-  const load = db.transaction((tenantId: string): TenantIndex => {
-    const t: TenantIndex = { index: new Bm25Index(), seq: (maxSeq.get() as { s: number }).s, sources: new Map() };
-    type Row = TermsRow & { chunk_id: number; data_source_id: string };
-    const rows = tenantRows.iterate(tenantId) as IterableIterator<Row>;
-    t.index.bulkAdd(
-      (function* () {
-        for (const r of rows) yield { key: r.chunk_id, source: sourceOrdinal(t, r.data_source_id), chunk: decode(r) };
-      })(),
-    );
-    return t;
-  });
-
-  function tenant(tenantId: string): TenantIndex {
-    catchUp();
-    let t = tenants.get(tenantId);
-    if (!t) tenants.set(tenantId, (t = load(tenantId)));
-    return t;
-  }
-
+function lexicalStatements(db: DB) {
   return {
-    /** BM25 top `limit` of the tenant's chunks in these sources; ids are chunk rowids as strings. */
-    search(tenantId: string, sourceIds: string[], query: ParsedQuery, limit: number, w: LexicalWeights): Scored[] {
-      if (sourceIds.length === 0 || limit <= 0) return [];
-      const t = tenant(tenantId);
-      const allowed = new Uint8Array(t.sources.size);
-      for (const s of sourceIds) {
-        const o = t.sources.get(s);
-        if (o !== undefined) allowed[o] = 1;
-      }
-      return rankLexical(t.index, allowed, query, limit, w, fieldsOf).map((h) => ({ chunkId: String(h.key), score: h.score }));
-    },
-    /** drops in-memory state (tests, memory pressure); the next query reloads from chunk_terms */
-    evict(tenantId?: string): void {
-      if (tenantId === undefined) tenants.clear();
-      else tenants.delete(tenantId);
-    },
-    memoryBytes(): number {
-      let n = 0;
-      for (const t of tenants.values()) n += t.index.memoryBytes();
-      return n;
-    },
+    maxSeq: db.prepare("SELECT COALESCE(max(seq), 0) AS s FROM lexical_log").pluck(),
+    floor: db.prepare("SELECT value FROM lexical_meta WHERE key = 'floor'").pluck(),
+    // positions first; terms only for the tenants this process holds
+    logSince: db.prepare("SELECT seq, tenant_id, chunk_id, op FROM lexical_log WHERE seq > ? ORDER BY seq"),
+    tenantLog: db.prepare("SELECT seq, tenant_id, chunk_id, op FROM lexical_log WHERE tenant_id = ? AND seq > ? AND seq <= ? ORDER BY seq"),
+    addedRow: db.prepare("SELECT data_source_id, length, terms, tfs FROM chunk_terms WHERE chunk_id = ?"),
+    removedTerms: db.prepare("SELECT terms FROM lexical_log WHERE seq = ?").pluck(),
+    tenantRows: db.prepare("SELECT chunk_id, data_source_id, length, terms, tfs FROM chunk_terms WHERE tenant_id = ? ORDER BY chunk_id"),
+    tenantPage: db.prepare("SELECT chunk_id, data_source_id, length, terms, tfs FROM chunk_terms WHERE tenant_id = ? AND chunk_id > ? ORDER BY chunk_id LIMIT ?"),
+    tenantIds: db.prepare("SELECT DISTINCT tenant_id FROM chunk_terms").pluck(),
+    texts: db.prepare(
+      `SELECT c.id, c.text, c.heading_path, d.title FROM chunks c JOIN documents d ON d.id = c.document_id
+       WHERE c.id IN (SELECT value FROM json_each(?))`,
+    ),
   };
 }
 
-export type LexicalIndexes = ReturnType<typeof createLexicalIndexes>;
+type Statements = ReturnType<typeof lexicalStatements>;
+type TermsRowOf = TermsRow & { chunk_id: number; data_source_id: string };
+
+const sourceOrdinal = (t: TenantIndex, sourceId: string): number => {
+  let o = t.sources.get(sourceId);
+  if (o === undefined) t.sources.set(sourceId, (o = t.sources.size));
+  return o;
+};
+
+/** A new tenant index holding these rows, as of log position `seq`. */
+function tenantIndexOf(rows: Iterable<TermsRowOf>, seq: number): TenantIndex {
+  const t: TenantIndex = { index: new Bm25Index(), seq, sources: new Map() };
+  t.index.bulkAdd(
+    (function* () {
+      for (const r of rows) yield { key: r.chunk_id, source: sourceOrdinal(t, r.data_source_id), chunk: decode(r) };
+    })(),
+  );
+  return t;
+}
+
+/** the wait between pages of a background load: unref'd, so it never keeps a process alive */
+const pause = () => new Promise<void>((res) => setTimeout(res, 1).unref());
+
+export interface WarmOptions {
+  /** rows per page (default WARM_PAGE) */
+  page?: number;
+  /** awaited between pages (default: a 1 ms timer); tests write between pages through it */
+  pause?: () => Promise<void>;
+}
+
+export class LexicalIndexes {
+  private readonly tenants = new Map<string, TenantIndex>();
+  private readonly q: Statements;
+  private cursor: number;
+  private warming: Promise<number> | null = null;
+  /** applies the log after the cursor to the tenants held (one read transaction) */
+  private readonly catchUp: () => void;
+  /** reads a tenant whole (one read transaction) */
+  private readonly load: (tenantId: string) => TenantIndex;
+
+  constructor(
+    private readonly db: DB,
+    private readonly warmOptions: WarmOptions = {},
+  ) {
+    this.q = lexicalStatements(db);
+    this.cursor = this.q.maxSeq.get() as number;
+    this.catchUp = db.transaction(() => this.applyLog());
+    this.load = db.transaction((tenantId: string) =>
+      tenantIndexOf(this.q.tenantRows.iterate(tenantId) as IterableIterator<TermsRowOf>, this.q.maxSeq.get() as number),
+    );
+  }
+
+  /** BM25 top `limit` of the tenant's chunks in these sources; ids are chunk rowids as strings. */
+  search(tenantId: string, sourceIds: string[], query: ParsedQuery, limit: number, w: LexicalWeights): Scored[] {
+    if (sourceIds.length === 0 || limit <= 0) return [];
+    const t = this.tenant(tenantId);
+    const allowed = new Uint8Array(t.sources.size);
+    for (const s of sourceIds) {
+      const o = t.sources.get(s);
+      if (o !== undefined) allowed[o] = 1;
+    }
+    return rankLexical(t.index, allowed, query, limit, w, (keys) => this.fieldsOf(keys)).map((h) => ({ chunkId: String(h.key), score: h.score }));
+  }
+
+  /** drops in-memory state (tests, memory pressure); the next query reloads from chunk_terms */
+  evict(tenantId?: string): void {
+    if (tenantId === undefined) this.tenants.clear();
+    else this.tenants.delete(tenantId);
+  }
+
+  memoryBytes(): number {
+    let n = 0;
+    for (const t of this.tenants.values()) n += t.index.memoryBytes();
+    return n;
+  }
+
+  /** tenants held in memory */
+  get loaded(): number {
+    return this.tenants.size;
+  }
+
+  /**
+   * Loads every tenant not held yet, in the background; resolves with how many it loaded. Stops
+   * when the database closes. A query for a tenant not loaded yet loads it at once, as without
+   * warm-up.
+   */
+  warm(): Promise<number> {
+    this.warming ??= this.warmAll().finally(() => (this.warming = null));
+    return this.warming;
+  }
+
+  private async warmAll(): Promise<number> {
+    let n = 0;
+    for (const tenantId of this.q.tenantIds.all() as string[]) {
+      if (!this.db.open) break;
+      if (!this.tenants.has(tenantId) && (await this.loadInPages(tenantId))) n++;
+    }
+    return n;
+  }
+
+  /**
+   * Reads a tenant's rows a page at a time with pauses between pages, then replays the log from
+   * the position the first page was read at. Adds of chunks a page already held and removals of
+   * chunks it never saw are no-ops (Bm25Index), so writes between pages leave it exact.
+   */
+  private async loadInPages(tenantId: string): Promise<boolean> {
+    const { page: size = WARM_PAGE, pause: wait = pause } = this.warmOptions;
+    const rows: TermsRowOf[] = [];
+    const seq = this.q.maxSeq.get() as number;
+    for (let after = 0; ; ) {
+      if (!this.db.open || this.tenants.has(tenantId)) return false; // closed, or a query loaded it
+      const page = this.q.tenantPage.all(tenantId, after, size) as TermsRowOf[];
+      for (const r of page) rows.push(r);
+      if (page.length < size) break;
+      after = page[page.length - 1]!.chunk_id;
+      await wait();
+    }
+    if (!this.db.open || this.tenants.has(tenantId)) return false;
+    this.catchUp();
+    // the log was pruned past the first page's position: the lazy load will read the tenant whole
+    if (((this.q.floor.get() as number | undefined) ?? 0) > seq) return false;
+    const t = tenantIndexOf(rows, seq);
+    // what the log says happened to this tenant while its pages were read (catchUp skipped it)
+    for (const r of this.q.tenantLog.all(tenantId, seq, this.cursor) as LogRow[]) this.apply(t, r);
+    t.seq = this.cursor;
+    if (t.index.docCount > 0) this.tenants.set(tenantId, t);
+    return true;
+  }
+
+  private tenant(tenantId: string): TenantIndex {
+    this.catchUp();
+    let t = this.tenants.get(tenantId);
+    if (!t) this.tenants.set(tenantId, (t = this.load(tenantId)));
+    return t;
+  }
+
+  private fieldsOf(keys: number[]): Map<number, ChunkFields> {
+    type Row = { id: number; text: string; heading_path: string; title: string };
+    const rows = this.q.texts.all(JSON.stringify(keys)) as Row[];
+    return new Map(rows.map((r) => [r.id, { title: r.title, headings: headingsField(parseJson<string[]>(r.heading_path, [])), body: r.text }]));
+  }
+
+  /** One logged change applied to a tenant's index. */
+  private apply(t: TenantIndex, r: LogRow): void {
+    if (r.op === 1) {
+      // an added chunk already deleted again has no row: its later removal is ignored as well
+      const a = this.q.addedRow.get(r.chunk_id) as (TermsRow & { data_source_id: string }) | undefined;
+      if (a) t.index.add(r.chunk_id, sourceOrdinal(t, a.data_source_id), decode(a));
+    } else {
+      t.index.remove(r.chunk_id, splitTerms(this.q.removedTerms.get(r.seq) as string | null));
+    }
+  }
+
+  // in one read transaction (catchUp): the log rows and the terms they point at come from one snapshot
+  private applyLog(): void {
+    const floor = (this.q.floor.get() as number | undefined) ?? 0;
+    if (floor > this.cursor) {
+      // the log was pruned past this process: reload tenants lazily from their rows
+      this.tenants.clear();
+      this.cursor = this.q.maxSeq.get() as number;
+      return;
+    }
+    for (const r of this.q.logSince.all(this.cursor) as LogRow[]) {
+      this.cursor = r.seq;
+      const t = this.tenants.get(r.tenant_id);
+      if (!t || r.seq <= t.seq) continue;
+      this.apply(t, r);
+      // an emptied tenant (deleted, or all its content removed) gives its memory back
+      if (r.op !== 1 && t.index.docCount === 0) this.tenants.delete(r.tenant_id);
+    }
+  }
+}
+
+export function createLexicalIndexes(db: DB, warm?: WarmOptions): LexicalIndexes {
+  return new LexicalIndexes(db, warm);
+}
