@@ -2,6 +2,7 @@
 // converted to Markdown first), so what becomes a heading, and what must not, is pinned here.
 import { describe, expect, it } from "vitest";
 import { chunkDocument } from "../../src/ingest/chunk.js";
+import { ParseError } from "../../src/ingest/parse/errors.js";
 import { htmlToBlocks } from "../../src/ingest/parse/html.js";
 import { markdownToBlocks } from "../../src/ingest/parse/markdown.js";
 import type { ParsedBlock } from "../../src/ingest/types.js";
@@ -42,9 +43,8 @@ describe("markdown headings", () => {
     expect(md("1\\. Not a list", "", "\\# not heading", "", "\\- dash")).toEqual([para("1. Not a list"), para("# not heading"), para("- dash")]);
   });
 
-  // The line reader folds a quoted heading into the quote's paragraph, "#" and all.
-  // FIXME(markdown-switch): it.fails until the reader is a CommonMark parser.
-  it.fails("reads a heading inside a block quote as a heading", () => {
+  // (The old line reader folded a quoted heading into the quote's paragraph, "#" and all.)
+  it("reads a heading inside a block quote as a heading", () => {
     expect(md("> # Quoted heading", "> quoted text", "", "After.")).toEqual([heading(1, "Quoted heading"), para("quoted text"), para("After.")]);
   });
 });
@@ -141,17 +141,25 @@ describe("markdown html, front matter and inline text", () => {
     expect(md("~~gone~~ and *em* and __strong__")).toEqual([para("gone and em and strong")]);
   });
 
-  // The line reader takes "[^1]: ..." for a link definition and loses the footnote's words.
-  // FIXME(markdown-switch): it.fails until the reader is a CommonMark parser.
-  it.fails("keeps the text of footnotes", () => {
+  // (The old line reader took "[^1]: ..." for a link definition and lost the footnote's words.)
+  it("keeps the text of footnotes", () => {
     expect(md("Claim.[^1]", "", "[^1]: The source of the claim.").map((b) => b.text).join("\n")).toContain("The source of the claim.");
   });
 });
 
+describe("markdown nesting", () => {
+  it("reads deep but sane nesting, and refuses nesting too deep to walk", () => {
+    expect(md(`${"> ".repeat(300)}deep quote`)).toEqual([para("deep quote")]);
+    // 1,000 quotes, their paragraph and its text: 1,002 levels below the root
+    const tooDeep = () => md(`${"> ".repeat(1000)}x`);
+    expect(tooDeep).toThrow(ParseError);
+    expect(tooDeep).toThrow(/nests quotes, lists or emphasis 1002 levels deep; the limit is 512\./);
+  });
+});
+
 describe("markdown through HTML (turndown)", () => {
-  // turndown indents a nested list by four spaces, which the line reader counts as two levels.
-  // FIXME(markdown-switch): it.fails until the reader is a CommonMark parser.
-  it.fails("builds headings, lists, code and tables from an HTML fragment", () => {
+  // turndown indents a nested list by four spaces: one level, not two (as the old line reader had it).
+  it("builds headings, lists, code and tables from an HTML fragment", () => {
     const html =
       "<h1>Guide</h1><p>Intro *not emphasis* 1. text</p><h2>Steps</h2><ol><li>First</li><li>Second<ul><li>Sub</li></ul></li></ol>" +
       "<pre><code># shell comment\nrun</code></pre><table><tr><th>k</th><th>v</th></tr><tr><td>a|b</td><td>2</td></tr></table>";
