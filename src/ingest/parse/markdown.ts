@@ -12,6 +12,9 @@ import { decodeUtf8Text, normalizeText } from "./decode.js";
 import { ParseError } from "./errors.js";
 import { treeToBlocks } from "./markdown-blocks.js";
 import { splitFrontMatter } from "./markdown-front-matter.js";
+import { markdownPieces } from "./markdown-pieces.js";
+
+const GFM = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
 
 // The block walker recurses once per level of nesting (quotes, lists, emphasis); real documents
 // nest a few levels, and a tree thousands deep would exhaust the stack instead of failing clearly.
@@ -25,9 +28,13 @@ export interface MarkdownBlocks {
 
 export function markdownToBlocks(source: string): MarkdownBlocks {
   const { body, title } = splitFrontMatter(normalizeText(source));
-  const tree = fromMarkdown(body, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] });
+  return { blocks: markdownPieces(body).flatMap(pieceToBlocks), frontMatterTitle: title };
+}
+
+function pieceToBlocks(piece: string): ParsedBlock[] {
+  const tree = fromMarkdown(piece, GFM);
   checkTreeDepth(tree);
-  return { blocks: treeToBlocks(tree, body), frontMatterTitle: title };
+  return treeToBlocks(tree, piece);
 }
 
 /** Measured without recursion, so that any depth can be measured. */
