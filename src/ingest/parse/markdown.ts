@@ -1,22 +1,24 @@
 // Markdown -> blocks. Also the last step of the HTML and DOCX paths (they convert to Markdown
-// first), so this is where heading structure is decided for three formats. A small line-based
-// reader rather than a full CommonMark parser: we only need block boundaries and heading levels.
+// first), so this is where heading structure is decided for three formats. The parser is
+// mdast-util-from-markdown (micromark, CommonMark-compliant) with GFM for tables, task lists,
+// strikethrough and footnotes: fences, setext headings, quotes and nesting are solved problems.
+import type { Nodes, Root } from "mdast";
+import { fromMarkdown } from "mdast-util-from-markdown";
+import { gfmFromMarkdown } from "mdast-util-gfm";
+import { gfm } from "micromark-extension-gfm";
 import type { ParsedBlock, ParsedDocument } from "../types.js";
-import { cleanInline, finishDocument, titleFromFilename } from "./common.js";
+import { finishDocument, titleFromFilename } from "./common.js";
 import { decodeUtf8Text, normalizeText } from "./decode.js";
 import { ParseError } from "./errors.js";
-import { stripInline } from "./inline.js";
+import { treeToBlocks } from "./markdown-blocks.js";
+import { splitFrontMatter } from "./markdown-front-matter.js";
+import { markdownPieces } from "./markdown-pieces.js";
 
-const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-const SETEXT_H1 = /^ {0,3}=+[ \t]*$/;
-const SETEXT_H2 = /^ {0,3}-+[ \t]*$/;
-const THEMATIC = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
-const LIST_ITEM = /^([ \t]*)([-*+]|\d{1,9}[.)])([ \t]+|$)/;
-const TABLE_DELIM = /^[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/;
-const LINK_DEF = /^ {0,3}\[[^\]]+\]:\s*\S+/;
-const QUOTE = /^ {0,3}> ?/;
-const HTML_COMMENT_LINE = /^\s*<!--.*-->\s*$/;
+const GFM = { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] };
+
+// The block walker recurses once per level of nesting (quotes, lists, emphasis); real documents
+// nest a few levels, and a tree thousands deep would exhaust the stack instead of failing clearly.
+const MAX_TREE_DEPTH = 512;
 
 export interface MarkdownBlocks {
   blocks: ParsedBlock[];
@@ -25,147 +27,30 @@ export interface MarkdownBlocks {
 }
 
 export function markdownToBlocks(source: string): MarkdownBlocks {
-  const lines = normalizeText(source).split("\n");
-  const blocks: ParsedBlock[] = [];
-  let start = 0;
-  let frontMatterTitle: string | undefined;
-
-  if (lines[0]?.trim() === "---") {
-    const end = lines.findIndex((l, i) => i > 0 && i < 200 && (l.trim() === "---" || l.trim() === "..."));
-    if (end > 0) {
-      for (const l of lines.slice(1, end)) {
-        const m = /^title:\s*(.+)$/i.exec(l.trim());
-        if (m) frontMatterTitle = m[1].trim().replace(/^(["'])(.*)\1$/, "$2").trim() || undefined;
-      }
-      start = end + 1;
-    }
-  }
-
-  let para: string[] = [];
-  const flushPara = () => {
-    const text = cleanInline(stripInline(para.join(" ")));
-    if (text) blocks.push({ type: "paragraph", text });
-    para = [];
-  };
-
-  let i = start;
-  while (i < lines.length) {
-    const line = lines[i];
-    if (line.trim() === "" || HTML_COMMENT_LINE.test(line)) {
-      flushPara();
-      i++;
-      continue;
-    }
-
-    const fence = FENCE.exec(line);
-    if (fence) {
-      flushPara();
-      const marker = fence[1];
-      const body: string[] = [line.trim()];
-      i++;
-      while (i < lines.length) {
-        const l = lines[i];
-        i++;
-        body.push(l);
-        if (l.trim().startsWith(marker[0].repeat(marker.length)) && l.trim().replace(/[`~]/g, "") === "") break;
-      }
-      const text = body.join("\n").replace(/\s+$/, "");
-      // A fence with nothing inside carries no text worth indexing.
-      if (body.slice(1).some((l) => l.trim() && !/^[`~]+$/.test(l.trim()))) blocks.push({ type: "code", text });
-      continue;
-    }
-
-    const atx = ATX.exec(line);
-    if (atx) {
-      flushPara();
-      const text = cleanInline(stripInline(atx[2] ?? ""));
-      if (text) blocks.push({ type: "heading", level: atx[1].length, text });
-      i++;
-      continue;
-    }
-
-    if (para.length > 0 && (SETEXT_H1.test(line) || SETEXT_H2.test(line))) {
-      const text = cleanInline(stripInline(para.join(" ")));
-      para = [];
-      if (text) blocks.push({ type: "heading", level: SETEXT_H1.test(line) ? 1 : 2, text });
-      i++;
-      continue;
-    }
-
-    if (THEMATIC.test(line)) {
-      flushPara();
-      i++;
-      continue;
-    }
-
-    if (line.includes("|") && i + 1 < lines.length && TABLE_DELIM.test(lines[i + 1]) && lines[i + 1].includes("-")) {
-      flushPara();
-      const rows: string[] = [];
-      while (i < lines.length && lines[i].trim() !== "" && lines[i].includes("|")) {
-        rows.push(stripInline(lines[i].trim()).replace(/[ \t]+/g, " "));
-        i++;
-      }
-      blocks.push({ type: "table", text: rows.join("\n") });
-      continue;
-    }
-
-    if (LIST_ITEM.test(line) && (para.length === 0 || !/^\s/.test(line))) {
-      flushPara();
-      const items: string[] = [];
-      while (i < lines.length) {
-        const l = lines[i];
-        if (l.trim() === "") {
-          // A blank line ends the list unless more items or indented continuation follow.
-          let j = i + 1;
-          while (j < lines.length && lines[j].trim() === "") j++;
-          if (j < lines.length && (LIST_ITEM.test(lines[j]) || /^(?: {2,}|\t)\S/.test(lines[j])) && !FENCE.test(lines[j])) {
-            i = j;
-            continue;
-          }
-          break;
-        }
-        if (ATX.test(l) || FENCE.test(l) || THEMATIC.test(l) || (items.length > 0 && /^\S/.test(l) && !LIST_ITEM.test(l) && isBlockStart(l))) break;
-        const item = LIST_ITEM.exec(l);
-        if (item) {
-          const indent = item[1].replace(/\t/g, "    ").length;
-          const depth = Math.min(Math.floor(indent / 2), 8);
-          items.push(`${"  ".repeat(depth)}${item[2]} ${cleanInline(stripInline(l.slice(item[0].length)))}`.trimEnd());
-        } else if (items.length > 0) {
-          items[items.length - 1] += ` ${cleanInline(stripInline(l))}`;
-        }
-        i++;
-      }
-      const text = items.filter((t) => t.replace(/^\s*([-*+]|\d+[.)])\s*/, "") !== "").join("\n");
-      if (text) blocks.push({ type: "list", text });
-      continue;
-    }
-
-    if (LINK_DEF.test(line) && para.length === 0) {
-      i++;
-      continue;
-    }
-
-    // Indented code: four spaces after a blank line (inside a paragraph it is a continuation).
-    if (para.length === 0 && /^(?: {4}|\t)/.test(line)) {
-      const body: string[] = [];
-      while (i < lines.length && (/^(?: {4}|\t)/.test(lines[i]) || lines[i].trim() === "")) {
-        body.push(lines[i].replace(/^(?: {4}|\t)/, ""));
-        i++;
-      }
-      const text = body.join("\n").trim();
-      if (text) blocks.push({ type: "code", text });
-      continue;
-    }
-
-    para.push(QUOTE.test(line) ? line.replace(/^(?: {0,3}> ?)+/, "") : line.trim());
-    i++;
-  }
-  flushPara();
-  return { blocks, frontMatterTitle };
+  const { body, title } = splitFrontMatter(normalizeText(source));
+  return { blocks: markdownPieces(body).flatMap(pieceToBlocks), frontMatterTitle: title };
 }
 
-function isBlockStart(line: string): boolean {
-  return ATX.test(line) || FENCE.test(line) || QUOTE.test(line) || LINK_DEF.test(line);
+function pieceToBlocks(piece: string): ParsedBlock[] {
+  const tree = fromMarkdown(piece, GFM);
+  checkTreeDepth(tree);
+  return treeToBlocks(tree, piece);
+}
+
+/** Measured without recursion, so that any depth can be measured. */
+function checkTreeDepth(tree: Root): void {
+  let deepest = 0;
+  const stack: Array<[Nodes, number]> = [[tree, 0]];
+  for (let entry = stack.pop(); entry; entry = stack.pop()) {
+    const [node, depth] = entry;
+    deepest = Math.max(deepest, depth);
+    if ("children" in node) for (const child of node.children) stack.push([child, depth + 1]);
+  }
+  if (deepest > MAX_TREE_DEPTH) {
+    throw new ParseError(
+      `The Markdown document nests quotes, lists or emphasis ${deepest} levels deep; the limit is ${MAX_TREE_DEPTH}. Simplify its structure (or save it as plain text) and upload again.`,
+    );
+  }
 }
 
 /** Title rule shared by Markdown-based formats: explicit title, else the first H1. */
