@@ -6,6 +6,7 @@
 //
 //   npm run bench:embed -- [--dataset DIR] [--docs 200] [--queries 200] [--profiles default,use-lite-static]
 import path from "node:path";
+import { parseArgs } from "node:util";
 import { createRequire } from "node:module";
 import { loadConfig } from "../config.js";
 import { chunkDocument } from "../ingest/chunk.js";
@@ -25,18 +26,18 @@ interface Args {
   profiles: string[];
 }
 
-function parseArgs(argv: string[], defaultDataset: string): Args {
-  const a: Args = { dataset: defaultDataset, docs: 200, queries: 200, profiles: ["default", "use-lite-static"] };
-  for (let i = 0; i < argv.length; i++) {
-    const v = argv[i + 1];
-    switch (argv[i]) {
-      case "--dataset": a.dataset = path.resolve(v); i++; break;
-      case "--docs": a.docs = Number(v); i++; break;
-      case "--queries": a.queries = Number(v); i++; break;
-      case "--profiles": a.profiles = v.split(","); i++; break;
-      default: throw new Error(`unknown option ${argv[i]} (options: --dataset DIR --docs N --queries N --profiles a,b)`);
-    }
-  }
+/** the options (node:util parseArgs: unknown options and missing values are refused with their name) */
+function options(argv: string[], defaultDataset: string): Args {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      dataset: { type: "string", default: defaultDataset },
+      docs: { type: "string", default: "200" },
+      queries: { type: "string", default: "200" },
+      profiles: { type: "string", default: "default,use-lite-static" },
+    },
+  });
+  const a: Args = { dataset: path.resolve(values.dataset), docs: Number(values.docs), queries: Number(values.queries), profiles: values.profiles.split(",") };
   if (!(a.docs >= 1) || !(a.queries >= 1)) throw new Error("--docs and --queries must be positive numbers");
   return a;
 }
@@ -102,7 +103,7 @@ async function measureProfile(name: string, passages: string[], queries: string[
 
 async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
-  const a = parseArgs(argv, path.join(beirDataDir(config.beirDataDir, config.dataDir), "scifact"));
+  const a = options(argv, path.join(beirDataDir(config.beirDataDir, config.dataDir), "scifact"));
   const passages = await passagesOf(a.dataset, a.docs, 400, 40);
   const queries = [...new Set((await readQueries(a.dataset)).values())].slice(0, a.queries);
   const tok = tokenizerCost(passages);

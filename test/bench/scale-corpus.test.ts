@@ -163,6 +163,10 @@ describe("scale options and progress", () => {
     expect(parseScaleArgs(["--scale", "1000"]).layouts).toEqual(["one"]);
     expect(() => parseScaleArgs(["--scale", "1000", "--vectors", "random"])).toThrow(/synthetic or model/);
     expect(() => parseScaleArgs(["--layouts", "one"])).toThrow(/--scale N is required/);
+    expect(() => parseScaleArgs(["--scale", "1000", "--frobnicate"])).toThrow(/Unknown option '--frobnicate'/);
+    expect(() => parseScaleArgs(["--scale"])).toThrow(/argument missing/);
+    expect(() => parseScaleArgs(["--scale", "1000", "--seed=-1"])).toThrow(/--seed must be an integer >= 0/);
+    expect(parseScaleArgs(["--scale", "1000", "--no-http", "--dpkg-status", "/x/status", "--sources", "package"]).roots).toMatchObject({ dpkgStatus: "/x/status", manDir: null, docDir: null });
   });
 
   it("progress lines carry counts, rate and ETA", () => {

@@ -1,5 +1,6 @@
 // Options of `quarry bench --scale N [...]` (npm run bench -- --scale N ...): the scale bench has
 // its own flags, parsed here so the dataset bench's parser stays as it is.
+import { parseArgs } from "node:util";
 import { DEBIAN_ROOTS, type TextRoots } from "./text-sources.js";
 
 export interface ScaleOptions {
@@ -51,54 +52,76 @@ function parseSources(list: string, roots: TextRoots): TextRoots {
   };
 }
 
-export function parseScaleArgs(argv: string[]): ScaleOptions {
-  const o: ScaleOptions = { chunks: 0, layouts: ["one", "tenants"], tenantChunks: 20_000, queries: 200, recallQueries: 100, vectors: "synthetic", clusters: 1000, seed: 42, http: true, out: "bench-results", roots: { ...DEBIAN_ROOTS } };
-  let sources: string | null = null;
-  const args = [...argv];
-  const value = (flag: string) => {
-    const v = args.shift();
-    if (v === undefined || v.startsWith("--")) throw new ScaleUsageError(`${flag} needs a value`);
-    return v;
-  };
-  const int = (flag: string, min: number) => {
-    const raw = value(flag);
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min) throw new ScaleUsageError(`${flag} must be an integer >= ${min}; got ${raw}`);
-    return n;
-  };
-  while (args.length) {
-    const a = args.shift()!;
-    switch (a) {
-      case "--scale": o.chunks = int(a, 100); break;
-      case "--layouts": {
-        const l = value(a).split(",");
-        if (!l.every((x) => x === "one" || x === "tenants")) throw new ScaleUsageError(`--layouts takes one and/or tenants; got ${l.join(",")}`);
-        o.layouts = l as ScaleOptions["layouts"];
-        break;
-      }
-      case "--tenant-chunks": o.tenantChunks = int(a, 10); break;
-      case "--queries": o.queries = int(a, 10); break;
-      case "--recall-queries": o.recallQueries = int(a, 0); break;
-      case "--vectors": {
-        const v = value(a);
-        if (v !== "synthetic" && v !== "model") throw new ScaleUsageError(`--vectors must be synthetic or model; got ${v}`);
-        o.vectors = v;
-        break;
-      }
-      case "--clusters": o.clusters = int(a, 1); break;
-      case "--seed": o.seed = int(a, 0); break;
-      case "--no-http": o.http = false; break;
-      case "--out": o.out = value(a); break;
-      case "--sources": sources = value(a); break;
-      case "--dpkg-status": o.roots.dpkgStatus = value(a); break;
-      case "--man-dir": o.roots.manDir = value(a); break;
-      case "--doc-dir": o.roots.docDir = value(a); break;
-      case "--help": case "-h": throw new ScaleUsageError("");
-      default: throw new ScaleUsageError(`unknown option ${a} for the scale bench`);
-    }
+const FLAGS = {
+  scale: { type: "string" },
+  layouts: { type: "string" },
+  "tenant-chunks": { type: "string" },
+  queries: { type: "string" },
+  "recall-queries": { type: "string" },
+  vectors: { type: "string" },
+  clusters: { type: "string" },
+  seed: { type: "string" },
+  "no-http": { type: "boolean" },
+  out: { type: "string" },
+  sources: { type: "string" },
+  "dpkg-status": { type: "string" },
+  "man-dir": { type: "string" },
+  "doc-dir": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type Flags = ReturnType<typeof parseArgs<{ args: string[]; options: typeof FLAGS }>>["values"];
+
+/** node:util parseArgs (strict: unknown options and missing values are refused), as usage errors */
+function readFlags(argv: string[]): Flags {
+  try {
+    return parseArgs({ args: argv, options: FLAGS, strict: true, allowPositionals: false }).values;
+  } catch (err) {
+    throw new ScaleUsageError(`${(err as Error).message} (scale bench)`);
   }
+}
+
+function intFlag(v: Flags, name: "scale" | "tenant-chunks" | "queries" | "recall-queries" | "clusters" | "seed", min: number, fallback: number): number {
+  const raw = v[name];
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new ScaleUsageError(`--${name} must be an integer >= ${min}; got ${raw}`);
+  return n;
+}
+
+function layoutsFlag(raw: string | undefined): ScaleOptions["layouts"] {
+  if (raw === undefined) return ["one", "tenants"];
+  const l = raw.split(",");
+  if (!l.every((x) => x === "one" || x === "tenants")) throw new ScaleUsageError(`--layouts takes one and/or tenants; got ${l.join(",")}`);
+  return l as ScaleOptions["layouts"];
+}
+
+function vectorsFlag(raw: string | undefined): ScaleOptions["vectors"] {
+  if (raw === undefined || raw === "synthetic" || raw === "model") return raw ?? "synthetic";
+  throw new ScaleUsageError(`--vectors must be synthetic or model; got ${raw}`);
+}
+
+export function parseScaleArgs(argv: string[]): ScaleOptions {
+  const v = readFlags(argv);
+  if (v.help) throw new ScaleUsageError("");
+  const roots: TextRoots = { ...DEBIAN_ROOTS };
+  if (v["dpkg-status"] !== undefined) roots.dpkgStatus = v["dpkg-status"];
+  if (v["man-dir"] !== undefined) roots.manDir = v["man-dir"];
+  if (v["doc-dir"] !== undefined) roots.docDir = v["doc-dir"];
+  const o: ScaleOptions = {
+    chunks: intFlag(v, "scale", 100, 0),
+    layouts: layoutsFlag(v.layouts),
+    tenantChunks: intFlag(v, "tenant-chunks", 10, 20_000),
+    queries: intFlag(v, "queries", 10, 200),
+    recallQueries: intFlag(v, "recall-queries", 0, 100),
+    vectors: vectorsFlag(v.vectors),
+    clusters: intFlag(v, "clusters", 1, 1000),
+    seed: intFlag(v, "seed", 0, 42),
+    http: !v["no-http"],
+    out: v.out ?? "bench-results",
+    roots: v.sources ? parseSources(v.sources, roots) : roots,
+  };
   if (o.chunks === 0) throw new ScaleUsageError("--scale N is required");
-  if (sources) o.roots = parseSources(sources, o.roots);
   if (o.chunks < o.tenantChunks * 2) o.layouts = o.layouts.filter((l) => l === "one");
   if (o.layouts.length === 0) o.layouts = ["one"];
   return o;
