@@ -121,3 +121,13 @@ export interface CrawlStore {
   /** queued and running crawls of every tenant (recovery makes sure each has a live queue job) */
   unfinished(): Promise<{ id: string; tenant_id: string }[]>;
 }
+
+/** crawl_jobs' columns in the order both stores insert and select them */
+export const CRAWL_JOB_COLUMNS =
+  "id, tenant_id, data_source_id, url, status, pages_crawled, pages_failed, page_limit, max_depth, render_js, include_paths, error, created_at, started_at, finished_at";
+
+/** A job's values in CRAWL_JOB_COLUMNS order; `flag` turns render_js into what the store keeps. */
+export function crawlJobValues(row: CrawlJobRow, flag: (b: boolean) => unknown): unknown[] {
+  const { id, tenant_id, data_source_id, url, status, pages_crawled, pages_failed, page_limit, max_depth } = row;
+  return [id, tenant_id, data_source_id, url, status, pages_crawled, pages_failed, page_limit, max_depth, flag(row.render_js), JSON.stringify(row.include_paths), row.error, row.created_at, row.started_at, row.finished_at];
+}

@@ -3,13 +3,13 @@
 // both start one.
 import { transaction, type Client, type Pool } from "./db.js";
 import type { CrawlJobRow, CrawlPageRow, CrawlPageStatus, CrawlStore } from "../crawl-types.js";
+import { CRAWL_JOB_COLUMNS, crawlJobValues } from "../crawl-types.js";
 import { parseJson } from "./rows.js";
 
 type RawJob = Omit<CrawlJobRow, "include_paths"> & { include_paths: string };
 type RawPage = Omit<CrawlPageRow, "links"> & { links: string };
 
-const JOB_COLS =
-  "id, tenant_id, data_source_id, url, status, pages_crawled, pages_failed, page_limit, max_depth, render_js, include_paths, error, created_at, started_at, finished_at";
+const JOB_COLS = CRAWL_JOB_COLUMNS;
 const PAGE_COLS = "tenant_id, data_source_id, url, job_id, format, links, etag, last_modified, content_hash, document_id, crawled_at";
 const PATCH_COLUMNS = ["pages_crawled", "pages_failed", "error", "started_at", "finished_at"] as const;
 
@@ -27,23 +27,7 @@ async function otherActive(c: Client, tenantId: string, sourceId: string, jobId:
 async function createJob(pool: Pool, row: CrawlJobRow): Promise<boolean> {
   return transaction(pool, async (c) => {
     if (await otherActive(c, row.tenant_id, row.data_source_id, row.id)) return false;
-    await c.query(`INSERT INTO crawl_jobs (${JOB_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, [
-      row.id,
-      row.tenant_id,
-      row.data_source_id,
-      row.url,
-      row.status,
-      row.pages_crawled,
-      row.pages_failed,
-      row.page_limit,
-      row.max_depth,
-      row.render_js,
-      JSON.stringify(row.include_paths),
-      row.error,
-      row.created_at,
-      row.started_at,
-      row.finished_at,
-    ]);
+    await c.query(`INSERT INTO crawl_jobs (${JOB_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, crawlJobValues(row, (b) => b));
     return true;
   });
 }

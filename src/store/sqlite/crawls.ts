@@ -3,6 +3,7 @@
 // Crawl rows are read here and moved through their states below; pages live in crawl-pages.ts.
 import type { DB } from "./db.js";
 import type { CrawlJobRow, CrawlPatch, CrawlStatus, CrawlStore } from "../crawl-types.js";
+import { CRAWL_JOB_COLUMNS, crawlJobValues } from "../crawl-types.js";
 import { parseJson } from "./content/json.js";
 import { crawlPageMethods, crawlPageReports } from "./crawl-pages.js";
 
@@ -59,15 +60,13 @@ function crawlJobLifecycle(db: DB): JobLifecycle {
   const byTenant = db.prepare("SELECT * FROM crawl_jobs WHERE tenant_id = ? AND id = ?");
   const activeOf = db.prepare("SELECT 1 FROM crawl_jobs WHERE data_source_id = ? AND status IN ('queued', 'running') AND id != ?");
   const insert = db.prepare(
-    `INSERT INTO crawl_jobs (id, tenant_id, data_source_id, url, status, pages_crawled, pages_failed, page_limit, max_depth,
-       render_js, include_paths, error, created_at, started_at, finished_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO crawl_jobs (${CRAWL_JOB_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
 
   // One active crawl per source: the check and the insert share a transaction.
   const create = db.transaction((row: CrawlJobRow) => {
     if (activeOf.get(row.data_source_id, row.id)) return false;
-    insert.run(...jobParams(row));
+    insert.run(...crawlJobValues(row, (b) => (b ? 1 : 0)));
     return true;
   });
 
@@ -105,27 +104,6 @@ function crawlJobLifecycle(db: DB): JobLifecycle {
       db.prepare("UPDATE crawl_jobs SET pages_crawled = ?, pages_failed = ? WHERE id = ? AND status = 'running'").run(pagesCrawled, pagesFailed, id);
     },
   };
-}
-
-/** The insert's parameters in column order, booleans and lists as SQLite stores them. */
-function jobParams(row: CrawlJobRow): unknown[] {
-  return [
-    row.id,
-    row.tenant_id,
-    row.data_source_id,
-    row.url,
-    row.status,
-    row.pages_crawled,
-    row.pages_failed,
-    row.page_limit,
-    row.max_depth,
-    row.render_js ? 1 : 0,
-    JSON.stringify(row.include_paths),
-    row.error,
-    row.created_at,
-    row.started_at,
-    row.finished_at,
-  ];
 }
 
 /** SET clauses for the new status and whichever patch columns are given. */
