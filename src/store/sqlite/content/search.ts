@@ -50,8 +50,8 @@ function vectorSearchMethods(db: DB, vectors: VectorIndexes): Pick<SearchMethods
       const ann = vectors.get(indexName);
       if (!ann) return exactSearch(db, indexName, tenantId, sourceIds, vector, k);
       const { hits, exactSources } = ann.search(tenantId, sourceIds, vector, k);
-      // a quantized graph only finds the candidates; their scores then come from the exact
-      // vectors, so a chunk scores the same whichever path found it
+      // an i8 graph only finds the candidates, their scores come from the exact vectors; f32 and
+      // f16 distances are used as they are (f16 within 3e-5 of exact, docs/decisions.md)
       const exact = ann.exactInGraph ? null : ann.exactDistances(hits.map((h) => h.chunkId), vector);
       const scored: Scored[] = [];
       for (const h of hits) {
