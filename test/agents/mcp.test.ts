@@ -66,6 +66,17 @@ async function readScenario(client: Client) {
   expect(hits[0].document_id).toBe(fx.docs["gearbox.md"]);
   expect(textOf(found)).toMatch(/^\d+ of \d+ results/);
   expect(textOf(found).split("\n")[1]).toContain("Turbine gearbox maintenance");
+  // min_score reaches the search: every hit at or above it, and a threshold above the best hit's
+  // score leaves none
+  const all = (found.structuredContent as any).results as { score: number }[];
+  const threshold = all[all.length - 1]!.score + 1e-6;
+  const strong = await client.callTool({ name: "search", arguments: { collection_id: fx.collectionId, query: "gearbox lubrication interval", top_k: 3, min_score: threshold } });
+  const kept = (strong.structuredContent as any).results as { score: number }[];
+  expect(kept.length).toBeLessThan(all.length);
+  expect(kept.every((h) => h.score >= threshold)).toBe(true);
+  expect(all[0]!.score).toBeLessThan(1); // so a threshold just above it exists
+  const none = await client.callTool({ name: "retrieve", arguments: { collection_id: fx.collectionId, query: "gearbox lubrication interval", min_score: Math.min(1, all[0]!.score + 1e-6) } });
+  expect((none.structuredContent as any).contexts).toHaveLength(0);
 
   const grounded = await client.callTool({
     name: "retrieve",

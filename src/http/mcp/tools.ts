@@ -82,6 +82,7 @@ const RUNNERS: Record<string, Runner> = {
       collection_id: String(a.collection_id),
       query: String(a.query),
       top_k: num(a.top_k),
+      min_score: num(a.min_score),
       collapse_documents: typeof a.collapse_documents === "boolean" ? a.collapse_documents : undefined,
     });
     return { text: text.searchHits(res), structured: res };
@@ -91,6 +92,7 @@ const RUNNERS: Record<string, Runner> = {
       collection_id: String(a.collection_id),
       query: String(a.query),
       top_k: num(a.top_k),
+      min_score: num(a.min_score),
       max_chunks_per_document: num(a.max_chunks_per_document),
       context_window: num(a.context_window),
       max_tokens: num(a.max_tokens) ?? null,
