@@ -282,6 +282,12 @@ export interface ContentStore {
   countUnembedded(indexName: string, tenantId?: string): Promise<number>;
   /** the approximate index behind vectorSearch, for /health (a store without one reports "exact") */
   vectorIndexStatus(indexName: string): Promise<VectorIndexStatus>;
+  /**
+   * Loads what the store keeps in memory for search (the embedded store's per-tenant BM25
+   * indexes) ahead of the first query, in the background; resolves with the tenants it loaded.
+   * Stores with nothing to load leave it out.
+   */
+  warmUp?(): Promise<number>;
 
   // search
   /**

@@ -22,6 +22,7 @@ type SearchMethods = Pick<
   | "chunkDocuments"
   | "chunksInRanges"
   | "vectorIndexStatus"
+  | "warmUp"
 >;
 
 type Scored = { chunkId: string; score: number };
@@ -30,10 +31,8 @@ export function searchMethods(db: DB, vectors: VectorIndexes): SearchMethods {
   // chunk terms first: the lexical indexes read them
   backfillChunkTerms(db);
   const lexical = createLexicalIndexes(db);
-  // every tenant's index loaded in the background after start, so no tenant's first query after a
-  // restart pays its load (~1 s per 20,000 chunks); a failure only leaves the lazy load in place
-  setTimeout(() => void lexical.warm().catch(() => undefined), 0).unref();
   return {
+    warmUp: () => lexical.warm(),
     async lexicalSearch(tenantId, sourceIds, query, limit, w) {
       return lexical.search(tenantId, sourceIds, query, limit, w);
     },
