@@ -36,8 +36,7 @@ export function listLines(tokens: readonly Token[], start: number, end: number):
       const words = flatText(token);
       if (words) items[items.length - 1]?.words.push(words);
     } else if (token.nesting === 1) {
-      const parent = frames[frames.length - 1];
-      const ownLines = isListOpen(token) ? parent === undefined || (isItem(parent.token) && parent.ownLines) : isItem(token) && parent.ownLines;
+      const ownLines = hasOwnLines(token, frames[frames.length - 1]);
       frames.push({ token, ownLines });
       if (!ownLines) continue;
       if (isListOpen(token)) depth++;
@@ -50,6 +49,13 @@ export function listLines(tokens: readonly Token[], start: number, end: number):
     }
   }
   return lines.filter((line) => line !== "");
+}
+
+/** The list being read has lines, and so do its items and the lists directly inside them. */
+function hasOwnLines(token: Token, parent: Frame | undefined): boolean {
+  if (parent === undefined) return true;
+  if (isListOpen(token)) return isItem(parent.token) && parent.ownLines;
+  return isItem(token) && parent.ownLines;
 }
 
 export function isListOpen(token: Token | undefined): boolean {
