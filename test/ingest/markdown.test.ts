@@ -97,6 +97,10 @@ describe("markdown lists", () => {
     expect(md("1) a", "2) b")).toEqual([{ type: "list", text: "1) a\n2) b" }]);
   });
 
+  it("folds a list inside a quote inside an item into the item's text", () => {
+    expect(md("- item", "  > quoted", "  > - inner", "- next")).toEqual([{ type: "list", text: "- item quoted inner\n- next" }]);
+  });
+
   it("ends a list at a heading", () => {
     expect(md("- a", "# H", "text")).toEqual([{ type: "list", text: "- a" }, heading(1, "H"), para("text")]);
   });
@@ -145,6 +149,20 @@ describe("markdown html, front matter and inline text", () => {
   it("keeps the text of footnotes", () => {
     expect(md("Claim.[^1]", "", "[^1]: The source of the claim.").map((b) => b.text).join("\n")).toContain("The source of the claim.");
   });
+
+  it("keeps a footnote in the section where it is defined, not at the end of the document", () => {
+    expect(md("# One", "Claim.[^a]", "", "[^a]: Source one.", "", "# Two", "More.")).toEqual([
+      heading(1, "One"),
+      para("Claim."),
+      para("Source one."),
+      heading(1, "Two"),
+      para("More."),
+    ]);
+  });
+
+  it("reads a first heading after a byte order mark", () => {
+    expect(md("\uFEFF# Title", "text")).toEqual([heading(1, "Title"), para("text")]);
+  });
 });
 
 describe("markdown nesting", () => {
@@ -154,6 +172,8 @@ describe("markdown nesting", () => {
     const tooDeep = () => md(`${"> ".repeat(1000)}x`);
     expect(tooDeep).toThrow(ParseError);
     expect(tooDeep).toThrow(/nests quotes, lists or emphasis 1002 levels deep; the limit is 512\./);
+    // past the parser's own limit the depth is not measured to the end
+    expect(() => md(`${"> ".repeat(100_000)}x`)).toThrow(/nests quotes, lists or emphasis at least 1024 levels deep; the limit is 512\./);
   });
 });
 
