@@ -32,6 +32,14 @@ const documentId = Type.String({
   maxLength: 200,
   description: "Id of the document, as given in search results and retrieve contexts (document_id). Example: \"doc_7d2hq0va\".",
 });
+const minScore = Type.Optional(
+  Type.Number({
+    minimum: 0,
+    maximum: 1,
+    default: 0,
+    description: "Leave out results whose score (relevance 0 to 1, comparable across queries) is below this, e.g. 0.3 to drop weak matches. Default 0 keeps all.",
+  }),
+);
 
 export const TOOL_SPECS: readonly ToolSpec[] = [
   {
@@ -57,14 +65,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
         top_k: Type.Optional(
           Type.Integer({ minimum: 1, maximum: 50, default: 10, description: "How many hits to return, 1 to 50. Default 10." }),
         ),
-        min_score: Type.Optional(
-          Type.Number({
-            minimum: 0,
-            maximum: 1,
-            default: 0,
-            description: "Leave out results whose score (relevance 0 to 1, comparable across queries) is below this, e.g. 0.3 to drop weak matches. Default 0 keeps all.",
-          }),
-        ),
+        min_score: minScore,
         collapse_documents: Type.Optional(
           Type.Boolean({
             default: true,
@@ -89,14 +90,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
         top_k: Type.Optional(
           Type.Integer({ minimum: 1, maximum: 50, default: 8, description: "Maximum number of matching passages, 1 to 50. Default 8." }),
         ),
-        min_score: Type.Optional(
-          Type.Number({
-            minimum: 0,
-            maximum: 1,
-            default: 0,
-            description: "Leave out results whose score (relevance 0 to 1, comparable across queries) is below this, e.g. 0.3 to drop weak matches. Default 0 keeps all.",
-          }),
-        ),
+        min_score: minScore,
         max_chunks_per_document: Type.Optional(
           Type.Integer({ minimum: 1, maximum: 20, default: 3, description: "At most this many passages from one document, 1 to 20. Default 3." }),
         ),
