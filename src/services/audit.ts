@@ -5,7 +5,7 @@
 import type { Logger } from "pino";
 import type { Store } from "../store/types.js";
 import type { AuditRow } from "../store/audit-types.js";
-import { newId } from "../store/ids.js";
+import { sortableId } from "../store/ids.js";
 import { tenantOf, type Principal } from "./auth.js";
 import { badRequest } from "./errors.js";
 
@@ -67,7 +67,8 @@ export function createAuditService(deps: { store: Store; log: Logger; retentionD
     /** Records an event; never throws. */
     async record(e: AuditEvent): Promise<void> {
       const row: AuditRow = {
-        id: newId("aud"),
+        // same-millisecond entries keep their order: the log lists by (at, id)
+        id: sortableId("aud"),
         tenant_id: e.tenantId,
         at: now().toISOString(),
         ...actorFields(e.actor),
