@@ -1,5 +1,6 @@
-// piscina's entry for a task module that is still TypeScript (tsx, vitest; see task-file.ts):
-// registers tsx in the worker, then hands piscina the task module's default export.
+// The entry of a worker whose module is still TypeScript (tsx, vitest; see task-file.ts): registers
+// tsx in the worker, then imports the module. For piscina it also hands over the module's default
+// export (its task); a plain worker module (embed/use-worker.ts) just runs on import.
 // `--import tsx` in the worker's execArgv is not enough on Node 20: its ESM hooks do not reach a
 // worker (nodejs/node#47747), and the parsers' lazy `import("./pdf.js")` needs them to find pdf.ts.
 // A compiled build does not use this file.
