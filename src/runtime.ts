@@ -356,9 +356,6 @@ async function closeRuntime(b: Base, j: Jobs, industryBenchmarks: IndustryBenchm
 /** staged-file recovery, the audit pruner, then the queues; returns the pruner's timer */
 async function startBackground(b: Base, j: Jobs): Promise<NodeJS.Timeout> {
   const { log, audit } = b;
-  // every tenant's lexical index loaded in the background, so no tenant's first query after a
-  // restart pays its load (~1 s per 20,000 chunks); a failure only leaves the lazy load in place
-  void b.store.content.warmUp?.().catch((err: unknown) => log.warn({ err }, "lexical warm-up stopped; tenants load at their first query"));
   await recoverStagedFiles({ content: b.store.content, files: b.files, log }); // before the queue requeues queued documents
   const pruneAudit = () => audit.prune().catch((err: unknown) => log.error({ err }, "could not prune the audit log"));
   await pruneAudit();

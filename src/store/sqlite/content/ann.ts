@@ -118,7 +118,7 @@ export class AnnIndex {
   }
 
   /** the graph's distances are used as they are (f32 exact, f16 within 3e-5); i8 is rescored */
-  get exactInGraph(): boolean {
+  get scoresFromGraph(): boolean {
     return this.settings.quantization !== "i8";
   }
 
@@ -378,8 +378,4 @@ export class AnnIndex {
     }
     this.schedule(TICK_MS);
   }
-}
-
-export function createAnnIndex(db: DB, indexName: string, dimension: number, settings: AnnSettings, onError: (err: unknown) => void): AnnIndex {
-  return new AnnIndex(db, indexName, dimension, settings, onError);
 }

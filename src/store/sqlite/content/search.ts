@@ -5,7 +5,7 @@ import type { DB } from "../db.js";
 import type { ContentStore } from "../../content-types.js";
 import { vectorTable } from "./json.js";
 import { vectorBytes } from "./index-entries.js";
-import { backfillChunkTerms, createLexicalIndexes } from "./lexical/lexical-index.js";
+import { backfillChunkTerms, LexicalIndexes } from "./lexical/lexical-index.js";
 import type { VectorIndexes } from "./vector-indexes.js";
 import { embeddingMethods } from "./chunk-embeddings.js";
 import { hydrationMethods } from "./chunk-hydration.js";
@@ -30,7 +30,7 @@ type Scored = { chunkId: string; score: number };
 export function searchMethods(db: DB, vectors: VectorIndexes): SearchMethods {
   // chunk terms first: the lexical indexes read them
   backfillChunkTerms(db);
-  const lexical = createLexicalIndexes(db);
+  const lexical = new LexicalIndexes(db);
   return {
     warmUp: () => lexical.warm(),
     async lexicalSearch(tenantId, sourceIds, query, limit, w) {
@@ -51,7 +51,7 @@ function vectorSearchMethods(db: DB, vectors: VectorIndexes): Pick<SearchMethods
       const { hits, exactSources } = ann.search(tenantId, sourceIds, vector, k);
       // an i8 graph only finds the candidates, their scores come from the exact vectors; f32 and
       // f16 distances are used as they are (f16 within 3e-5 of exact, docs/decisions.md)
-      const exact = ann.exactInGraph ? null : ann.exactDistances(hits.map((h) => h.chunkId), vector);
+      const exact = ann.scoresFromGraph ? null : ann.exactDistances(hits.map((h) => h.chunkId), vector);
       const scored: Scored[] = [];
       for (const h of hits) {
         const d = exact ? exact.get(h.chunkId) : h.distance;

@@ -1,7 +1,7 @@
 // Which vector search the SQLite store runs: "hnsw" keeps an approximate graph per tenant and data
 // source (ann.ts) next to the exact vec0 table; "exact" scans vec0 (sqlite-vec brute force).
 import type { DB } from "../db.js";
-import { createAnnIndex, DEFAULT_ANN_SETTINGS, type AnnIndex, type AnnSettings, type AnnStatus } from "./ann.js";
+import { AnnIndex, DEFAULT_ANN_SETTINGS, type AnnSettings, type AnnStatus } from "./ann.js";
 
 export type VectorIndexMode = "hnsw" | "exact";
 
@@ -20,7 +20,7 @@ export function createVectorIndexes(db: DB, opts: VectorIndexOptions) {
     open(indexName: string, dimension: number): void {
       if (opts.mode !== "hnsw" || !opts.dir || anns.has(indexName)) return;
       const settings: AnnSettings = { ...DEFAULT_ANN_SETTINGS, ...opts.ann, dir: opts.dir };
-      const ann = createAnnIndex(db, indexName, dimension, settings, opts.onError ?? ((err) => console.error("vector index:", err)));
+      const ann = new AnnIndex(db, indexName, dimension, settings, opts.onError ?? ((err) => console.error("vector index:", err)));
       ann.open();
       anns.set(indexName, ann);
     },

@@ -265,7 +265,3 @@ export class LexicalIndexes {
     }
   }
 }
-
-export function createLexicalIndexes(db: DB, warm?: WarmOptions): LexicalIndexes {
-  return new LexicalIndexes(db, warm);
-}
