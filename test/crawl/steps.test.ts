@@ -356,6 +356,20 @@ describe("steps against the docs site", () => {
     fetcher.close();
   });
 
+  it("fetch: a page claimed as another page's canonical URL while its own request was in flight is a duplicate", async () => {
+    // The race behind a crawl counting 16 pages of 15: a parallel worker's /blog/post-1-amp named
+    // /blog/post-1 as canonical after /blog/post-1 was dequeued but before its answer came.
+    const { net, fetcher } = network();
+    const { state, report, rec } = setup(`${docs.base}/`);
+    const post = `${docs.base}/blog/post-1`;
+    const inFlight = fetchPage(state, net, report, item(post));
+    const amp = draft(`${docs.base}/blog/post-1-amp`, "amp");
+    expect(claimCanonical(state, report, item(amp.identity), amp, post)).toBe(true);
+    expect(await inFlight).toBeNull();
+    expect(rec.skips).toEqual([[post, "Duplicate of a page already crawled (canonical URL or redirect target)."]]);
+    fetcher.close();
+  });
+
   it("network: the request budget stops the crawl", async () => {
     const { net, stop, fetcher } = network(1);
     await net.fetch(`${docs.base}/about`);

@@ -27,6 +27,8 @@ export function isConditional(prev: PreviousPage | null, url: URL, renderJs: boo
   return !!prev && !renderJs && !prevTwin && (prev.links !== undefined || (prev.format !== undefined && prev.format !== "html"));
 }
 
+export const DUPLICATE_PAGE = "Duplicate of a page already crawled (canonical URL or redirect target).";
+
 /** Fetches one queued URL; null when it ended here (disallowed, failed, off-site, duplicate), already reported. */
 export async function fetchPage(state: CrawlState, net: CrawlNetwork, report: CrawlReport, item: QueueItem): Promise<Fetched | null> {
   const url = new URL(item.url);
@@ -72,6 +74,12 @@ export async function acceptResponse(
   if (item.source === "start") state.site = final; // e.g. apex -> www, http -> https
   if (!sameSite(final, state.site)) {
     report.skip(item.url, `Redirects to another site (${res.finalUrl}).`);
+    return null;
+  }
+  // Claimed while this request was in flight: another page named it as its canonical URL (a
+  // parallel worker fetched /post-amp first). Handing it too would count and store one page twice.
+  if (state.claimed.has(item.url)) {
+    report.skip(item.url, DUPLICATE_PAGE);
     return null;
   }
   if (finalNorm !== item.url) {

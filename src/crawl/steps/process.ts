@@ -2,7 +2,7 @@
 
 import { enqueueLinks, expandStored } from "./enqueue.js";
 import { extractPage } from "./extract.js";
-import { fetchPage } from "./fetch.js";
+import { DUPLICATE_PAGE, fetchPage } from "./fetch.js";
 import { handNotModified, handPage } from "./hand.js";
 import type { CrawlNetwork } from "./network.js";
 import type { CrawlReport, CrawlState, QueueItem } from "./state.js";
@@ -10,7 +10,7 @@ import type { CrawlReport, CrawlState, QueueItem } from "./state.js";
 export async function processItem(state: CrawlState, net: CrawlNetwork, report: CrawlReport, item: QueueItem): Promise<void> {
   if (expandStored(state, report, item)) return;
   if (state.claimed.has(item.url)) {
-    report.skip(item.url, "Duplicate of a page already crawled (canonical URL or redirect target).");
+    report.skip(item.url, DUPLICATE_PAGE);
     return;
   }
   const fetched = await fetchPage(state, net, report, item);
