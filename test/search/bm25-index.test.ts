@@ -83,6 +83,26 @@ describe("Bm25Index", () => {
     }
   });
 
+  it("a load in parts (page by page, a repeated key skipped) answers exactly like one bulk load", () => {
+    const rand = prng(11);
+    const chunks = Array.from({ length: 2000 }, () => randomChunk(rand, 800)).map((chunk, i) => ({ key: i + 1, source: i % 2, chunk }));
+    const bulk = new Bm25Index();
+    bulk.bulkAdd(chunks);
+    const parts = new Bm25Index();
+    parts.startLoad();
+    for (let i = 0; i < chunks.length; i += 300) parts.loadMore(chunks.slice(i, i + 310)); // pages overlap by 10 rows
+    expect(() => parts.startLoad()).toThrow(/not loading/);
+    parts.finishLoad();
+    expect(() => parts.finishLoad()).toThrow(/without startLoad/);
+    expect(parts.docCount).toBe(bulk.docCount);
+    expect(parts.avgdl).toBe(bulk.avgdl);
+    for (let q = 0; q < 30; q++) {
+      const query = randomQuery(rand, 800);
+      const allowed = new Uint8Array([1, q % 2]);
+      expect(parts.search(query, 10, W, allowed)).toEqual(bulk.search(query, 10, W, allowed));
+    }
+  });
+
   it("after deletes, statistics and scores equal those of a fresh index of the remaining chunks", () => {
     const rand = prng(42);
     const chunks = Array.from({ length: 3000 }, () => randomChunk(rand, 1500));

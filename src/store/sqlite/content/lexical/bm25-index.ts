@@ -186,6 +186,8 @@ export class Bm25Index {
   private baseTfs = new Uint16Array(0);
   private delta = new Map<number, number[]>();
   private deltaPostings = 0;
+  /** flat postings of a load in parts (startLoad .. finishLoad), in arrival order */
+  private loading: { pt: Uint32Array; pd: Uint32Array; pf: Uint16Array; n: number } | null = null;
   /**
    * Per-term maximum of the BM25 tf factor over its postings, for `ubWeights` and an average
    * length `ubAvgdl` at or above the current one (the factor grows with avgdl, so the bound stays
@@ -280,27 +282,49 @@ export class Bm25Index {
       for (const c of chunks) this.add(c.key, c.source, c.chunk);
       return;
     }
-    let pt = new Uint32Array(1 << 16);
-    let pd = new Uint32Array(1 << 16);
-    let pf = new Uint16Array(1 << 16);
-    let np = 0;
+    this.startLoad();
+    this.loadMore(chunks);
+    this.finishLoad();
+  }
+
+  /**
+   * bulkAdd in parts, for a tenant read page by page: each page's rows become flat postings at
+   * once and can be dropped, instead of holding every row until the end (at 1,000,000 chunks the
+   * rows' strings took more memory than the index). Searching before finishLoad() misses postings.
+   */
+  startLoad(): void {
+    if (this.nDocs > 0 || this.loading) throw new Error("startLoad() needs an empty index that is not loading");
+    this.loading = { pt: new Uint32Array(1 << 16), pd: new Uint32Array(1 << 16), pf: new Uint16Array(1 << 16), n: 0 };
+  }
+
+  loadMore(chunks: Iterable<{ key: number; source: number; chunk: ChunkTerms }>): void {
+    const l = this.loading;
+    if (!l) throw new Error("loadMore() without startLoad()");
     for (const { key, source, chunk } of chunks) {
       if (this.byKey.has(key)) continue;
       const d = this.newDoc(key, source, chunk.length);
-      const need = np + chunk.terms.length;
-      if (need > pt.length) {
-        pt = grow(pt, need);
-        pd = grow(pd, need);
-        pf = grow(pf, need);
+      const need = l.n + chunk.terms.length;
+      if (need > l.pt.length) {
+        l.pt = grow(l.pt, need);
+        l.pd = grow(l.pd, need);
+        l.pf = grow(l.pf, need);
       }
       chunk.terms.forEach((term, i) => {
         const t = this.termId(term);
         this.dfs[t]!++;
-        pt[np] = t;
-        pd[np] = d;
-        pf[np++] = chunk.tfs[i]!;
+        l.pt[l.n] = t;
+        l.pd[l.n] = d;
+        l.pf[l.n++] = chunk.tfs[i]!;
       });
     }
+  }
+
+  /** Puts the loaded postings in term order (one counting sort) as the base segment. */
+  finishLoad(): void {
+    const l = this.loading;
+    if (!l) throw new Error("finishLoad() without startLoad()");
+    this.loading = null;
+    const { pt, pd, pf, n: np } = l;
     const nT = this.names.length;
     const off = new Uint32Array(nT + 1);
     for (let i = 0; i < np; i++) off[pt[i]! + 1]!++;

@@ -200,12 +200,15 @@ export class LexicalIndexes {
    */
   private async loadInPages(tenantId: string): Promise<boolean> {
     const { page: size = WARM_PAGE, pause: wait = pause } = this.warmOptions;
-    const rows: TermsRowOf[] = [];
     const seq = this.q.maxSeq.get() as number;
+    const t: TenantIndex = { index: new Bm25Index(), seq, sources: new Map() };
+    // each page becomes postings at once and its rows are dropped: a 1,000,000-chunk tenant
+    // never holds all its raw rows (their strings) beside the index being built
+    t.index.startLoad();
     for (let after = 0; ; ) {
       if (!this.db.open || this.tenants.has(tenantId)) return false; // closed, or a query loaded it
       const page = this.q.tenantPage.all(tenantId, after, size) as TermsRowOf[];
-      for (const r of page) rows.push(r);
+      t.index.loadMore(page.map((r) => ({ key: r.chunk_id, source: sourceOrdinal(t, r.data_source_id), chunk: decode(r) })));
       if (page.length < size) break;
       after = page[page.length - 1]!.chunk_id;
       await wait();
@@ -214,7 +217,7 @@ export class LexicalIndexes {
     this.catchUp();
     // the log was pruned past the first page's position: the lazy load will read the tenant whole
     if (((this.q.floor.get() as number | undefined) ?? 0) > seq) return false;
-    const t = tenantIndexOf(rows, seq);
+    t.index.finishLoad();
     // what the log says happened to this tenant while its pages were read (catchUp skipped it)
     for (const r of this.q.tenantLog.all(tenantId, seq, this.cursor) as LogRow[]) this.apply(t, r);
     t.seq = this.cursor;
