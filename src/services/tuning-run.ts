@@ -1,8 +1,8 @@
 // The tuning operation, taking its dependencies first (tuning.ts binds them): check the suite can
 // be tuned, fetch every case's candidate lists once, search, score on both halves of the split,
-// and apply the best setting when asked and when it holds on the held-out cases. The synchronous
-// call (tuneSuite) and the tuning job (tuning-job.ts) share runTuning; the job passes a progress
-// callback and an abort signal, and has counted the queries when it was accepted.
+// and apply the best setting when asked and when it holds on the held-out cases. The answer in the
+// request (tuning-requests.ts) and the tuning job (tuning-job.ts) share runTuning; the job passes a
+// progress callback and an abort signal. Either way the caller has counted the queries first.
 import type { Store } from "../store/types.js";
 import type { Json } from "../store/content-types.js";
 import type { BenchmarkCaseRow, BenchmarkSuiteRow } from "../store/benchmark-types.js";
@@ -125,16 +125,6 @@ async function applyIfAllowed(deps: TunerDeps, tenantId: string, suite: Benchmar
   const settings: Json = { ...scope.settings, ...collectionSettingsOf(best) };
   await deps.store.content.updateCollection(tenantId, suite.collection_id, { settings });
   return { applied: true, detail: `Applied to collection '${suite.collection_id}' (${v.heldOutLine}); searches of the collection use it from now on.` };
-}
-
-/** POST /benchmarks/{id}/tune answered in the request: checks, counts each case once against the quota, tunes. */
-export async function tuneSuite(deps: TunerDeps, p: Principal, suiteId: string, body: TuneRequest = {}) {
-  const started = performance.now();
-  const tenant = tenantOf(p);
-  const target = await suiteToTune(deps, tenant.id, suiteId);
-  // each case is searched once (its lists are reused for every setting): one query each
-  await deps.quotas.consumeQueries(tenant, target.cases.length);
-  return runTuning(deps, p, target, body, {}, started);
 }
 
 /** The tuning itself, once the suite is checked and its queries are counted (by the caller). */

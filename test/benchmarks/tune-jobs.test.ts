@@ -132,10 +132,9 @@ describe("tuning as a job", () => {
     const r = await call("POST", `/benchmarks/${large}/tune`, { apply: false });
     expect(r.status, JSON.stringify(r.body)).toBe(202);
     expect(r.body.progress).toMatchObject({ cases_done: 0, cases_total: 101 });
-    const { last, seen } = await waitTuning(r.headers.get("location")!);
+    const { last } = await waitTuning(r.headers.get("location")!);
     expect(last.progress).toEqual({ phase: "done", cases_done: 101, cases_total: 101 });
     expect(last.result.split.tuning_case_ids.length + last.result.split.held_out_case_ids.length).toBe(101);
-    expect(seen[0].status).not.toBe("failed");
   });
 
   it("refuses background: false above 300 cases with 422, and tunes such a suite as a job", async () => {
