@@ -1,5 +1,5 @@
-// Benchmark suites, cases and runs on PostgreSQL (see sqlite/benchmarks.ts; tunings: benchmark-tunings.ts). `seq` breaks ties of
-// equal timestamps in insertion order, as SQLite's rowid does.
+// Benchmark suites, cases and runs on PostgreSQL (see sqlite/benchmarks.ts); tunings are in
+// benchmark-tunings.ts. `seq` breaks ties of equal timestamps in insertion order, as SQLite's rowid does.
 import { transaction, type Pool } from "./db.js";
 import type { BenchmarkCaseRow, BenchmarkRunRow, BenchmarkStore, BenchmarkSuiteRow } from "../benchmark-types.js";
 import { parseJson } from "./rows.js";

@@ -1,5 +1,5 @@
-// Benchmark suites, cases and runs in SQLite (tunings: benchmark-tunings.ts). JSON columns (relevant ids, metrics, results,
-// origin) are stored as text and parsed on the way out.
+// Benchmark suites, cases and runs in SQLite; tunings are in benchmark-tunings.ts. JSON columns
+// (relevant ids, metrics, results, origin) are stored as text and parsed on the way out.
 import type { DB } from "./db.js";
 import type { BenchmarkCaseRow, BenchmarkRunRow, BenchmarkStore, BenchmarkSuiteRow } from "../benchmark-types.js";
 import { parseJson } from "./content/json.js";
