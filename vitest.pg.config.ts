@@ -29,6 +29,7 @@ export default defineConfig({
       "test/search-api/lexical-exactness.test.ts",
       "test/search-api/exact-match.test.ts",
       "test/benchmarks/suites.test.ts",
+      "test/benchmarks/tune-jobs.test.ts",
     ],
     globalSetup: ["./test/helpers/pg-global.ts"],
     env: { TEST_STORE: "postgres" },

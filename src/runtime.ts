@@ -26,7 +26,7 @@ import { createBackfillScheduler, type BackfillScheduler } from "./services/back
 import { recoverStagedFiles } from "./services/acceptance.js";
 import { createAuditService, type AuditService } from "./services/audit.js";
 import { createSearchService, type SearchService } from "./services/search.js";
-import { createBenchmarkService, type BenchmarkService } from "./services/benchmarks.js";
+import { createBenchmarkService, TUNE_JOB_KIND, type BenchmarkService } from "./services/benchmarks.js";
 import { beirDataDir, createIndustryBenchmarkService, type IndustryBenchmarkService } from "./services/industry-benchmarks.js";
 import { createBeirImporter } from "./services/beir-import.js";
 import { createQueueBackend, type JobQueue, type QueueBackend, type RecoveryHook } from "./jobs/index.js";
@@ -71,6 +71,8 @@ export interface Runtime {
   crawls: CrawlService;
   /** the crawl jobs' own queue instance, so long crawls never take the ingest workers */
   crawlQueue: JobQueue;
+  /** the tuning jobs' own queue instance (POST /benchmarks/{id}/tune in the background) */
+  tuneQueue: JobQueue;
   /** null when the active profile cannot be served at all (see createEmbedder) */
   embedder: Embedder | null;
   /**
@@ -101,6 +103,9 @@ export interface ShutdownSummary {
   /** crawls that were running and go back to queued */
   crawlsInterrupted: number;
 }
+
+/** Every queue, once the tune queue (built with the services, its handler) exists. */
+type Queues = Jobs & { tuneQueue: JobQueue };
 
 export interface RuntimeOptions {
   log?: Logger;
@@ -251,11 +256,6 @@ async function assembleJobs(b: Base): Promise<Jobs> {
 function assembleEngine(b: Base, j: Jobs): Engine {
   const { store, activeProfile, embedder, metrics, log } = b;
   const engine = instrumentEngine(createEngine({ content: store.content, profile: activeProfile, embedder }), metrics);
-  metrics.setSources({
-    pendingJobs: async () => (await j.queue.pending()) + (await j.crawlQueue.pending()),
-    embeddingBacklog: () => store.content.countUnembedded(activeProfile.index_name!),
-    tenants: async () => (await store.tenants.list()).length,
-  });
   void embedder?.whenReady().then((ok) => {
     if (ok) {
       if (b.workers) j.backfill.request();
@@ -266,8 +266,36 @@ function assembleEngine(b: Base, j: Jobs): Engine {
 
 type Services = Pick<
   Runtime,
-  "accounts" | "auth" | "search" | "collections" | "sources" | "benchmarks" | "industryBenchmarks" | "apiKeys" | "tenants" | "documents"
+  "accounts" | "auth" | "search" | "collections" | "sources" | "benchmarks" | "industryBenchmarks" | "apiKeys" | "tenants" | "documents" | "tuneQueue"
 >;
+
+function setMetricSources(b: Base, q: Queues): void {
+  const { store, activeProfile, metrics } = b;
+  metrics.setSources({
+    pendingJobs: async () => (await q.queue.pending()) + (await q.crawlQueue.pending()) + (await q.tuneQueue.pending()),
+    embeddingBacklog: () => store.content.countUnembedded(activeProfile.index_name!),
+    tenants: async () => (await store.tenants.list()).length,
+  });
+}
+
+/**
+ * Tunings have a queue of their own with one worker: a tuning of hundreds of cases holds its
+ * worker for tens of seconds, which on the crawl queue (two workers) would hold crawls back, and
+ * one at a time keeps the embedding model free for searches. Its handler is the benchmark service,
+ * which needs the search service, so it is built here rather than with the other queues.
+ */
+function assembleBenchmarks(b: Base, j: Jobs, search: SearchService): { benchmarks: BenchmarkService; tuneQueue: JobQueue } {
+  let tuneQueue: JobQueue | null = null;
+  const benchmarks = createBenchmarkService({ store: b.store, search, quotas: b.quotas, log: b.log, tuneQueue: () => tuneQueue! });
+  tuneQueue = j.queues.create({
+    name: "tune",
+    handlers: { [TUNE_JOB_KIND]: (job) => benchmarks.handleTune(job) },
+    concurrency: 1,
+    onGiveUp: (job, error) => benchmarks.giveUpTune(job, error),
+    recovery: [benchmarks.recoverTunings],
+  });
+  return { benchmarks, tuneQueue };
+}
 
 function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   const { config, store, files, log, audit, quotas } = b;
@@ -293,7 +321,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   const search = createSearchService({ store, engine, quotas });
   const collections = createCollectionService({ store, audit });
   const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit });
-  const benchmarks = createBenchmarkService({ store, search, quotas });
+  const { benchmarks, tuneQueue } = assembleBenchmarks(b, j, search);
   const industryBenchmarks = createIndustryBenchmarkService({
     dataDir: beirDataDir(config.beirDataDir, config.dataDir),
     importer: createBeirImporter({
@@ -310,21 +338,25 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   const apiKeys = createApiKeyService({ store, audit });
   const tenants = createTenantService({ store, defaultPlan: config.defaultPlan, audit });
   const documents = createDocumentService({ store, files, profileName: b.activeProfile.name, queue: j.queue, log, audit });
-  return { accounts, auth, search, collections, sources, benchmarks, industryBenchmarks, apiKeys, tenants, documents };
+  return { accounts, auth, search, collections, sources, benchmarks, industryBenchmarks, apiKeys, tenants, documents, tuneQueue };
 }
 
-async function extraHealthChecks(b: Base, j: Jobs): Promise<Record<string, CheckResult>> {
+async function extraHealthChecks(b: Base, j: Queues): Promise<Record<string, CheckResult>> {
   const { store, activeProfile } = b;
-  const { queue, crawlQueue } = j;
+  const { queue, crawlQueue, tuneQueue } = j;
   const model = b.embedder?.status() ?? { state: "unavailable", detail: null };
-  const pending = await Promise.all([queue.pending(), crawlQueue.pending()]).catch(() => null);
-  const here = b.workers ? `${queue.workers()} ingest and ${crawlQueue.workers()} crawl workers in this process` : "no workers in this process: jobs run in separate worker processes (quarry worker)";
+  const pending = await Promise.all([queue.pending(), crawlQueue.pending(), tuneQueue.pending()]).catch(() => null);
+  const here = b.workers
+    ? `${queue.workers()} ingest, ${crawlQueue.workers()} crawl and ${tuneQueue.workers()} tuning workers in this process`
+    : "no workers in this process: jobs run in separate worker processes (quarry worker)";
   return {
     queue: !queue.available()
       ? { status: "down", detail: `the job queue is not running (${queue.backend})` }
       : !crawlQueue.available()
         ? { status: "down", detail: "the crawl queue is not running; crawls cannot start" }
-        : { status: "up", detail: `${queue.backend}, ${pending ? pending[0] + pending[1] : "?"} jobs pending; ${here}` },
+        : !tuneQueue.available()
+          ? { status: "down", detail: "the tuning queue is not running; tunings of large suites cannot start" }
+          : { status: "up", detail: `${queue.backend}, ${pending ? pending[0] + pending[1] + pending[2] : "?"} jobs pending; ${here}` },
     index: await Promise.all([store.content.countUnembedded(activeProfile.index_name!), store.content.vectorIndexStatus(activeProfile.index_name!)])
       .then(([n, v]) => ({ status: "up" as const, detail: `${store.kind} store: lexical (BM25) and vector (${v.kind}) indexes; ${n} chunks awaiting vectors` }))
       .catch((err: unknown) => ({ status: "down" as const, detail: err instanceof Error ? err.message : String(err) })),
@@ -332,20 +364,22 @@ async function extraHealthChecks(b: Base, j: Jobs): Promise<Record<string, Check
   };
 }
 
-async function closeRuntime(b: Base, j: Jobs, industryBenchmarks: IndustryBenchmarkService, auditPruner: NodeJS.Timeout | undefined): Promise<ShutdownSummary> {
-  const { queue, crawlQueue } = j;
+async function closeRuntime(b: Base, j: Queues, industryBenchmarks: IndustryBenchmarkService, auditPruner: NodeJS.Timeout | undefined): Promise<ShutdownSummary> {
+  const { queue, crawlQueue, tuneQueue } = j;
   clearInterval(auditPruner);
   await industryBenchmarks.close();
   await j.backfill.stop();
   const crawlWorkersStopped = crawlQueue.stop(b.config.shutdownTimeoutMs); // stops claiming at once
   const crawlsInterrupted = await j.crawls.shutdown(); // running crawls go back to queued and resume at next start
   await crawlWorkersStopped;
-  await queue.stop(b.config.shutdownTimeoutMs);
-  const jobsLeft = await Promise.all([queue.pending(), crawlQueue.pending()])
-    .then(([ingestLeft, crawlLeft]) => ingestLeft + crawlLeft)
+  // a running tuning finishes, or (past the timeout) its job is taken over and starts over
+  await Promise.all([queue.stop(b.config.shutdownTimeoutMs), tuneQueue.stop(b.config.shutdownTimeoutMs)]);
+  const jobsLeft = await Promise.all([queue.pending(), crawlQueue.pending(), tuneQueue.pending()])
+    .then((left) => left.reduce((a, n) => a + n, 0))
     .catch(() => null);
   await queue.close();
   await crawlQueue.close();
+  await tuneQueue.close();
   await j.queues.close();
   await b.embedder?.close();
   await b.mailer.close();
@@ -354,7 +388,7 @@ async function closeRuntime(b: Base, j: Jobs, industryBenchmarks: IndustryBenchm
 }
 
 /** staged-file recovery, the audit pruner, then the queues; returns the pruner's timer */
-async function startBackground(b: Base, j: Jobs): Promise<NodeJS.Timeout> {
+async function startBackground(b: Base, j: Queues): Promise<NodeJS.Timeout> {
   const { log, audit } = b;
   await recoverStagedFiles({ content: b.store.content, files: b.files, log }); // before the queue requeues queued documents
   const pruneAudit = () => audit.prune().catch((err: unknown) => log.error({ err }, "could not prune the audit log"));
@@ -364,9 +398,11 @@ async function startBackground(b: Base, j: Jobs): Promise<NodeJS.Timeout> {
   if (b.workers) {
     await j.queue.start(); // takes over ingest jobs left running by a dead process
     await j.crawlQueue.start();
+    await j.tuneQueue.start();
   } else {
     await j.queue.open();
     await j.crawlQueue.open();
+    await j.tuneQueue.open();
   }
   return auditPruner;
 }
@@ -376,6 +412,8 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
   const j = await assembleJobs(b);
   const engine = assembleEngine(b, j);
   const services = assembleServices(b, j, engine);
+  const q: Queues = { ...j, tuneQueue: services.tuneQueue };
+  setMetricSources(b, q);
   const { store, activeProfile, embedder } = b;
   // set once the background work has started; close() clears it whenever it is called
   let auditPruner: NodeJS.Timeout | undefined;
@@ -400,7 +438,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     purgeTenantContent: b.purgeTenantContent,
     limits: { pageSizeLimitBytes: PAGE_SIZE_LIMIT_BYTES, maxPageLimit: MAX_PAGE_LIMIT, fileTypes: [...SUPPORTED_FILE_TYPES] },
     embedderStatus: () => embedder?.status() ?? { state: "unavailable", detail: "The active embedding profile cannot be served." },
-    extraHealthChecks: () => extraHealthChecks(b, j),
+    extraHealthChecks: () => extraHealthChecks(b, q),
     async vectorHealth() {
       const index = activeProfile.index_name!;
       const [pending, status] = await Promise.all([store.content.countUnembedded(index), store.content.vectorIndexStatus(index)]);
@@ -409,8 +447,8 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     userOut: (userId) => services.accounts.userOut(userId),
     metrics: b.metrics,
     workers: b.workers,
-    close: () => closeRuntime(b, j, services.industryBenchmarks, auditPruner),
+    close: () => closeRuntime(b, q, services.industryBenchmarks, auditPruner),
   };
-  auditPruner = await startBackground(b, j);
+  auditPruner = await startBackground(b, q);
   return rt;
 }

@@ -1,5 +1,6 @@
 // Shared shapes of the benchmark operations: the API's types, the contract's limits, the row ->
 // output mappings and the suite validation that benchmark-suites.ts and benchmark-runs.ts use.
+import type { Logger } from "pino";
 import type { Store } from "../store/types.js";
 import type { Json } from "../store/content-types.js";
 import type { BenchmarkCaseRow, BenchmarkRunRow, BenchmarkSuiteRow } from "../store/benchmark-types.js";
@@ -8,11 +9,15 @@ import type { QueryMetrics } from "../search/metrics.js";
 import { notFound, ValidationError, type FieldIssue } from "./errors.js";
 import type { QuotaService } from "./quotas.js";
 import type { SearchService } from "./search.js";
+import type { JobQueue } from "../jobs/types.js";
 
 export interface BenchmarkServiceDeps {
   store: Store;
   search: SearchService;
   quotas: QuotaService;
+  log: Logger;
+  /** the tune queue (tunings in the background); a getter because its handler is this service */
+  tuneQueue: () => Pick<JobQueue, "available" | "enqueue">;
 }
 
 export interface BenchmarkCaseIn {

@@ -4,7 +4,8 @@
 // run. The run's queries count against the monthly quota once, all together, before it starts.
 //
 // The operations are named functions taking their dependencies: benchmark-suites.ts (the suite
-// API), benchmark-runs.ts (running a suite), benchmark-model.ts (shared shapes).
+// API), benchmark-runs.ts (running a suite), benchmark-model.ts (shared shapes); tuning.ts binds
+// the tuning operations (in the request or as a job on the tune queue).
 // createBenchmarkService binds them to one set of dependencies for the runtime.
 import type { Json } from "../store/content-types.js";
 import { tenantOf, type Principal } from "./auth.js";
@@ -12,6 +13,8 @@ import { suiteRow, type BenchmarkServiceDeps, type BenchmarkSuiteCreate } from "
 import { createSuite, getSuite, listSuiteRuns, listSuites, removeSuite } from "./benchmark-suites.js";
 import { runSuite } from "./benchmark-runs.js";
 import { createTuner } from "./tuning.js";
+import type { RunningJob } from "../jobs/types.js";
+import type { TuneBody } from "./tuning-requests.js";
 
 export {
   INTERRUPTED_RUN_ERROR,
@@ -26,10 +29,21 @@ export {
   type CaseResult,
 } from "./benchmark-model.js";
 
+export { SYNC_TUNE_CASES, SYNC_TUNE_MAX_CASES, TUNE_JOB_KIND, type TuneAnswer, type TuningJobOut } from "./tuning.js";
+
 export function createBenchmarkService(deps: BenchmarkServiceDeps) {
+  const tuner = createTuner(deps);
   return {
-    /** POST /benchmarks/{id}/tune: fusion settings searched on the suite's cases (services/tuning.ts) */
-    tune: createTuner(deps),
+    /** POST /benchmarks/{id}/tune: fusion settings searched on the suite's cases, in the request or as a job (services/tuning.ts) */
+    tune: (p: Principal, id: string, body: TuneBody = {}) => tuner.tune(p, id, body),
+    /** GET /benchmarks/{id}/tunings/{tuning_id} */
+    tuning: (p: Principal, id: string, tuningId: string) => tuner.get(p, id, tuningId),
+    /** GET /benchmarks/{id}/tunings: newest first */
+    tunings: (p: Principal, id: string) => tuner.list(p, id),
+    /** the tune queue's handler, give-up hook and recovery */
+    handleTune: (job: RunningJob) => tuner.handle(job),
+    giveUpTune: (job: { tenant_id: string; subject: string; kind: string }, error: string) => tuner.giveUp(job, error),
+    recoverTunings: tuner.recover,
     create: (p: Principal, body: BenchmarkSuiteCreate, origin: Json = {}) => createSuite(deps, p, body, origin),
     /** Every suite with its cases and runs (newest first, without per-case results) and latest scores. */
     list: (p: Principal) => listSuites(deps, p),

@@ -1,6 +1,8 @@
 // The tuning operation, taking its dependencies first (tuning.ts binds them): check the suite can
 // be tuned, fetch every case's candidate lists once, search, score on both halves of the split,
-// and apply the best setting when asked and when it holds on the held-out cases.
+// and apply the best setting when asked and when it holds on the held-out cases. The answer in the
+// request (tuning-requests.ts) and the tuning job (tuning-job.ts) share runTuning; the job passes a
+// progress callback and an abort signal. Either way the caller has counted the queries first.
 import type { Store } from "../store/types.js";
 import type { Json } from "../store/content-types.js";
 import type { BenchmarkCaseRow, BenchmarkSuiteRow } from "../store/benchmark-types.js";
@@ -38,8 +40,30 @@ const f3 = (x: number) => x.toFixed(3);
 
 const refuse = (msg: string, input: unknown) => new ValidationError([{ type: "value_error", loc: ["path", "suite_id"], msg, input }]);
 
+/** What a tuning runs on: the suite, its collection and its cases. */
+export interface SuiteToTune {
+  suite: BenchmarkSuiteRow;
+  scope: CollectionScope;
+  cases: BenchmarkCaseRow[];
+}
+
+/** Where a tuning is: fetching each case's candidate lists (the slow part), then searching settings in memory. */
+export interface TuneProgress {
+  phase: "candidates" | "search";
+  cases_done: number;
+  cases_total: number;
+}
+
+/** How a caller follows and stops a tuning (the job); the synchronous call passes nothing. */
+export interface TuneControl {
+  /** called after each case's lists are fetched, then once when the search starts */
+  onProgress?: (p: TuneProgress) => void | Promise<void>;
+  /** checked before each case: an abort stops the tuning with the signal's reason */
+  signal?: AbortSignal;
+}
+
 /** The suite, its collection and its cases, or a 404/422 saying why it cannot be tuned. */
-async function suiteToTune(deps: TunerDeps, tenantId: string, suiteId: string): Promise<{ suite: BenchmarkSuiteRow; scope: CollectionScope; cases: BenchmarkCaseRow[] }> {
+export async function suiteToTune(deps: Pick<TunerDeps, "store">, tenantId: string, suiteId: string): Promise<SuiteToTune> {
   const suite = await deps.store.benchmarks.getSuite(tenantId, suiteId);
   if (!suite) throw notFound("Benchmark suite", suiteId);
   const scope = await deps.store.content.collectionScope(tenantId, suite.collection_id);
@@ -64,13 +88,16 @@ async function suiteToTune(deps: TunerDeps, tenantId: string, suiteId: string): 
 }
 
 /** Each case searched once; its candidate lists are reused for every setting. */
-async function tuningCasesOf(deps: TunerDeps, p: Principal, scope: CollectionScope, cases: BenchmarkCaseRow[], plan: ReturnType<typeof candidatePlan>) {
+async function tuningCasesOf(deps: TunerDeps, p: Principal, target: SuiteToTune, plan: ReturnType<typeof candidatePlan>, control: TuneControl) {
+  const { scope, cases } = target;
   const tuningCases: TuningCase[] = [];
   const modes = new Set<RetrievalMode>();
   for (const c of cases) {
+    control.signal?.throwIfAborted();
     const candidates = await deps.search.candidates(p, scope, c.query, plan);
     modes.add(candidates.mode);
     tuningCases.push({ id: c.id, relevant: new Set(c.relevant_document_ids), candidates });
+    await control.onProgress?.({ phase: "candidates", cases_done: tuningCases.length, cases_total: cases.length });
   }
   const mode: RetrievalMode | "mixed" = modes.size === 1 ? [...modes][0]! : "mixed";
   return { tuningCases, mode };
@@ -100,16 +127,13 @@ async function applyIfAllowed(deps: TunerDeps, tenantId: string, suite: Benchmar
   return { applied: true, detail: `Applied to collection '${suite.collection_id}' (${v.heldOutLine}); searches of the collection use it from now on.` };
 }
 
-export async function tuneSuite(deps: TunerDeps, p: Principal, suiteId: string, body: TuneRequest = {}) {
-  const started = performance.now();
-  const tenant = tenantOf(p);
-  const { suite, scope, cases } = await suiteToTune(deps, tenant.id, suiteId);
-  // each case is searched once (its lists are reused for every setting): one query each
-  await deps.quotas.consumeQueries(tenant, cases.length);
-
+/** The tuning itself, once the suite is checked and its queries are counted (by the caller). */
+export async function runTuning(deps: TunerDeps, p: Principal, target: SuiteToTune, body: TuneRequest, control: TuneControl = {}, started = performance.now()) {
+  const { suite, scope, cases } = target;
   const current = deps.search.settingsOf(scope);
   const plan = candidatePlan(current);
-  const { tuningCases, mode } = await tuningCasesOf(deps, p, scope, cases, plan);
+  const { tuningCases, mode } = await tuningCasesOf(deps, p, target, plan, control);
+  await control.onProgress?.({ phase: "search", cases_done: cases.length, cases_total: cases.length });
   const { tuning, heldOut } = splitCases(tuningCases);
   const outcome = coordinateSearch(tuning, current, mode === "hybrid" ? "hybrid" : "lexical");
   const score = (s: EngineSettings): SettingScore => ({
@@ -122,7 +146,9 @@ export async function tuneSuite(deps: TunerDeps, p: Principal, suiteId: string, 
   const holds = mayApply(found.held_out, now.held_out);
   const heldOutLine = `held-out nDCG@10 ${f3(found.held_out.ndcg_at_10)} against ${f3(now.held_out.ndcg_at_10)} for the current setting`;
   const requested = body.apply === true;
-  const { applied, detail } = await applyIfAllowed(deps, tenant.id, suite, scope, outcome.best, { changed, holds, requested, heldOutLine });
+  // the last point where a cancelled job stops without having written anything
+  control.signal?.throwIfAborted();
+  const { applied, detail } = await applyIfAllowed(deps, tenantOf(p).id, suite, scope, outcome.best, { changed, holds, requested, heldOutLine });
 
   return tuneReport({
     suite,

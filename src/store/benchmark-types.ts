@@ -38,6 +38,39 @@ export interface BenchmarkRunRow {
   completed_at: string | null;
 }
 
+export type BenchmarkTuningStatus = "queued" | "running" | "completed" | "failed" | "cancelled";
+
+/** A tuning run as a job (POST /benchmarks/{id}/tune in the background), with its progress and answer. */
+export interface BenchmarkTuningRow {
+  id: string;
+  tenant_id: string;
+  suite_id: string;
+  collection_id: string;
+  /** queued -> running -> completed | failed | cancelled; a retried job goes running -> running */
+  status: BenchmarkTuningStatus;
+  /** the request asked for the best setting to be applied */
+  apply: boolean;
+  /** where a running tuning is: queued, candidates (fetching each case's lists), search, done */
+  phase: string;
+  cases_done: number;
+  cases_total: number;
+  /** the answer the synchronous call gives (BenchmarkTuneOut) once completed */
+  result: Json | null;
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface BenchmarkTuningPatch {
+  phase?: string;
+  cases_done?: number;
+  result?: Json | null;
+  error?: string | null;
+  started_at?: string | null;
+  finished_at?: string | null;
+}
+
 export interface BenchmarkStore {
   /** the suite and its cases, in one transaction */
   createSuite(suite: BenchmarkSuiteRow, cases: BenchmarkCaseRow[]): Promise<void>;
@@ -65,4 +98,19 @@ export interface BenchmarkStore {
   failStaleRuns(tenantId: string, before: string, error: string, at: string): Promise<number>;
   /** one suite's runs with their results, newest first by (created_at, id); `before` pages on */
   pageRuns(tenantId: string, suiteId: string, limit: number, before?: { created_at: string; id: string }): Promise<BenchmarkRunRow[]>;
+
+  /** a tuning job's row (the caller queues its job); deleting the suite or the tenant deletes it */
+  createTuning(row: BenchmarkTuningRow): Promise<void>;
+  getTuning(tenantId: string, id: string): Promise<BenchmarkTuningRow | null>;
+  /** one suite's tunings, newest first (ties in insertion order, newest first) */
+  listTunings(tenantId: string, suiteId: string, limit: number): Promise<BenchmarkTuningRow[]>;
+  /**
+   * Moves the tuning to `to` when its status is one of `from`, applying `patch`, atomically.
+   * The updated row, or null when it is missing (in this tenant) or in another state.
+   */
+  transitionTuning(tenantId: string, id: string, from: readonly BenchmarkTuningStatus[], to: BenchmarkTuningStatus, patch?: BenchmarkTuningPatch): Promise<BenchmarkTuningRow | null>;
+  /** progress of a running tuning; false (and nothing written) when it is no longer running or gone */
+  setTuningProgress(tenantId: string, id: string, progress: { phase: string; cases_done: number }): Promise<boolean>;
+  /** queued or running tunings of every tenant (queue recovery) */
+  unfinishedTunings(): Promise<{ id: string; tenant_id: string }[]>;
 }

@@ -30,8 +30,10 @@ beforeAll(async () => {
   const crawl = await s.call("POST", "/crawl", { key: a.adminKey, json: { url: `${site.base}/`, collection_id: col, page_limit: 1 } });
   const suite = await s.call("POST", "/benchmarks", {
     key: a.adminKey,
-    json: { name: "A's suite", collection_id: col, cases: [{ query: "plans", relevant_document_ids: [doc.id] }] },
+    // five cases: the fewest a tuning takes
+    json: { name: "A's suite", collection_id: col, cases: ["plans", "A's plans", "secret", "secret plans", "tenant"].map((query) => ({ query, relevant_document_ids: [doc.id] })) },
   });
+  const tuning = await s.call("POST", `/benchmarks/${suite.body.id}/tune`, { key: a.adminKey, json: { background: true } });
   const key = await s.call("POST", "/api-keys", { key: a.adminKey, json: { name: "A's reader", scopes: ["search"] } });
   Object.assign(ids, {
     data_source_id: src,
@@ -39,6 +41,7 @@ beforeAll(async () => {
     document_id: doc.id,
     job_id: crawl.body.id,
     suite_id: suite.body.id,
+    tuning_id: tuning.body.id,
     key_id: key.body.id,
     tenant_id: a.id,
     name: "scifact",
@@ -96,6 +99,7 @@ it("tenant B gets 404 (or 403 on operator routes) for every operation on tenant 
   expect({ name: after.name, sources: after.data_source_ids }).toEqual({ name: before.name, sources: before.data_source_ids });
   expect((await get(`/documents/${ids.document_id}`)).body.status).toBe("indexed");
   expect((await get(`/benchmarks/${ids.suite_id}`)).status).toBe(200);
+  expect((await get(`/benchmarks/${ids.suite_id}/tunings/${ids.tuning_id}`)).status).toBe(200);
   expect((await get(`/crawl/${ids.job_id}`)).status).toBe(200);
   expect((await get("/api-keys")).body.find((k: { id: string }) => k.id === ids.key_id).status).toBe("active");
   expect((await get(`/documents?data_source_id=${ids.data_source_id}`)).body.map((d: { source: string }) => d.source)).toEqual(["secret.md"]);

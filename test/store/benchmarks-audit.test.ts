@@ -3,7 +3,7 @@
 import { expect, it } from "vitest";
 import { describeEachStore } from "./stores.js";
 import type { Store } from "../../src/store/types.js";
-import type { BenchmarkRunRow } from "../../src/store/benchmark-types.js";
+import type { BenchmarkRunRow, BenchmarkTuningRow } from "../../src/store/benchmark-types.js";
 import type { AuditRow } from "../../src/store/audit-types.js";
 
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
@@ -39,6 +39,22 @@ const run = (id: string, suiteId: string, createdAt: string, tenantId = "t1"): B
   error: null,
   created_at: createdAt,
   completed_at: null,
+});
+const tuning = (id: string, suiteId: string, createdAt: string, tenantId = "t1"): BenchmarkTuningRow => ({
+  id,
+  tenant_id: tenantId,
+  suite_id: suiteId,
+  collection_id: "col",
+  status: "queued",
+  apply: true,
+  phase: "queued",
+  cases_done: 0,
+  cases_total: 7,
+  result: null,
+  error: null,
+  created_at: createdAt,
+  started_at: null,
+  finished_at: null,
 });
 
 describeEachStore("store: benchmarks", (open) => {
@@ -99,6 +115,48 @@ describeEachStore("store: benchmarks", (open) => {
     expect((await store.benchmarks.listRuns("t1", ["s2"], { withResults: false })).get("s2")![0]).toMatchObject({ status: "failed", error: "worker died", completed_at: at(30) });
     expect(await store.benchmarks.deleteSuite("t1", "s1")).toBe(true);
     expect(await store.benchmarks.listRuns("t1", ["s1"], { withResults: false })).toEqual(new Map());
+  });
+
+  it("keeps tuning jobs: transitions only from the given states, progress only while running, newest first, per tenant", async () => {
+    const { store } = await open();
+    await tenants(store, "t1", "t2");
+    await store.benchmarks.createSuite(suite("s1", "t1"), []);
+    await store.benchmarks.createSuite(suite("s2", "t1"), []);
+    await store.benchmarks.createTuning(tuning("u1", "s1", at(10)));
+    await store.benchmarks.createTuning(tuning("u3", "s1", at(20)));
+    await store.benchmarks.createTuning(tuning("u2", "s1", at(20))); // same time as u3, inserted later
+    await store.benchmarks.createTuning(tuning("u4", "s2", at(15)));
+    expect(await store.benchmarks.getTuning("t1", "u1")).toEqual(tuning("u1", "s1", at(10)));
+    expect(await store.benchmarks.getTuning("t2", "u1")).toBeNull();
+    expect((await store.benchmarks.listTunings("t1", "s1", 10)).map((t) => t.id)).toEqual(["u2", "u3", "u1"]);
+    expect((await store.benchmarks.listTunings("t1", "s1", 2)).map((t) => t.id)).toEqual(["u2", "u3"]);
+    expect(await store.benchmarks.listTunings("t2", "s1", 10)).toEqual([]);
+    expect((await store.benchmarks.unfinishedTunings()).map((t) => t.id).sort()).toEqual(["u1", "u2", "u3", "u4"]);
+
+    // progress is written only while running
+    expect(await store.benchmarks.setTuningProgress("t1", "u1", { phase: "candidates", cases_done: 3 })).toBe(false);
+    expect(await store.benchmarks.transitionTuning("t2", "u1", ["queued"], "running")).toBeNull(); // another tenant's
+    const running = await store.benchmarks.transitionTuning("t1", "u1", ["queued", "running"], "running", { started_at: at(11), phase: "candidates" });
+    expect(running).toMatchObject({ status: "running", started_at: at(11), phase: "candidates", cases_done: 0 });
+    expect(await store.benchmarks.setTuningProgress("t1", "u1", { phase: "candidates", cases_done: 3 })).toBe(true);
+    expect(await store.benchmarks.setTuningProgress("t2", "u1", { phase: "search", cases_done: 7 })).toBe(false);
+    expect(await store.benchmarks.getTuning("t1", "u1")).toMatchObject({ phase: "candidates", cases_done: 3 });
+    expect(await store.benchmarks.transitionTuning("t1", "u1", ["queued"], "cancelled")).toBeNull(); // not queued any more
+
+    const result = { best: { settings: { fusion: "rrf" } }, split: { tuning_case_ids: ["a", "b"] }, changed: true };
+    const done = await store.benchmarks.transitionTuning("t1", "u1", ["running"], "completed", { phase: "done", result, error: null, finished_at: at(12) });
+    expect(done).toMatchObject({ status: "completed", apply: true, phase: "done", cases_done: 3, cases_total: 7, result, error: null, finished_at: at(12) });
+    expect((await store.benchmarks.getTuning("t1", "u1"))!.result).toEqual(result);
+    const failed = await store.benchmarks.transitionTuning("t1", "u4", ["queued"], "failed", { error: "gone", finished_at: at(16) });
+    expect(failed).toMatchObject({ status: "failed", error: "gone", result: null });
+    expect((await store.benchmarks.unfinishedTunings()).map((t) => t.id).sort()).toEqual(["u2", "u3"]);
+
+    // deleting the suite deletes its tunings
+    expect(await store.benchmarks.deleteSuite("t1", "s1")).toBe(true);
+    expect(await store.benchmarks.getTuning("t1", "u2")).toBeNull();
+    expect(await store.benchmarks.listTunings("t1", "s1", 10)).toEqual([]);
+    expect((await store.benchmarks.unfinishedTunings()).map((t) => t.id)).toEqual([]);
+    expect(await store.benchmarks.getTuning("t1", "u4")).not.toBeNull();
   });
 });
 

@@ -877,7 +877,7 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a suite with its cases and runs
+         * Delete a suite with its cases, runs and tunings
          * @description Required scope: `ingest`.
          */
         delete: operations["deleteBenchmarkSuite"];
@@ -941,11 +941,51 @@ export interface paths {
         put?: never;
         /**
          * Tune the collection's fusion settings on the suite's cases
-         * @description Searches fusion settings (method, lexical/vector weights, score normalisation), BM25 field weights (title, headings, body) and the candidate depth with a coordinate search of a few tens of settings, starting from the collection's current setting. Each case's query is embedded and searched once; every setting is then ranked in memory. The cases are split deterministically by case id (SHA-256 order): 30% are held out and only check the result. Metrics (nDCG@10, recall@10, MRR@10, one hit per document) are reported for the best and the current setting on both parts. With apply: true the best setting is written to the collection's settings, but only when it does not lose on the held-out cases (nDCG@10); apply.detail says what was done or why not. Answers synchronously (about one to two runs of the suite); the suite's cases count against the monthly query quota once. 422 when the suite has fewer than 5 cases or its collection no longer exists or has no data sources. The body may be omitted (apply: false).
+         * @description Searches fusion settings (method, lexical/vector weights, score normalisation), BM25 field weights (title, headings, body) and the candidate depth with a coordinate search of a few tens of settings, starting from the collection's current setting. Each case's query is embedded and searched once; every setting is then ranked in memory. The cases are split deterministically by case id (SHA-256 order): 30% are held out and only check the result. Metrics (nDCG@10, recall@10, MRR@10, one hit per document) are reported for the best and the current setting on both parts. With apply: true the best setting is written to the collection's settings, but only when it does not lose on the held-out cases (nDCG@10); apply.detail says what was done or why not. The suite's cases count against the monthly query quota once, when the request is accepted (429 then). A suite of at most 100 cases is tuned in the request (200, about one to two runs of the suite); a larger one, or any with background: true, as a job: 202 with the tuning job (queued, cases_total set) and a Location header naming GET /benchmarks/{suite_id}/tunings/{tuning_id}, whose progress.cases_done grows while the cases are searched and whose result is the same answer once completed. background: false tunes in the request, and is refused with 422 for a suite of more than 300 cases. 422 when the suite has fewer than 5 cases or its collection no longer exists or has no data sources. The body may be omitted (apply: false).
          *
          *     Required scope: `ingest`.
          */
         post: operations["tuneBenchmarkSuite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/benchmarks/{suite_id}/tunings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A suite's tuning jobs, newest first (the 50 newest)
+         * @description Required scope: `search`.
+         */
+        get: operations["listBenchmarkTunings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/benchmarks/{suite_id}/tunings/{tuning_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A tuning job: status, progress and, once completed, the tuning's answer
+         * @description Required scope: `search`.
+         */
+        get: operations["getBenchmarkTuning"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1295,6 +1335,8 @@ export interface components {
              * @default false
              */
             apply: boolean;
+            /** @description true: always tune as a job (202 with a TuningJobOut and a Location to poll); false: answer in the request (200), refused with 422 for a suite of more than 300 cases; left out: in the request for a suite of at most 100 cases, as a job above that */
+            background?: boolean;
         };
         CapabilitiesOut: {
             connectors: string[];
@@ -1856,6 +1898,31 @@ export interface components {
         ToolDefinitions: {
             [key: string]: unknown;
         }[];
+        TuningJobOut: {
+            id: string;
+            suite_id: string;
+            collection_id: string;
+            /** @description queued -> running -> completed | failed | cancelled */
+            status: string;
+            /** @description the request asked for the best setting to be applied (same rule as the synchronous call) */
+            apply: boolean;
+            progress: {
+                /** @description queued; candidates (each case's query is searched, the slow part); search (settings ranked in memory); done */
+                phase: string;
+                /** @description cases whose candidate lists are fetched; updated about once a second */
+                cases_done: number;
+                cases_total: number;
+            };
+            /** @description once completed: what the synchronous call answers */
+            result: components["schemas"]["BenchmarkTuneOut"] | null;
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
         UploadBody: {
             data_source_id: string;
             files: string[];
@@ -7405,6 +7472,34 @@ export interface operations {
                     "application/json": components["schemas"]["BenchmarkTuneOut"];
                 };
             };
+            /** @description Tuned as a job (a suite of more than 100 cases, or background: true): the queued tuning job; the Location header names GET /benchmarks/{suite_id}/tunings/{tuning_id}, which shows its progress and, once completed, the same answer as 200. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tun_5e6f7a8b9c0d1e2f3a4b",
+                     *       "suite_id": "bench_9a8b7c6d5e4f3a2b1c0d",
+                     *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
+                     *       "status": "running",
+                     *       "apply": true,
+                     *       "progress": {
+                     *         "phase": "candidates",
+                     *         "cases_done": 212,
+                     *         "cases_total": 480
+                     *       },
+                     *       "result": null,
+                     *       "error": null,
+                     *       "created_at": "2026-11-23T09:30:00.000Z",
+                     *       "started_at": "2026-11-23T09:31:12.000Z",
+                     *       "finished_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TuningJobOut"];
+                };
+            };
             /** @description Credentials are missing, or the key is not valid, revoked or expired. */
             401: {
                 headers: {
@@ -7480,6 +7575,204 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Monthly query limit reached on the free plan: 5000 of 5000 used; resets 2026-12-01."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (for example the job queue, so the crawl did not start); retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The job queue is unavailable, so the crawl did not start; retry in a minute."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBenchmarkTunings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example bench_9a8b7c6d5e4f3a2b1c0d */
+                suite_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The suite's tuning jobs, newest first (the 50 newest), each with its status, progress and answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "tun_5e6f7a8b9c0d1e2f3a4b",
+                     *         "suite_id": "bench_9a8b7c6d5e4f3a2b1c0d",
+                     *         "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
+                     *         "status": "running",
+                     *         "apply": true,
+                     *         "progress": {
+                     *           "phase": "candidates",
+                     *           "cases_done": 212,
+                     *           "cases_total": 480
+                     *         },
+                     *         "result": null,
+                     *         "error": null,
+                     *         "created_at": "2026-11-23T09:30:00.000Z",
+                     *         "started_at": "2026-11-23T09:31:12.000Z",
+                     *         "finished_at": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["TuningJobOut"][];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBenchmarkTuning: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example bench_9a8b7c6d5e4f3a2b1c0d */
+                suite_id: string;
+                /** @example tun_5e6f7a8b9c0d1e2f3a4b */
+                tuning_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tuning job: status, progress (cases whose candidate lists are fetched, of all) and, once completed, the tuning's answer in `result`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "tun_5e6f7a8b9c0d1e2f3a4b",
+                     *       "suite_id": "bench_9a8b7c6d5e4f3a2b1c0d",
+                     *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
+                     *       "status": "running",
+                     *       "apply": true,
+                     *       "progress": {
+                     *         "phase": "candidates",
+                     *         "cases_done": 212,
+                     *         "cases_total": 480
+                     *       },
+                     *       "result": null,
+                     *       "error": null,
+                     *       "created_at": "2026-11-23T09:30:00.000Z",
+                     *       "started_at": "2026-11-23T09:31:12.000Z",
+                     *       "finished_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TuningJobOut"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

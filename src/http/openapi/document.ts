@@ -61,9 +61,10 @@ function decorateResponses(op: Obj, meta: OperationDoc | undefined): void {
   for (const [status, res] of Object.entries<Obj>(op.responses ?? {})) {
     const success = status.startsWith("2");
     const other = meta?.other?.[status];
-    res.description = (success ? meta?.ok : (other?.description ?? RESPONSE_DESCRIPTIONS[status])) ?? res.description;
+    // `other` describes any status whose body is not the usual one, a second success status (202) too
+    res.description = (other?.description ?? (success ? meta?.ok : RESPONSE_DESCRIPTIONS[status])) ?? res.description;
     for (const media of Object.values<Obj>(res.content ?? {})) {
-      const own = success ? meta?.example : other?.example;
+      const own = other?.example ?? (success && !other ? meta?.example : undefined);
       const example = own ?? (ERROR_SCHEMAS.has(media.schema?.$ref) ? ERROR_EXAMPLES[status] : exampleFor(media.schema));
       if (example !== undefined) media.example = example;
     }

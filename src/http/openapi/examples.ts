@@ -15,6 +15,7 @@ const IDS = {
   crawl: "crawl_5e0a7c3b9d1f2e4a6b8c",
   key: "key_2c4e6a8b0d1f3a5c7e9b",
   suite: "bench_9a8b7c6d5e4f3a2b1c0d",
+  tuning: "tun_5e6f7a8b9c0d1e2f3a4b",
   run: "run_0f1e2d3c4b5a69788796",
   user: "usr_6b5a4c3d2e1f0a9b8c7d",
 };
@@ -224,6 +225,20 @@ const tune = {
   took_ms: 2140,
 };
 
+const tuningJob = {
+  id: IDS.tuning,
+  suite_id: IDS.suite,
+  collection_id: IDS.collection,
+  status: "running",
+  apply: true,
+  progress: { phase: "candidates", cases_done: 212, cases_total: 480 },
+  result: null,
+  error: null,
+  created_at: T0,
+  started_at: T1,
+  finished_at: null,
+};
+
 /** Example per component schema name. */
 export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   Tenant: tenant,
@@ -342,6 +357,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   BenchmarkRunOut: run,
   BenchmarkTuneRequest: { apply: true },
   BenchmarkTuneOut: tune,
+  TuningJobOut: tuningJob,
   IndustryBenchmarkImport: { collection_name: "SciFact", split: "test", max_queries: 100, max_documents: null, top_k: 10 },
   IndustryBenchmarkImportOut: {
     dataset: "scifact",
@@ -400,6 +416,7 @@ export const PARAMETER_EXAMPLES: Record<string, unknown> = {
   job_id: IDS.crawl,
   key_id: IDS.key,
   suite_id: IDS.suite,
+  tuning_id: IDS.tuning,
   tenant_id: IDS.tenant,
   name: "scifact",
   limit: 20,

@@ -159,7 +159,20 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   "GET /benchmarks/{suite_id}/runs": { operationId: "listBenchmarkRuns", ok: "The suite's runs with their per-case results, newest first; the next page is in the Link header." },
   "DELETE /benchmarks/{suite_id}": { operationId: "deleteBenchmarkSuite", ok: "Deleted with its cases and runs." },
   "POST /benchmarks/{suite_id}/run": { operationId: "runBenchmarkSuite", ok: "The finished run with nDCG@10, recall@10 and MRR; every case counts as a query." },
-  "POST /benchmarks/{suite_id}/tune": { operationId: "tuneBenchmarkSuite", ok: "The best setting found, with its metrics and the current setting's on the tuning and held-out cases, and whether it was applied." },
+  "POST /benchmarks/{suite_id}/tune": {
+    operationId: "tuneBenchmarkSuite",
+    ok: "The best setting found, with its metrics and the current setting's on the tuning and held-out cases, and whether it was applied.",
+    other: {
+      "202": {
+        description: "Tuned as a job (a suite of more than 100 cases, or background: true): the queued tuning job; the Location header names GET /benchmarks/{suite_id}/tunings/{tuning_id}, which shows its progress and, once completed, the same answer as 200.",
+      },
+    },
+  },
+  "GET /benchmarks/{suite_id}/tunings": { operationId: "listBenchmarkTunings", ok: "The suite's tuning jobs, newest first (the 50 newest), each with its status, progress and answer." },
+  "GET /benchmarks/{suite_id}/tunings/{tuning_id}": {
+    operationId: "getBenchmarkTuning",
+    ok: "The tuning job: status, progress (cases whose candidate lists are fetched, of all) and, once completed, the tuning's answer in `result`.",
+  },
   "GET /industry-benchmarks": { operationId: "listIndustryBenchmarks", ok: "Public question sets that can be loaded into a collection and a suite." },
   "POST /industry-benchmarks/{name}/import": { operationId: "importIndustryBenchmark", ok: "The import is under way; the suite can run once the documents are indexed." },
 };

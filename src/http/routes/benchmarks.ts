@@ -3,7 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import { Empty, errors, ref } from "../schemas/common.js";
-import { BenchmarkRunOut, BenchmarkSuiteCreate, BenchmarkSuiteOut, BenchmarkTuneOut, BenchmarkTuneRequest } from "../schemas/benchmarks.js";
+import { BenchmarkRunOut, BenchmarkSuiteCreate, BenchmarkSuiteOut, BenchmarkTuneOut, BenchmarkTuneRequest, TuningJobOut } from "../schemas/benchmarks.js";
 import { needs } from "../route-config.js";
 import { linkNext, pagingQuery } from "../paging.js";
 import type { RouteApp } from "../route-app.js";
@@ -12,6 +12,7 @@ import type { IndustryBenchmarkService } from "../../services/industry-benchmark
 import { registerIndustryBenchmarkRoutes } from "./industry-benchmarks.js";
 
 const SuiteParams = Type.Object({ suite_id: Type.String() });
+const TuningParams = Type.Object({ suite_id: Type.String(), tuning_id: Type.String() });
 const tags = ["benchmarks"];
 
 /** What these routes use, and nothing else of the runtime. */
@@ -29,6 +30,7 @@ export const benchmarkRoutes =
     registerRuns(app, benchmarks);
     registerRun(app, benchmarks);
     registerTune(app, benchmarks);
+    registerTunings(app, benchmarks);
     registerDelete(app, benchmarks);
     registerIndustryBenchmarkRoutes(app, { industryBenchmarks });
   };
@@ -116,6 +118,19 @@ function registerRun(app: RouteApp, benchmarks: BenchmarkService) {
   );
 }
 
+const TUNE_DESCRIPTION =
+  "Searches fusion settings (method, lexical/vector weights, score normalisation), BM25 field weights (title, headings, body) and the candidate depth " +
+  "with a coordinate search of a few tens of settings, starting from the collection's current setting. Each case's query is embedded and searched once; " +
+  "every setting is then ranked in memory. The cases are split deterministically by case id (SHA-256 order): 30% are held out and only check the result. " +
+  "Metrics (nDCG@10, recall@10, MRR@10, one hit per document) are reported for the best and the current setting on both parts. " +
+  "With apply: true the best setting is written to the collection's settings, but only when it does not lose on the held-out cases (nDCG@10); " +
+  "apply.detail says what was done or why not. The suite's cases count against the monthly query quota once, when the request is accepted (429 then). " +
+  "A suite of at most 100 cases is tuned in the request (200, about one to two runs of the suite); a larger one, or any with background: true, " +
+  "as a job: 202 with the tuning job (queued, cases_total set) and a Location header naming GET /benchmarks/{suite_id}/tunings/{tuning_id}, " +
+  "whose progress.cases_done grows while the cases are searched and whose result is the same answer once completed. " +
+  "background: false tunes in the request, and is refused with 422 for a suite of more than 300 cases. " +
+  "422 when the suite has fewer than 5 cases or its collection no longer exists or has no data sources. The body may be omitted (apply: false).";
+
 function registerTune(app: RouteApp, benchmarks: BenchmarkService) {
   app.post(
     "/benchmarks/:suite_id/tune",
@@ -128,20 +143,47 @@ function registerTune(app: RouteApp, benchmarks: BenchmarkService) {
       schema: {
         tags,
         summary: "Tune the collection's fusion settings on the suite's cases",
-        description:
-          "Searches fusion settings (method, lexical/vector weights, score normalisation), BM25 field weights (title, headings, body) and the candidate depth " +
-          "with a coordinate search of a few tens of settings, starting from the collection's current setting. Each case's query is embedded and searched once; " +
-          "every setting is then ranked in memory. The cases are split deterministically by case id (SHA-256 order): 30% are held out and only check the result. " +
-          "Metrics (nDCG@10, recall@10, MRR@10, one hit per document) are reported for the best and the current setting on both parts. " +
-          "With apply: true the best setting is written to the collection's settings, but only when it does not lose on the held-out cases (nDCG@10); " +
-          "apply.detail says what was done or why not. Answers synchronously (about one to two runs of the suite); the suite's cases count against the monthly query quota once. " +
-          "422 when the suite has fewer than 5 cases or its collection no longer exists or has no data sources. The body may be omitted (apply: false).",
+        description: TUNE_DESCRIPTION,
         params: SuiteParams,
         body: ref(BenchmarkTuneRequest),
-        response: { 200: ref(BenchmarkTuneOut), ...errors(401, 403, 404, 422, 429) },
+        response: { 200: ref(BenchmarkTuneOut), 202: ref(TuningJobOut), ...errors(401, 403, 404, 422, 429, 503) },
       },
     },
-    async (req) => benchmarks.tune(req.principal!, req.params.suite_id, req.body ?? {}),
+    async (req, reply) => {
+      const answer = await benchmarks.tune(req.principal!, req.params.suite_id, req.body ?? {});
+      if (!answer.background) return reply.status(200).send(answer.result);
+      reply.header("location", `/benchmarks/${encodeURIComponent(answer.job.suite_id)}/tunings/${encodeURIComponent(answer.job.id)}`);
+      return reply.status(202).send(answer.job);
+    },
+  );
+}
+
+function registerTunings(app: RouteApp, benchmarks: BenchmarkService) {
+  app.get(
+    "/benchmarks/:suite_id/tunings",
+    {
+      config: needs("search"),
+      schema: {
+        tags,
+        summary: "A suite's tuning jobs, newest first (the 50 newest)",
+        params: SuiteParams,
+        response: { 200: Type.Array(ref(TuningJobOut)), ...errors(401, 403, 404) },
+      },
+    },
+    async (req) => benchmarks.tunings(req.principal!, req.params.suite_id),
+  );
+  app.get(
+    "/benchmarks/:suite_id/tunings/:tuning_id",
+    {
+      config: needs("search"),
+      schema: {
+        tags,
+        summary: "A tuning job: status, progress and, once completed, the tuning's answer",
+        params: TuningParams,
+        response: { 200: ref(TuningJobOut), ...errors(401, 403, 404) },
+      },
+    },
+    async (req) => benchmarks.tuning(req.principal!, req.params.suite_id, req.params.tuning_id),
   );
 }
 
@@ -150,7 +192,7 @@ function registerDelete(app: RouteApp, benchmarks: BenchmarkService) {
     "/benchmarks/:suite_id",
     {
       config: needs("ingest"),
-      schema: { tags, summary: "Delete a suite with its cases and runs", params: SuiteParams, response: { 204: Empty, ...errors(401, 403, 404) } },
+      schema: { tags, summary: "Delete a suite with its cases, runs and tunings", params: SuiteParams, response: { 204: Empty, ...errors(401, 403, 404) } },
     },
     async (req, reply) => {
       await benchmarks.remove(req.principal!, req.params.suite_id);

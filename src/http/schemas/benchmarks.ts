@@ -121,6 +121,13 @@ export const BenchmarkTuneRequest = strictObject(
         description: "write the best setting to the suite's collection; done only when it does not lose on the held-out cases (nDCG@10)",
       }),
     ),
+    background: Type.Optional(
+      Type.Boolean({
+        description:
+          "true: always tune as a job (202 with a TuningJobOut and a Location to poll); false: answer in the request (200), refused with 422 for a suite of more than 300 cases; " +
+          "left out: in the request for a suite of at most 100 cases, as a job above that",
+      }),
+    ),
   },
   { $id: "BenchmarkTuneRequest" },
 );
@@ -185,4 +192,25 @@ export const BenchmarkTuneOut = Type.Object(
     took_ms: Type.Integer(),
   },
   { $id: "BenchmarkTuneOut" },
+);
+
+export const TuningJobOut = Type.Object(
+  {
+    id: Type.String(),
+    suite_id: Type.String(),
+    collection_id: Type.String(),
+    status: Type.String({ description: "queued -> running -> completed | failed | cancelled" }),
+    apply: Type.Boolean({ description: "the request asked for the best setting to be applied (same rule as the synchronous call)" }),
+    progress: Type.Object({
+      phase: Type.String({ description: "queued; candidates (each case's query is searched, the slow part); search (settings ranked in memory); done" }),
+      cases_done: Type.Integer({ description: "cases whose candidate lists are fetched; updated about once a second" }),
+      cases_total: Type.Integer(),
+    }),
+    result: Nullable(Type.Ref("BenchmarkTuneOut"), { description: "once completed: what the synchronous call answers" }),
+    error: Nullable(Type.String()),
+    created_at: DateTime,
+    started_at: Nullable(DateTime),
+    finished_at: Nullable(DateTime),
+  },
+  { $id: "TuningJobOut" },
 );

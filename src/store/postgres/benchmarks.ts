@@ -1,8 +1,9 @@
-// Benchmark suites, cases and runs on PostgreSQL (see sqlite/benchmarks.ts). `seq` breaks ties of
-// equal timestamps in insertion order, as SQLite's rowid does.
+// Benchmark suites, cases and runs on PostgreSQL (see sqlite/benchmarks.ts); tunings are in
+// benchmark-tunings.ts. `seq` breaks ties of equal timestamps in insertion order, as SQLite's rowid does.
 import { transaction, type Pool } from "./db.js";
 import type { BenchmarkCaseRow, BenchmarkRunRow, BenchmarkStore, BenchmarkSuiteRow } from "../benchmark-types.js";
 import { parseJson } from "./rows.js";
+import { pgTunings } from "./benchmark-tunings.js";
 
 type RawSuite = Omit<BenchmarkSuiteRow, "origin"> & { origin: string };
 type RawCase = Omit<BenchmarkCaseRow, "relevant_document_ids"> & { relevant_document_ids: string };
@@ -67,7 +68,7 @@ function suiteMethods(pool: Pool): Pick<BenchmarkStore, "createSuite" | "listSui
       return group(r.rows.map(toCase));
     },
     async deleteSuite(tenantId, id) {
-      // cases and runs go with it (ON DELETE CASCADE)
+      // cases, runs and tunings go with it (ON DELETE CASCADE)
       return ((await pool.query("DELETE FROM benchmark_suites WHERE tenant_id = $1 AND id = $2", [tenantId, id])).rowCount ?? 0) > 0;
     },
   };
@@ -117,5 +118,5 @@ function runMethods(pool: Pool): Pick<BenchmarkStore, "createRun" | "finishRun" 
 }
 
 export function pgBenchmarks(pool: Pool): BenchmarkStore {
-  return { ...suiteMethods(pool), ...runMethods(pool) };
+  return { ...suiteMethods(pool), ...runMethods(pool), ...pgTunings(pool) };
 }

@@ -1,8 +1,9 @@
-// Benchmark suites, cases and runs in SQLite. JSON columns (relevant ids, metrics, results,
-// origin) are stored as text and parsed on the way out.
+// Benchmark suites, cases and runs in SQLite; tunings are in benchmark-tunings.ts. JSON columns
+// (relevant ids, metrics, results, origin) are stored as text and parsed on the way out.
 import type { DB } from "./db.js";
 import type { BenchmarkCaseRow, BenchmarkRunRow, BenchmarkStore, BenchmarkSuiteRow } from "../benchmark-types.js";
 import { parseJson } from "./content/json.js";
+import { sqliteTunings } from "./benchmark-tunings.js";
 
 type RawSuite = Omit<BenchmarkSuiteRow, "origin"> & { origin: string };
 type RawCase = Omit<BenchmarkCaseRow, "relevant_document_ids"> & { relevant_document_ids: string };
@@ -41,7 +42,7 @@ type SuiteMethods = Pick<BenchmarkStore, "createSuite" | "listSuites" | "getSuit
 type RunMethods = Pick<BenchmarkStore, "createRun" | "finishRun" | "listRuns" | "pageRuns" | "failStaleRuns">;
 
 export function sqliteBenchmarks(db: DB): BenchmarkStore {
-  return { ...suiteMethods(db), ...runMethods(db) };
+  return { ...suiteMethods(db), ...runMethods(db), ...sqliteTunings(db) };
 }
 
 function suiteMethods(db: DB): SuiteMethods {
@@ -78,7 +79,7 @@ function suiteMethods(db: DB): SuiteMethods {
       return group(rows.map(toCase));
     },
     async deleteSuite(tenantId, id) {
-      // cases and runs go with it (ON DELETE CASCADE)
+      // cases, runs and tunings go with it (ON DELETE CASCADE)
       return db.prepare("DELETE FROM benchmark_suites WHERE tenant_id = ? AND id = ?").run(tenantId, id).changes > 0;
     },
   };

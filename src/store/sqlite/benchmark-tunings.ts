@@ -1,0 +1,75 @@
+// Tuning jobs of benchmark suites in SQLite (see benchmark-types.ts). The answer (result) is JSON
+// text, apply an INTEGER 0/1.
+import type { DB } from "./db.js";
+import type { BenchmarkStore, BenchmarkTuningPatch, BenchmarkTuningRow, BenchmarkTuningStatus } from "../benchmark-types.js";
+import { parseJson } from "./content/json.js";
+
+type RawTuning = Omit<BenchmarkTuningRow, "apply" | "result"> & { apply: number; result: string | null };
+
+const toTuning = (r: RawTuning): BenchmarkTuningRow => ({ ...r, apply: r.apply === 1, result: r.result === null ? null : parseJson(r.result, null) });
+
+const PATCH_COLUMNS = ["phase", "cases_done", "result", "error", "started_at", "finished_at"] as const;
+
+type TuningMethods = Pick<BenchmarkStore, "createTuning" | "getTuning" | "listTunings" | "transitionTuning" | "setTuningProgress" | "unfinishedTunings">;
+
+export function sqliteTunings(db: DB): TuningMethods {
+  const get = db.prepare("SELECT * FROM benchmark_tunings WHERE tenant_id = ? AND id = ?");
+  const transition = (tenantId: string, id: string, from: readonly BenchmarkTuningStatus[], to: BenchmarkTuningStatus, patch: BenchmarkTuningPatch) => {
+    const sets = ["status = ?"];
+    const params: unknown[] = [to];
+    for (const c of PATCH_COLUMNS) {
+      if (patch[c] === undefined) continue;
+      sets.push(`${c} = ?`);
+      params.push(c === "result" && patch.result !== null ? JSON.stringify(patch.result) : patch[c]);
+    }
+    const r = db
+      .prepare(`UPDATE benchmark_tunings SET ${sets.join(", ")} WHERE tenant_id = ? AND id = ? AND status IN (SELECT value FROM json_each(?)) RETURNING *`)
+      .get(...params, tenantId, id, JSON.stringify(from)) as RawTuning | undefined;
+    return r ? toTuning(r) : null;
+  };
+  return {
+    async createTuning(t) {
+      db.prepare(
+        `INSERT INTO benchmark_tunings (id, tenant_id, suite_id, collection_id, status, apply, phase, cases_done, cases_total, result, error, created_at, started_at, finished_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(
+        t.id,
+        t.tenant_id,
+        t.suite_id,
+        t.collection_id,
+        t.status,
+        t.apply ? 1 : 0,
+        t.phase,
+        t.cases_done,
+        t.cases_total,
+        t.result === null ? null : JSON.stringify(t.result),
+        t.error,
+        t.created_at,
+        t.started_at,
+        t.finished_at,
+      );
+    },
+    async getTuning(tenantId, id) {
+      const r = get.get(tenantId, id) as RawTuning | undefined;
+      return r ? toTuning(r) : null;
+    },
+    async listTunings(tenantId, suiteId, limit) {
+      // rowid breaks ties between tunings created in the same millisecond (insertion order)
+      const rows = db
+        .prepare("SELECT * FROM benchmark_tunings WHERE tenant_id = ? AND suite_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?")
+        .all(tenantId, suiteId, limit) as RawTuning[];
+      return rows.map(toTuning);
+    },
+    async transitionTuning(tenantId, id, from, to, patch = {}) {
+      return transition(tenantId, id, from, to, patch);
+    },
+    async setTuningProgress(tenantId, id, p) {
+      return (
+        db.prepare("UPDATE benchmark_tunings SET phase = ?, cases_done = ? WHERE tenant_id = ? AND id = ? AND status = 'running'").run(p.phase, p.cases_done, tenantId, id).changes > 0
+      );
+    },
+    async unfinishedTunings() {
+      return db.prepare("SELECT id, tenant_id FROM benchmark_tunings WHERE status IN ('queued', 'running')").all() as { id: string; tenant_id: string }[];
+    },
+  };
+}
