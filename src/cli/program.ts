@@ -48,7 +48,7 @@ export function buildProgram(hooks: ProgramHooks): Command {
 function addProcessCommands(program: Command): void {
   program
     .command("serve")
-    .description("Run the HTTP API, with the ingest and crawl workers in the same process unless --no-worker")
+    .description("Run the HTTP API, with the ingest, crawl and tuning workers in the same process unless --no-worker")
     .option("--no-worker", "API only: queued jobs wait for a separate `quarry worker` on the same DATA_DIR")
     .action(async (o: { worker: boolean }) => {
       const { serve } = await import("../server.js");
@@ -57,7 +57,7 @@ function addProcessCommands(program: Command): void {
 
   program
     .command("worker")
-    .description("Run the ingest and crawl workers without the HTTP API (pair with `quarry serve --no-worker`)")
+    .description("Run the ingest, crawl and tuning workers without the HTTP API (pair with `quarry serve --no-worker`)")
     .action(async () => {
       const { worker } = await import("../server.js");
       await worker();
