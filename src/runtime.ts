@@ -181,6 +181,7 @@ async function assembleBase(config: Config, opts: RuntimeOptions): Promise<Base>
   const store = await openStore(config, {
     vectorIndex: config.vectorIndex,
     vectorQuantization: config.vectorQuantization,
+    vectorEfSearch: config.vectorEfSearch,
     onError: (err) => log.error({ err }, "vector index maintenance failed; affected sources are searched exactly"),
   });
   const profiles = loadProfiles({ profilesFile: config.embeddingProfilesFile });

@@ -208,7 +208,7 @@ export interface Scored {
 }
 
 export interface VectorIndexStatus {
-  /** e.g. "hnsw (usearch, M 16, f16)" or "exact (sqlite-vec)" */
+  /** e.g. "hnsw (usearch, M 16, ef 256, f16)" or "exact (sqlite-vec)" */
   kind: string;
   /** graphs (one per tenant and data source) */
   partitions: number;

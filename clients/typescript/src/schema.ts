@@ -1999,7 +1999,7 @@ export interface operations {
                      *         },
                      *         "index": {
                      *           "status": "up",
-                     *           "detail": "sqlite store: lexical (BM25) and vector (hnsw (usearch, M 16, f32)) indexes; 0 chunks awaiting vectors"
+                     *           "detail": "sqlite store: lexical (BM25) and vector (hnsw (usearch, M 16, ef 256, f16)) indexes; 0 chunks awaiting vectors"
                      *         }
                      *       }
                      *     }

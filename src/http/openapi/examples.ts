@@ -269,7 +269,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
       api: { status: "up", detail: null },
       database: { status: "up", detail: "sqlite" },
       queue: { status: "up", detail: "embedded queue, 0 jobs pending" },
-      index: { status: "up", detail: "sqlite store: lexical (BM25) and vector (hnsw (usearch, M 16, f32)) indexes; 0 chunks awaiting vectors" },
+      index: { status: "up", detail: "sqlite store: lexical (BM25) and vector (hnsw (usearch, M 16, ef 256, f16)) indexes; 0 chunks awaiting vectors" },
     },
   },
   AccountOut: { user: { ...user, email_verified: false }, tenant, role: "owner", scopes: ["admin"], plan: "free" },

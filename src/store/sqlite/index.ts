@@ -22,6 +22,8 @@ export interface SqliteStoreOptions {
   vectorIndex?: VectorIndexMode;
   /** how the graphs hold vectors (default f16) */
   vectorQuantization?: Quantization;
+  /** HNSW ef per graph search (default DEFAULT_ANN_SETTINGS.expansionSearch) */
+  vectorEfSearch?: number;
   /** reports background vector-index failures (default: console) */
   onError?: (err: unknown) => void;
 }
@@ -29,7 +31,10 @@ export interface SqliteStoreOptions {
 export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}): SqliteStore {
   const db = openDatabase(path.join(dataDir, "quarry.db"));
   const vectors = createVectorIndexes(db, { mode: opts.vectorIndex ?? "hnsw", dir: path.join(dataDir, "vectors"),
-    ann: opts.vectorQuantization ? { quantization: opts.vectorQuantization } : undefined,
+    ann: {
+      ...(opts.vectorQuantization ? { quantization: opts.vectorQuantization } : {}),
+      ...(opts.vectorEfSearch ? { expansionSearch: opts.vectorEfSearch } : {}),
+    },
     onError: opts.onError,
   });
   return {

@@ -11,6 +11,7 @@
 import os from "node:os";
 import path from "node:path";
 import { Index, MetricKind, ScalarKind } from "usearch";
+import { DEFAULT_EF_SEARCH } from "../../../config.js";
 import type { DB } from "../db.js";
 import { annLog, type AnnLog, type Change } from "./ann-log.js";
 import { graphFiles, readMeta, removeGraph, removeStaleFiles, safeName, writeGraph, type GraphFiles } from "./ann-files.js";
@@ -24,7 +25,7 @@ export interface AnnSettings {
   connectivity: number;
   /** HNSW ef at build time */
   expansionAdd: number;
-  /** HNSW ef at query time (raised to k when k is larger) */
+  /** HNSW ef at query time (raised to k when k is larger); every search asks for this many */
   expansionSearch: number;
   /** how the graph stores vectors; i8 candidates are rescored exactly from vec0 */
   quantization: Quantization;
@@ -34,14 +35,13 @@ export interface AnnSettings {
 // differ from the exact ones by 3e-5 at most (measured, docs/decisions.md "Vector index"), far
 // below what moves a fused ranking, so they are used as they are. i8 is a quarter of
 // f32 but its distances are off by ~1e-2, so its candidates are rescored from vec0 (~0.1 ms each).
-export const DEFAULT_ANN_SETTINGS: Omit<AnnSettings, "dir"> = { connectivity: 16, expansionAdd: 128, expansionSearch: 64, quantization: "f16" };
+export const DEFAULT_ANN_SETTINGS: Omit<AnnSettings, "dir"> = { connectivity: 16, expansionAdd: 128, expansionSearch: DEFAULT_EF_SEARCH, quantization: "f16" };
 
 /** changes applied inline by a query before it searches; more than this and it searches exactly */
 const INLINE_CATCH_UP = 256;
 /** changes applied per background step (one step blocks the event loop for ~0.1 s at most) */
 const STEP = 512;
 const TICK_MS = 500;
-const MIN_WANTED = 128;
 const SAVE_AFTER_MS = 30_000;
 /** threads of every graph insertion (see addChunks) */
 const ADD_THREADS = Math.max(1, Math.min(os.availableParallelism(), 4));
@@ -141,9 +141,9 @@ export class AnnIndex {
       const p = this.parts.get(key);
       if ((p && p.state !== "ready") || lagging.has(key)) exactSources.push(s);
       else if (p && p.index.size() > 0) {
-        // usearch searches with ef = max(expansion, wanted): asking for at least MIN_WANTED makes
-        // a small graph's search nearly exhaustive and lifts recall at small k, for little cost
-        const m = p.index.search(vector, Math.min(Math.max(k, MIN_WANTED), p.index.size()), 1);
+        // usearch searches with ef = max(expansion, wanted): asking for expansionSearch results
+        // makes a small graph's search nearly exhaustive and lifts recall at small k
+        const m = p.index.search(vector, Math.min(Math.max(k, this.settings.expansionSearch), p.index.size()), 1);
         for (let i = 0; i < Math.min(k, m.keys.length); i++) hits.push({ chunkId: Number(m.keys[i]), distance: m.distances[i] });
       }
     }
@@ -168,8 +168,8 @@ export class AnnIndex {
       if (p.state === "ready") vectors += p.index.size();
       else building++;
     }
-    const { connectivity, quantization } = this.settings;
-    return { kind: `hnsw (usearch, M ${connectivity}, ${quantization})`, partitions: this.parts.size, vectors, building, behind: this.log.maxSeq() - this.applied };
+    const { connectivity, quantization, expansionSearch } = this.settings;
+    return { kind: `hnsw (usearch, M ${connectivity}, ef ${expansionSearch}, ${quantization})`, partitions: this.parts.size, vectors, building, behind: this.log.maxSeq() - this.applied };
   }
 
   /** resolves when no graph is being built (tests, benchmarks) */
