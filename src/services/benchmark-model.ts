@@ -17,7 +17,7 @@ export interface BenchmarkServiceDeps {
   quotas: QuotaService;
   log: Logger;
   /** the tune queue (tunings in the background); a getter because its handler is this service */
-  tuneQueue: () => Pick<JobQueue, "available" | "enqueue">;
+  tuneQueue: () => Pick<JobQueue, "available" | "enqueue" | "cancel">;
 }
 
 export interface BenchmarkCaseIn {

@@ -40,6 +40,8 @@ export function createBenchmarkService(deps: BenchmarkServiceDeps) {
     tuning: (p: Principal, id: string, tuningId: string) => tuner.get(p, id, tuningId),
     /** GET /benchmarks/{id}/tunings: newest first */
     tunings: (p: Principal, id: string) => tuner.list(p, id),
+    /** POST /benchmarks/{id}/tunings/{tuning_id}/cancel */
+    cancelTuning: (p: Principal, id: string, tuningId: string) => tuner.cancel(p, id, tuningId),
     /** the tune queue's handler, give-up hook and recovery */
     handleTune: (job: RunningJob) => tuner.handle(job),
     giveUpTune: (job: { tenant_id: string; subject: string; kind: string }, error: string) => tuner.giveUp(job, error),

@@ -34,7 +34,7 @@ export const TUNINGS_LIST_LIMIT = 50;
 export interface TuningDeps extends TunerDeps {
   log: Logger;
   /** the tuning queue; a getter because the queue's handler is this service */
-  tuneQueue: () => Pick<JobQueue, "available" | "enqueue">;
+  tuneQueue: () => Pick<JobQueue, "available" | "enqueue" | "cancel">;
 }
 
 export interface TuningJobOut {

@@ -4,9 +4,9 @@ import type { TenantRow } from "../store/types.js";
 import { newId, nowIso } from "../store/ids.js";
 import { QueueUnavailableError } from "../jobs/types.js";
 import { tenantOf, type Principal } from "./auth-model.js";
-import { notFound, unavailable, ValidationError } from "./errors.js";
+import { conflict, notFound, unavailable, ValidationError } from "./errors.js";
 import { runTuning, suiteToTune, type SuiteToTune, type TuneRequest } from "./tuning-run.js";
-import { SYNC_TUNE_CASES, SYNC_TUNE_MAX_CASES, TUNINGS_LIST_LIMIT, tuneQueueJob, tuningOut, type TuningDeps, type TuningJobOut } from "./tuning-model.js";
+import { SYNC_TUNE_CASES, SYNC_TUNE_MAX_CASES, TUNE_JOB_KIND, TUNINGS_LIST_LIMIT, tuneQueueJob, tuningOut, type TuningDeps, type TuningJobOut } from "./tuning-model.js";
 
 export interface TuneBody extends TuneRequest {
   /** true: always a job; false: in the request (422 above SYNC_TUNE_MAX_CASES); absent: by suite size */
@@ -79,4 +79,22 @@ export async function listTunings(deps: Pick<TuningDeps, "store">, p: Principal,
   const tenantId = tenantOf(p).id;
   if (!(await deps.store.benchmarks.getSuite(tenantId, suiteId))) throw notFound("Benchmark suite", suiteId);
   return (await deps.store.benchmarks.listTunings(tenantId, suiteId, TUNINGS_LIST_LIMIT)).map(tuningOut);
+}
+
+/**
+ * POST /benchmarks/{suite_id}/tunings/{tuning_id}/cancel: queued or running -> cancelled. A running
+ * job stops at its next case (the queue aborts its signal, in whichever process runs it, and its
+ * next progress write finds the row no longer running); the collection is written only when a
+ * tuning completes, so a cancelled one changes nothing. 409 once it has ended.
+ */
+export async function cancelTuning(deps: Pick<TuningDeps, "store" | "tuneQueue">, p: Principal, suiteId: string, tuningId: string): Promise<TuningJobOut> {
+  const tenantId = tenantOf(p).id;
+  const before = await getTuning(deps, p, suiteId, tuningId);
+  const row = await deps.store.benchmarks.transitionTuning(tenantId, before.id, ["queued", "running"], "cancelled", { error: "The tuning was cancelled.", finished_at: nowIso() });
+  if (!row) {
+    const now = await getTuning(deps, p, suiteId, tuningId);
+    throw conflict(`Tuning '${tuningId}' is ${now.status}; only queued or running tunings can be cancelled.`);
+  }
+  await deps.tuneQueue().cancel(TUNE_JOB_KIND, row.id);
+  return tuningOut(row);
 }

@@ -13,7 +13,7 @@
 // answer), tuning-model.ts (shared shapes). createTuner binds them to one set of dependencies.
 import type { RecoveryHook, RunningJob } from "../jobs/types.js";
 import type { Principal } from "./auth-model.js";
-import { getTuning, listTunings, requestTuning, type TuneBody } from "./tuning-requests.js";
+import { cancelTuning, getTuning, listTunings, requestTuning, type TuneBody } from "./tuning-requests.js";
 import { giveUpTuning, handleTuneJob, recoverTunings } from "./tuning-job.js";
 import type { TuningDeps } from "./tuning-model.js";
 
@@ -28,6 +28,7 @@ export function createTuner(deps: TuningDeps) {
     tune: (p: Principal, suiteId: string, body: TuneBody = {}) => requestTuning(deps, p, suiteId, body),
     get: (p: Principal, suiteId: string, tuningId: string) => getTuning(deps, p, suiteId, tuningId),
     list: (p: Principal, suiteId: string) => listTunings(deps, p, suiteId),
+    cancel: (p: Principal, suiteId: string, tuningId: string) => cancelTuning(deps, p, suiteId, tuningId),
     /** the tune queue's handler */
     handle: (job: RunningJob) => handleTuneJob(deps, job),
     /** the queue gave up on a tuning job (attempts used up): say so on the tuning */

@@ -114,14 +114,15 @@ describe("login", () => {
     };
     const known: number[] = [];
     const unknown: number[] = [];
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 7; i++) {
       known.push(await time(u.email));
       unknown.push(await time(ghost));
     }
-    const median = (xs: number[]) => xs.sort((a, b) => a - b)[2];
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[3];
     // Both pay for one argon2id verification; without the dummy hash the unknown email would
-    // answer in a fraction of the time (argon2id verification is most of a login here).
-    expect(median(unknown)).toBeGreaterThan(median(known) / 2);
+    // answer in a few percent of the time (the verification is ~50 ms, the rest ~1 ms). The bound
+    // is loose (a quarter) because a busy machine stretched one side to twice the other.
+    expect(median(unknown)).toBeGreaterThan(median(known) / 4);
   });
 });
 

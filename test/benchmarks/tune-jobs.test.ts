@@ -259,6 +259,29 @@ describe("the tuning job's handler", () => {
     expect(await settingsOf()).toEqual(before);
   });
 
+  it("cancels a queued or running tuning over HTTP; its job then does nothing; an ended one is 409", async () => {
+    const before = await settingsOf();
+    await s.rt.store.benchmarks.createTuning(row("tun_to_cancel", { apply: true }));
+    await s.rt.store.benchmarks.createTuning(row("tun_running", { status: "running", phase: "candidates", cases_done: 3, started_at: new Date().toISOString() }));
+    for (const id of ["tun_to_cancel", "tun_running"]) {
+      const r = await call("POST", `/benchmarks/${suiteId}/tunings/${id}/cancel`);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body).toMatchObject({ id, status: "cancelled", error: "The tuning was cancelled.", result: null });
+      expect(r.body.finished_at).not.toBeNull();
+    }
+    // the queue job of a cancelled tuning (already taken by a worker) ends without tuning
+    await s.rt.benchmarks.handleTune(job("tun_to_cancel"));
+    expect((await call("GET", `/benchmarks/${suiteId}/tunings/tun_to_cancel`)).body).toMatchObject({ status: "cancelled", result: null });
+    expect(await settingsOf()).toEqual(before);
+
+    const again = await call("POST", `/benchmarks/${suiteId}/tunings/tun_to_cancel/cancel`);
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toContain("is cancelled; only queued or running tunings can be cancelled");
+    await s.rt.store.benchmarks.createTuning(row("tun_done", { status: "completed", phase: "done" }));
+    expect((await call("POST", `/benchmarks/${suiteId}/tunings/tun_done/cancel`)).status).toBe(409);
+    expect((await call("POST", `/benchmarks/${suiteId}/tunings/tun_nope/cancel`)).status).toBe(404);
+  });
+
   it("answers 429 at POST time when the quota cannot take the cases, and queues nothing", async () => {
     const t = await s.tenant();
     const src = await createSource(s, t.adminKey);

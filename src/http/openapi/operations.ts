@@ -173,6 +173,7 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "getBenchmarkTuning",
     ok: "The tuning job: status, progress (cases whose candidate lists are fetched, of all) and, once completed, the tuning's answer in `result`.",
   },
+  "POST /benchmarks/{suite_id}/tunings/{tuning_id}/cancel": { operationId: "cancelBenchmarkTuning", ok: "The tuning, now cancelled; the collection's settings are unchanged." },
   "GET /industry-benchmarks": { operationId: "listIndustryBenchmarks", ok: "Public question sets that can be loaded into a collection and a suite." },
   "POST /industry-benchmarks/{name}/import": { operationId: "importIndustryBenchmark", ok: "The import is under way; the suite can run once the documents are indexed." },
 };

@@ -185,6 +185,20 @@ function registerTunings(app: RouteApp, benchmarks: BenchmarkService) {
     },
     async (req) => benchmarks.tuning(req.principal!, req.params.suite_id, req.params.tuning_id),
   );
+  app.post(
+    "/benchmarks/:suite_id/tunings/:tuning_id/cancel",
+    {
+      config: needs("ingest"),
+      schema: {
+        tags,
+        summary: "Cancel a queued or running tuning (the collection is left as it was)",
+        description: "A running tuning stops at its next case. 409 when the tuning has already completed, failed or been cancelled.",
+        params: TuningParams,
+        response: { 200: ref(TuningJobOut), ...errors(401, 403, 404, 409) },
+      },
+    },
+    async (req) => benchmarks.cancelTuning(req.principal!, req.params.suite_id, req.params.tuning_id),
+  );
 }
 
 function registerDelete(app: RouteApp, benchmarks: BenchmarkService) {
