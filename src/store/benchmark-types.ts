@@ -114,3 +114,12 @@ export interface BenchmarkStore {
   /** queued or running tunings of every tenant (queue recovery) */
   unfinishedTunings(): Promise<{ id: string; tenant_id: string }[]>;
 }
+
+/** benchmark_tunings' columns in the order both stores insert them */
+export const TUNING_COLUMNS = "id, tenant_id, suite_id, collection_id, status, apply, phase, cases_done, cases_total, result, error, created_at, started_at, finished_at";
+
+/** A tuning's values in TUNING_COLUMNS order; `flag` turns apply into what the store keeps, the answer is JSON text. */
+export function tuningValues(t: BenchmarkTuningRow, flag: (b: boolean) => unknown): unknown[] {
+  const result = t.result === null ? null : JSON.stringify(t.result);
+  return [t.id, t.tenant_id, t.suite_id, t.collection_id, t.status, flag(t.apply), t.phase, t.cases_done, t.cases_total, result, t.error, t.created_at, t.started_at, t.finished_at];
+}

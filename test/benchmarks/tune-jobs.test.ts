@@ -5,12 +5,11 @@
 // over the hand-made documents of tune.test.ts: for each topic a "note" names it in its body (the
 // relevant document), a "memo" in its title only; the collection starts title-heavy.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed, LIGHT_ENV } from "../kit/index.js";
+import { startServer, type TestServer, createCollection, createSource, LIGHT_ENV } from "../kit/index.js";
+import { servicingCollection, TITLE_HEAVY, TOPICS } from "./servicing-fixture.js";
 import { currentPeriod } from "../../src/services/plans.js";
 import type { RunningJob } from "../../src/jobs/types.js";
 
-const TOPICS = ["gearbox", "blades", "tower", "generator", "yaw", "nacelle", "inverter", "anemometer", "transformer", "brake"];
-const TITLE_HEAVY = { field_weights: { title: 10, headings: 10, body: 1 } };
 const STATUS_ORDER = ["queued", "running", "completed"];
 
 let s: TestServer;
@@ -18,7 +17,7 @@ let tenantId: string;
 let key: string;
 let collection: string;
 let suiteId: string;
-const note: Record<string, string> = {};
+let note: Record<string, string> = {};
 
 const call = (method: string, path: string, json?: unknown, k: string | null = key) => s.call(method, path, { key: k, json });
 const settingsOf = async () => (await call("GET", `/collections/${collection}`)).body.settings;
@@ -63,21 +62,7 @@ beforeAll(async () => {
   const t = await s.tenant();
   tenantId = t.id;
   key = t.adminKey;
-  const src = await createSource(s, key);
-  collection = await createCollection(s, key, [src]);
-  const files = TOPICS.flatMap((t, i) => [
-    {
-      name: `note-${t}.md`,
-      content: `# Field note ${i}\n\nThe ${t} servicing procedure. Log every ${t} servicing step; the ${t} servicing record is kept on site. ${t} servicing takes two hours.\n`,
-    },
-    { name: `memo-${t}.md`, content: `# ${t} servicing\n\nContact the site office.\n` },
-  ]);
-  expect((await upload(s, key, src, files)).status).toBe(202);
-  for (const d of await waitIndexed(s, key, src)) {
-    expect(d.status).toBe("indexed");
-    const [kind, topic] = d.source.replace(/\.md$/, "").split("-");
-    if (kind === "note") note[topic] = d.id;
-  }
+  ({ collection, note } = await servicingCollection(s, key));
   expect((await call("PATCH", `/collections/${collection}`, { settings: TITLE_HEAVY })).status).toBe(200);
   suiteId = await createSuite("servicing", 10);
 });

@@ -5,39 +5,24 @@
 // collection starts title-heavy (title 10, headings 10, body 1): the memo comes first for every
 // query; weights that let the body count bring the note first.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
+import { startServer, type TestServer, createCollection, createSource } from "../kit/index.js";
+import { servicingCollection, TITLE_HEAVY, TOPICS } from "./servicing-fixture.js";
 
 const LIGHT = { EMBEDDING_PROFILE: "bge-small-en-v1.5", ALLOW_MODEL_DOWNLOAD: "false" };
-const TOPICS = ["gearbox", "blades", "tower", "generator", "yaw", "nacelle", "inverter", "anemometer", "transformer", "brake"];
-const TITLE_HEAVY = { field_weights: { title: 10, headings: 10, body: 1 } };
 
 let s: TestServer;
 let key: string;
 let collection: string;
 let suiteId: string;
-const note: Record<string, string> = {};
-const memo: Record<string, string> = {};
+let note: Record<string, string> = {};
+let memo: Record<string, string> = {};
 
 const call = (method: string, path: string, json?: unknown, k: string | null = key) => s.call(method, path, { key: k, json });
 
 beforeAll(async () => {
   s = await startServer(LIGHT, { listen: false });
   key = (await s.tenant()).adminKey;
-  const src = await createSource(s, key);
-  collection = await createCollection(s, key, [src]);
-  const files = TOPICS.flatMap((t, i) => [
-    {
-      name: `note-${t}.md`,
-      content: `# Field note ${i}\n\nThe ${t} servicing procedure. Log every ${t} servicing step; the ${t} servicing record is kept on site. ${t} servicing takes two hours.\n`,
-    },
-    { name: `memo-${t}.md`, content: `# ${t} servicing\n\nContact the site office.\n` },
-  ]);
-  expect((await upload(s, key, src, files)).status).toBe(202);
-  for (const d of await waitIndexed(s, key, src)) {
-    expect(d.status).toBe("indexed");
-    const [kind, topic] = d.source.replace(/\.md$/, "").split("-");
-    (kind === "note" ? note : memo)[topic] = d.id;
-  }
+  ({ collection, note, memo } = await servicingCollection(s, key));
   expect((await call("PATCH", `/collections/${collection}`, { settings: TITLE_HEAVY })).status).toBe(200);
   const created = await call("POST", "/benchmarks", {
     name: "servicing",

@@ -1,12 +1,12 @@
 // Tuning jobs of benchmark suites on PostgreSQL (see sqlite/benchmark-tunings.ts). `seq` breaks
 // ties of equal timestamps in insertion order, as SQLite's rowid does.
 import type { Pool } from "./db.js";
-import type { BenchmarkStore, BenchmarkTuningRow } from "../benchmark-types.js";
+import { TUNING_COLUMNS, tuningValues, type BenchmarkStore, type BenchmarkTuningRow } from "../benchmark-types.js";
 import { parseJson } from "./rows.js";
 
 type RawTuning = Omit<BenchmarkTuningRow, "result"> & { result: string | null };
 
-const COLS = "id, tenant_id, suite_id, collection_id, status, apply, phase, cases_done, cases_total, result, error, created_at, started_at, finished_at";
+const COLS = TUNING_COLUMNS;
 const PATCH_COLUMNS = ["phase", "cases_done", "result", "error", "started_at", "finished_at"] as const;
 
 const toTuning = (r: RawTuning): BenchmarkTuningRow => ({ ...r, result: r.result === null ? null : parseJson(r.result, null) });
@@ -16,22 +16,7 @@ type TuningMethods = Pick<BenchmarkStore, "createTuning" | "getTuning" | "listTu
 export function pgTunings(pool: Pool): TuningMethods {
   return {
     async createTuning(t) {
-      await pool.query(`INSERT INTO benchmark_tunings (${COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, [
-        t.id,
-        t.tenant_id,
-        t.suite_id,
-        t.collection_id,
-        t.status,
-        t.apply,
-        t.phase,
-        t.cases_done,
-        t.cases_total,
-        t.result === null ? null : JSON.stringify(t.result),
-        t.error,
-        t.created_at,
-        t.started_at,
-        t.finished_at,
-      ]);
+      await pool.query(`INSERT INTO benchmark_tunings (${COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, tuningValues(t, (b) => b));
     },
     async getTuning(tenantId, id) {
       const r = await pool.query<RawTuning>(`SELECT ${COLS} FROM benchmark_tunings WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);

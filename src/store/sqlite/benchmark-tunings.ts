@@ -1,7 +1,7 @@
 // Tuning jobs of benchmark suites in SQLite (see benchmark-types.ts). The answer (result) is JSON
 // text, apply an INTEGER 0/1.
 import type { DB } from "./db.js";
-import type { BenchmarkStore, BenchmarkTuningPatch, BenchmarkTuningRow, BenchmarkTuningStatus } from "../benchmark-types.js";
+import { TUNING_COLUMNS, tuningValues, type BenchmarkStore, type BenchmarkTuningPatch, type BenchmarkTuningRow, type BenchmarkTuningStatus } from "../benchmark-types.js";
 import { parseJson } from "./content/json.js";
 
 type RawTuning = Omit<BenchmarkTuningRow, "apply" | "result"> & { apply: number; result: string | null };
@@ -30,24 +30,9 @@ export function sqliteTunings(db: DB): TuningMethods {
   return {
     async createTuning(t) {
       db.prepare(
-        `INSERT INTO benchmark_tunings (id, tenant_id, suite_id, collection_id, status, apply, phase, cases_done, cases_total, result, error, created_at, started_at, finished_at)
+        `INSERT INTO benchmark_tunings (${TUNING_COLUMNS})
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        t.id,
-        t.tenant_id,
-        t.suite_id,
-        t.collection_id,
-        t.status,
-        t.apply ? 1 : 0,
-        t.phase,
-        t.cases_done,
-        t.cases_total,
-        t.result === null ? null : JSON.stringify(t.result),
-        t.error,
-        t.created_at,
-        t.started_at,
-        t.finished_at,
-      );
+      ).run(...tuningValues(t, (b) => (b ? 1 : 0)));
     },
     async getTuning(tenantId, id) {
       const r = get.get(tenantId, id) as RawTuning | undefined;
