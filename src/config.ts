@@ -50,7 +50,6 @@ export class ConfigError extends Error {}
  * ~3 ms more (docs/benchmarks.md, "Vector search depth"); the store's default too */
 export const DEFAULT_EF_SEARCH = 256;
 
-
 interface Setting {
   env: string;
   default: string;
