@@ -1,6 +1,6 @@
 // The bench's loaded deployment as the measurements see it (load.ts makes it).
 import type { Runtime } from "../runtime.js";
-import type { Principal } from "../services/auth.js";
+import { keylessPrincipal, type Principal } from "../services/auth.js";
 import type { TenantRow } from "../store/types.js";
 import type { BeirQrels } from "../search/beir.js";
 
@@ -37,5 +37,5 @@ export interface BenchContext {
 
 /** The operator acting inside a tenant (CLI and bench run in-process, without HTTP). */
 export function operatorPrincipal(tenant: TenantRow): Principal {
-  return { tenant, scopes: ["admin"], authMethod: "api_key", key: null, userId: null, role: null, sessionId: null };
+  return keylessPrincipal(tenant, ["admin"]);
 }

@@ -8,7 +8,7 @@ import { createApiKeyService } from "../services/api-keys.js";
 import { SCOPE_ORDER } from "../services/scopes.js";
 import { createAuditService } from "../services/audit.js";
 import { createLogger } from "../logger.js";
-import type { Principal } from "../services/auth.js";
+import { keylessPrincipal } from "../services/auth.js";
 import type { Store, TenantRow } from "../store/types.js";
 import { CliError } from "./errors.js";
 
@@ -34,7 +34,7 @@ export async function findTenant(store: Store, idOrSlug: string): Promise<Tenant
   return t;
 }
 
-const operator = (tenant: TenantRow): Principal => ({ tenant, scopes: ["admin"], authMethod: "api_key", key: null, userId: null, role: null, sessionId: null });
+const operator = (tenant: TenantRow) => keylessPrincipal(tenant, ["admin"]);
 
 export function checkPlan(plan: string): string {
   if (!(PLANS as readonly string[]).includes(plan)) throw new CliError(`Unknown plan '${plan}'`, `Use one of ${PLANS.join(", ")}`, 2);

@@ -4,7 +4,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { ApiKeyRow, Scope, TenantRow } from "../store/types.js";
 import { allows, level } from "./scopes.js";
 import { forbidden, notFound, unauthorized, badRequest } from "./errors.js";
-import { sha256Hex, type AuthDeps, type Credentials, type Principal } from "./auth-model.js";
+import { keylessPrincipal, sha256Hex, type AuthDeps, type Credentials, type Principal } from "./auth-model.js";
 
 // last_used_at is written at most this often per key, so a busy search key does not turn every
 // query into a database write.
@@ -22,7 +22,7 @@ async function platformPrincipal(deps: AuthDeps, tenantHeader: string | undefine
     tenant = await deps.store.tenants.get(tenantHeader);
     if (!tenant) throw notFound("Tenant", tenantHeader);
   }
-  return { tenant, scopes: ["platform"], authMethod: "api_key", key: null, userId: null, role: null, sessionId: null };
+  return keylessPrincipal(tenant, ["platform"]);
 }
 
 /** The stored key of this secret, when it is still usable at `t`. */

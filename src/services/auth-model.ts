@@ -17,6 +17,14 @@ export interface Principal {
   sessionId: string | null;
 }
 
+/**
+ * A caller with no key, user or session: the operator's platform key (whose key is not stored),
+ * and work the service does in-process on a tenant's behalf (jobs, CLI, bench).
+ */
+export function keylessPrincipal(tenant: TenantRow | null, scopes: Scope[]): Principal {
+  return { tenant, scopes, authMethod: "api_key", key: null, userId: null, role: null, sessionId: null };
+}
+
 export interface SessionResolver {
   (token: string): Promise<Omit<Principal, "authMethod" | "key"> | null>;
 }

@@ -9,7 +9,7 @@ import type { Scope } from "../store/types.js";
 import { authDeps, type AuthServiceDeps, type Credentials, type Principal } from "./auth-model.js";
 import { authenticate, requireScope } from "./auth-checks.js";
 
-export { sha256Hex, tenantOf, type AuthServiceDeps, type Credentials, type Principal, type SessionResolver } from "./auth-model.js";
+export { keylessPrincipal, sha256Hex, tenantOf, type AuthServiceDeps, type Credentials, type Principal, type SessionResolver } from "./auth-model.js";
 
 export function createAuthService(serviceDeps: AuthServiceDeps) {
   // resolved once: the clock default and the platform key's digest

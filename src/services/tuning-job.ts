@@ -10,7 +10,7 @@ import type { TenantRow } from "../store/types.js";
 import type { BenchmarkTuningRow } from "../store/benchmark-types.js";
 import { nowIso } from "../store/ids.js";
 import type { JobQueue, RunningJob } from "../jobs/types.js";
-import type { Principal } from "./auth-model.js";
+import { keylessPrincipal } from "./auth-model.js";
 import { ServiceError, ValidationError } from "./errors.js";
 import { runTuning, suiteToTune, type TuneProgress } from "./tuning-run.js";
 import { TUNE_JOB_KIND, tuneQueueJob, type TuningDeps } from "./tuning-model.js";
@@ -19,7 +19,7 @@ import { TUNE_JOB_KIND, tuneQueueJob, type TuningDeps } from "./tuning-model.js"
 const PROGRESS_EVERY_MS = 1_000;
 
 /** The job acts for the tenant that queued it; tuning reads and writes only that tenant's data. */
-const jobPrincipal = (tenant: TenantRow): Principal => ({ tenant, scopes: ["ingest"], authMethod: "api_key", key: null, userId: null, role: null, sessionId: null });
+const jobPrincipal = (tenant: TenantRow) => keylessPrincipal(tenant, ["ingest"]);
 
 /** Writes a running tuning's progress, throttled; aborts the tuning when its row stopped running (suite deleted). */
 class ProgressWriter {

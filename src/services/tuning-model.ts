@@ -1,9 +1,8 @@
 // What the tuning modules share: the dependencies of tuning in the background, the queue job of a
 // tuning, when a tuning runs in the request or as a job, and the API shape of a tuning job.
-import type { Logger } from "pino";
-import type { BenchmarkTuningRow } from "../store/benchmark-types.js";
+import type { BenchmarkTuningRow, BenchmarkTuningStatus } from "../store/benchmark-types.js";
 import type { Json } from "../store/content-types.js";
-import type { JobQueue } from "../jobs/types.js";
+import type { BenchmarkServiceDeps } from "./benchmark-model.js";
 import type { TunerDeps } from "./tuning-run.js";
 
 export const TUNE_JOB_KIND = "tune";
@@ -31,17 +30,14 @@ export const SYNC_TUNE_MAX_CASES = 300;
 /** GET /benchmarks/{id}/tunings lists this many, newest first. */
 export const TUNINGS_LIST_LIMIT = 50;
 
-export interface TuningDeps extends TunerDeps {
-  log: Logger;
-  /** the tuning queue; a getter because the queue's handler is this service */
-  tuneQueue: () => Pick<JobQueue, "available" | "enqueue" | "cancel">;
-}
+/** tuning in the background: the benchmark service's dependencies (log, the tune queue) besides the tuner's */
+export type TuningDeps = TunerDeps & Pick<BenchmarkServiceDeps, "log" | "tuneQueue">;
 
 export interface TuningJobOut {
   id: string;
   suite_id: string;
   collection_id: string;
-  status: string;
+  status: BenchmarkTuningStatus;
   apply: boolean;
   progress: { phase: string; cases_done: number; cases_total: number };
   /** the synchronous call's answer (BenchmarkTuneOut) once completed */

@@ -118,6 +118,16 @@ export interface BenchmarkStore {
 /** benchmark_tunings' columns in the order both stores insert them */
 export const TUNING_COLUMNS = "id, tenant_id, suite_id, collection_id, status, apply, phase, cases_done, cases_total, result, error, created_at, started_at, finished_at";
 
+/** The columns a transition sets from its patch, with the values as both stores keep them (the answer as JSON text). */
+export function tuningPatchEntries(patch: BenchmarkTuningPatch): [keyof BenchmarkTuningPatch, unknown][] {
+  const out: [keyof BenchmarkTuningPatch, unknown][] = [];
+  for (const c of ["phase", "cases_done", "result", "error", "started_at", "finished_at"] as const) {
+    const v = patch[c];
+    if (v !== undefined) out.push([c, c === "result" && v !== null ? JSON.stringify(v) : v]);
+  }
+  return out;
+}
+
 /** A tuning's values in TUNING_COLUMNS order; `flag` turns apply into what the store keeps, the answer is JSON text. */
 export function tuningValues(t: BenchmarkTuningRow, flag: (b: boolean) => unknown): unknown[] {
   const result = t.result === null ? null : JSON.stringify(t.result);

@@ -1,13 +1,11 @@
 // Tuning jobs of benchmark suites on PostgreSQL (see sqlite/benchmark-tunings.ts). `seq` breaks
 // ties of equal timestamps in insertion order, as SQLite's rowid does.
 import type { Pool } from "./db.js";
-import { TUNING_COLUMNS, tuningValues, type BenchmarkStore, type BenchmarkTuningRow } from "../benchmark-types.js";
+import { TUNING_COLUMNS, tuningPatchEntries, tuningValues, type BenchmarkStore, type BenchmarkTuningRow } from "../benchmark-types.js";
 import { parseJson } from "./rows.js";
 
 type RawTuning = Omit<BenchmarkTuningRow, "result"> & { result: string | null };
 
-const COLS = TUNING_COLUMNS;
-const PATCH_COLUMNS = ["phase", "cases_done", "result", "error", "started_at", "finished_at"] as const;
 
 const toTuning = (r: RawTuning): BenchmarkTuningRow => ({ ...r, result: r.result === null ? null : parseJson(r.result, null) });
 
@@ -16,31 +14,26 @@ type TuningMethods = Pick<BenchmarkStore, "createTuning" | "getTuning" | "listTu
 export function pgTunings(pool: Pool): TuningMethods {
   return {
     async createTuning(t) {
-      await pool.query(`INSERT INTO benchmark_tunings (${COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, tuningValues(t, (b) => b));
+      await pool.query(`INSERT INTO benchmark_tunings (${TUNING_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, tuningValues(t, (b) => b));
     },
     async getTuning(tenantId, id) {
-      const r = await pool.query<RawTuning>(`SELECT ${COLS} FROM benchmark_tunings WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+      const r = await pool.query<RawTuning>(`SELECT ${TUNING_COLUMNS} FROM benchmark_tunings WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
       return r.rows[0] ? toTuning(r.rows[0]) : null;
     },
     async listTunings(tenantId, suiteId, limit) {
       const r = await pool.query<RawTuning>(
-        `SELECT ${COLS} FROM benchmark_tunings WHERE tenant_id = $1 AND suite_id = $2 ORDER BY created_at DESC, seq DESC LIMIT $3`,
+        `SELECT ${TUNING_COLUMNS} FROM benchmark_tunings WHERE tenant_id = $1 AND suite_id = $2 ORDER BY created_at DESC, seq DESC LIMIT $3`,
         [tenantId, suiteId, limit],
       );
       return r.rows.map(toTuning);
     },
     async transitionTuning(tenantId, id, from, to, patch = {}) {
-      const sets = ["status = $1"];
-      const params: unknown[] = [to];
-      for (const c of PATCH_COLUMNS) {
-        if (patch[c] === undefined) continue;
-        params.push(c === "result" && patch.result !== null ? JSON.stringify(patch.result) : patch[c]);
-        sets.push(`${c} = $${params.length}`);
-      }
-      params.push(tenantId, id, [...from]);
+      const entries = tuningPatchEntries(patch);
+      const sets = ["status = $1", ...entries.map(([c], i) => `${c} = $${i + 2}`)];
+      const params: unknown[] = [to, ...entries.map(([, v]) => v), tenantId, id, [...from]];
       const n = params.length;
       const r = await pool.query<RawTuning>(
-        `UPDATE benchmark_tunings SET ${sets.join(", ")} WHERE tenant_id = $${n - 2} AND id = $${n - 1} AND status = ANY($${n}::text[]) RETURNING ${COLS}`,
+        `UPDATE benchmark_tunings SET ${sets.join(", ")} WHERE tenant_id = $${n - 2} AND id = $${n - 1} AND status = ANY($${n}::text[]) RETURNING ${TUNING_COLUMNS}`,
         params,
       );
       return r.rows[0] ? toTuning(r.rows[0]) : null;

@@ -1,32 +1,17 @@
 // Tuning jobs of benchmark suites in SQLite (see benchmark-types.ts). The answer (result) is JSON
 // text, apply an INTEGER 0/1.
 import type { DB } from "./db.js";
-import { TUNING_COLUMNS, tuningValues, type BenchmarkStore, type BenchmarkTuningPatch, type BenchmarkTuningRow, type BenchmarkTuningStatus } from "../benchmark-types.js";
+import { TUNING_COLUMNS, tuningPatchEntries, tuningValues, type BenchmarkStore, type BenchmarkTuningRow } from "../benchmark-types.js";
 import { parseJson } from "./content/json.js";
 
 type RawTuning = Omit<BenchmarkTuningRow, "apply" | "result"> & { apply: number; result: string | null };
 
 const toTuning = (r: RawTuning): BenchmarkTuningRow => ({ ...r, apply: r.apply === 1, result: r.result === null ? null : parseJson(r.result, null) });
 
-const PATCH_COLUMNS = ["phase", "cases_done", "result", "error", "started_at", "finished_at"] as const;
-
 type TuningMethods = Pick<BenchmarkStore, "createTuning" | "getTuning" | "listTunings" | "transitionTuning" | "setTuningProgress" | "unfinishedTunings">;
 
 export function sqliteTunings(db: DB): TuningMethods {
   const get = db.prepare("SELECT * FROM benchmark_tunings WHERE tenant_id = ? AND id = ?");
-  const transition = (tenantId: string, id: string, from: readonly BenchmarkTuningStatus[], to: BenchmarkTuningStatus, patch: BenchmarkTuningPatch) => {
-    const sets = ["status = ?"];
-    const params: unknown[] = [to];
-    for (const c of PATCH_COLUMNS) {
-      if (patch[c] === undefined) continue;
-      sets.push(`${c} = ?`);
-      params.push(c === "result" && patch.result !== null ? JSON.stringify(patch.result) : patch[c]);
-    }
-    const r = db
-      .prepare(`UPDATE benchmark_tunings SET ${sets.join(", ")} WHERE tenant_id = ? AND id = ? AND status IN (SELECT value FROM json_each(?)) RETURNING *`)
-      .get(...params, tenantId, id, JSON.stringify(from)) as RawTuning | undefined;
-    return r ? toTuning(r) : null;
-  };
   return {
     async createTuning(t) {
       db.prepare(
@@ -46,7 +31,12 @@ export function sqliteTunings(db: DB): TuningMethods {
       return rows.map(toTuning);
     },
     async transitionTuning(tenantId, id, from, to, patch = {}) {
-      return transition(tenantId, id, from, to, patch);
+      const entries = tuningPatchEntries(patch);
+      const sets = ["status = ?", ...entries.map(([c]) => `${c} = ?`)];
+      const r = db
+        .prepare(`UPDATE benchmark_tunings SET ${sets.join(", ")} WHERE tenant_id = ? AND id = ? AND status IN (SELECT value FROM json_each(?)) RETURNING *`)
+        .get(to, ...entries.map(([, v]) => v), tenantId, id, JSON.stringify(from)) as RawTuning | undefined;
+      return r ? toTuning(r) : null;
     },
     async setTuningProgress(tenantId, id, p) {
       return (

@@ -102,12 +102,15 @@ const sourceOrdinal = (t: TenantIndex, sourceId: string): number => {
   return o;
 };
 
+/** A chunk_terms row as the tenant's index takes it. */
+const entryOf = (t: TenantIndex, r: TermsRowOf) => ({ key: r.chunk_id, source: sourceOrdinal(t, r.data_source_id), chunk: decode(r) });
+
 /** A new tenant index holding these rows, as of log position `seq`. */
 function tenantIndexOf(rows: Iterable<TermsRowOf>, seq: number): TenantIndex {
   const t: TenantIndex = { index: new Bm25Index(), seq, sources: new Map() };
   t.index.bulkAdd(
     (function* () {
-      for (const r of rows) yield { key: r.chunk_id, source: sourceOrdinal(t, r.data_source_id), chunk: decode(r) };
+      for (const r of rows) yield entryOf(t, r);
     })(),
   );
   return t;
@@ -208,7 +211,7 @@ export class LexicalIndexes {
     for (let after = 0; ; ) {
       if (!this.db.open || this.tenants.has(tenantId)) return false; // closed, or a query loaded it
       const page = this.q.tenantPage.all(tenantId, after, size) as TermsRowOf[];
-      t.index.loadMore(page.map((r) => ({ key: r.chunk_id, source: sourceOrdinal(t, r.data_source_id), chunk: decode(r) })));
+      t.index.loadMore(page.map((r) => entryOf(t, r)));
       if (page.length < size) break;
       after = page[page.length - 1]!.chunk_id;
       await wait();
