@@ -4,7 +4,7 @@
 // the quota counted at POST time, and the job handler's retry and cancel. Lexical mode (no model)
 // over the hand-made documents of tune.test.ts: for each topic a "note" names it in its body (the
 // relevant document), a "memo" in its title only; the collection starts title-heavy.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startServer, type TestServer, createCollection, createSource, LIGHT_ENV } from "../kit/index.js";
 import { servicingCollection, TITLE_HEAVY, TOPICS } from "./servicing-fixture.js";
 import { currentPeriod } from "../../src/services/plans.js";
@@ -230,6 +230,33 @@ describe("the tuning job's handler", () => {
     expect(t).toMatchObject({ status: "completed", progress: { phase: "done", cases_done: 10, cases_total: 10 }, error: null });
     expect(t.started_at > stale).toBe(true);
     expect(t.result.split.tuning_case_ids).toHaveLength(7);
+  });
+
+  it("shows its progress while it runs: a reader sees it running part way through its cases", async () => {
+    const big = await createSuite("watched", 120);
+    await s.rt.store.benchmarks.createTuning(row("tun_watched", { suite_id: big, cases_total: 120 }));
+    // each progress write is followed by a read over HTTP, as a client polling at that moment would see it
+    const benchmarks = s.rt.store.benchmarks;
+    const write = benchmarks.setTuningProgress.bind(benchmarks);
+    const seen: any[] = [];
+    const spy = vi.spyOn(benchmarks, "setTuningProgress").mockImplementation(async (...args) => {
+      const ok = await write(...args);
+      seen.push((await call("GET", `/benchmarks/${big}/tunings/tun_watched`)).body);
+      return ok;
+    });
+    try {
+      await s.rt.benchmarks.handleTune(job("tun_watched"));
+    } finally {
+      spy.mockRestore();
+    }
+    const partial = seen.filter((t) => t.progress.cases_done > 0 && t.progress.cases_done < 120);
+    expect(partial.length, JSON.stringify(seen.map((t) => t.progress))).toBeGreaterThan(0);
+    expect(partial[0]).toMatchObject({ status: "running", result: null, progress: { phase: "candidates", cases_total: 120 } });
+    expect(seen.at(-1)).toMatchObject({ status: "running", progress: { phase: "search", cases_done: 120 } });
+    // throttled: a write at each phase change and about once a second, not one per case
+    expect(seen.length).toBeLessThan(20);
+    const done = (await call("GET", `/benchmarks/${big}/tunings/tun_watched`)).body;
+    expect(done).toMatchObject({ status: "completed", progress: { phase: "done", cases_done: 120, cases_total: 120 } });
   });
 
   it("ends a cancelled tuning as cancelled without touching the collection", async () => {
