@@ -15,6 +15,7 @@ import { evaluateQuery, evaluateRun } from "../src/search/metrics.js";
 import { readQrels, readQueries } from "../src/search/beir.js";
 import { settingsFor } from "../src/services/search.js";
 import { operatorPrincipal } from "../src/bench/load.js";
+import type { BenchmarkSuiteCreate } from "../src/services/benchmark-model.js";
 import { QUESTION_KINDS, pageOf, readQuestions } from "../src/bench/docs-questions/questions.js";
 
 const { values } = parseArgs({
@@ -30,6 +31,9 @@ const { values } = parseArgs({
     tenant: { type: "string" },
     embed: { type: "string" },
     collection: { type: "string" },
+    "tune-train": { type: "string" },
+    "tune-questions": { type: "boolean", default: false },
+    apply: { type: "boolean", default: false },
   },
 });
 
@@ -107,6 +111,61 @@ if (values.embed) {
     await new Promise((r) => setTimeout(r, 15_000));
   }
   await rt.close();
+  process.exit(0);
+}
+
+/**
+ * POST /benchmarks/{id}/tune as a job on a suite of the load's collection, timed and printed; with
+ * --apply the collection keeps the best setting, so a following run measures it.
+ */
+async function tuneSuite(dir: string, marker: { tenantId: string; collectionId: string }, name: string, cases: (rows: { source: string; id: string }[]) => BenchmarkSuiteCreate["cases"]) {
+  const config = loadConfig({ ...process.env, DATA_DIR: dir, LOG_LEVEL: "warn" });
+  const rt = await createRuntime(config, { log: pino({ level: "warn" }) });
+  await rt.embedder?.whenReady();
+  const tenant = (await rt.store.tenants.get(marker.tenantId))!;
+  const principal = operatorPrincipal(tenant);
+  const docs = await rt.store.content.listDocuments(tenant.id, { collectionId: marker.collectionId, limit: 100_000 });
+  const suite = await rt.benchmarks.create(principal, { name, collection_id: marker.collectionId, cases: cases(docs) });
+  const t0 = performance.now();
+  const answer = await rt.benchmarks.tune(principal, suite.id, { background: true, apply: values.apply });
+  if (!answer.background) throw new Error("expected a job");
+  let last = "";
+  for (;;) {
+    const t = await rt.benchmarks.tuning(principal, suite.id, answer.job.id);
+    const line = `${((performance.now() - t0) / 1000).toFixed(0)} s ${t.status} ${t.progress.phase} ${t.progress.cases_done}/${t.progress.cases_total}`;
+    if (line !== last) console.log((last = line));
+    if (!["queued", "running"].includes(t.status)) {
+      const { split: _split, ...rest } = (t.result ?? {}) as Record<string, unknown>;
+      console.log(JSON.stringify(t.result ? rest : t.error, null, 1));
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 2_000));
+  }
+  await rt.close();
+}
+
+if (values["tune-train"] && values.scifact) {
+  // a suite of the first N SciFact *train* queries: a following --scifact run measures the test queries it never saw
+  const dir = values.scifact;
+  const marker = JSON.parse(fs.readFileSync(path.join(dir, "bench-dataset.json"), "utf8"));
+  const dataset = values.dataset ?? marker.dataset;
+  const [qrels, queries] = await Promise.all([readQrels(dataset, "train"), readQueries(dataset)]);
+  const ids = [...qrels.keys()].filter((q) => queries.get(q)?.trim()).slice(0, Number(values["tune-train"]));
+  await tuneSuite(dir, marker, `scifact train ${ids.length}`, (docs) => {
+    const idOf = new Map(docs.map((d) => [d.source, d.id]));
+    return ids.map((q) => ({ query: queries.get(q)!, relevant_document_ids: [...qrels.get(q)!.keys()].flatMap((d) => idOf.get(d) ?? []) }));
+  });
+  process.exit(0);
+}
+
+if (values["tune-questions"] && values.docs) {
+  // a suite of the question set's questions (a page of grade 1 or 2 is relevant): the tuner's own held-out split is the only guard here
+  const dir = values.docs;
+  const marker = JSON.parse(fs.readFileSync(path.join(dir, "docs-questions.json"), "utf8"));
+  const questions = readQuestions(values.questions!);
+  await tuneSuite(dir, marker, "docs questions", (docs) =>
+    questions.map((q) => ({ query: q.question, relevant_document_ids: docs.filter((d) => pageOf(d.source) in q.relevant).map((d) => d.id) })),
+  );
   process.exit(0);
 }
 
