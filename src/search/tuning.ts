@@ -59,15 +59,20 @@ export const DEFAULT_SEARCH_SPACE: SearchSpace = {
   depth: [50, 100, 200],
 };
 
+/** Cases ordered by the SHA-256 of their id: a fixed order that does not follow the suite's own. */
+export function inHashOrder<T extends { id: string }>(cases: readonly T[]): T[] {
+  const keyed = cases.map((c) => ({ c, h: createHash("sha256").update(c.id).digest("hex") }));
+  keyed.sort((a, b) => (a.h < b.h ? -1 : a.h > b.h ? 1 : 0));
+  return keyed.map((x) => x.c);
+}
+
 /**
  * Deterministic split by case id: cases ordered by the SHA-256 of their id, the first 30% (at
  * least one) held out, the rest tuned on. The same cases always fall on the same side.
  */
 export function splitCases<T extends { id: string }>(cases: readonly T[]): { tuning: T[]; heldOut: T[] } {
-  const keyed = cases.map((c) => ({ c, h: createHash("sha256").update(c.id).digest("hex") }));
-  keyed.sort((a, b) => (a.h < b.h ? -1 : a.h > b.h ? 1 : 0));
   const n = Math.min(cases.length - 1, Math.max(1, Math.round(cases.length * HELD_OUT_SHARE)));
-  const heldOut = new Set(keyed.slice(0, n).map((x) => x.c));
+  const heldOut = new Set(inHashOrder(cases).slice(0, n));
   return { tuning: cases.filter((c) => !heldOut.has(c)), heldOut: cases.filter((c) => heldOut.has(c)) };
 }
 

@@ -1,6 +1,7 @@
 // The tuning operation, taking its dependencies first (tuning.ts binds them): check the suite can
 // be tuned, fetch every case's candidate lists once, search, score on both halves of the split,
-// and apply the best setting when asked and when it holds on the held-out cases. The answer in the
+// cross-validate the search itself (tuning-cv.ts), and apply the best setting when asked and when
+// it holds on the held-out cases and out of fold. The answer in the
 // request (tuning-requests.ts) and the tuning job (tuning-job.ts) share runTuning; the job passes a
 // progress callback and an abort signal. Either way the caller has counted the queries first.
 import type { Store } from "../store/types.js";
@@ -19,6 +20,7 @@ import {
   weightIndexOf,
   type TuningCase,
 } from "../search/tuning.js";
+import { crossValidate } from "../search/tuning-cv.js";
 import { tenantOf, type Principal } from "./auth-model.js";
 import { notFound, ValidationError } from "./errors.js";
 import type { QuotaService } from "./quotas.js";
@@ -105,9 +107,13 @@ async function tuningCasesOf(deps: TunerDeps, p: Principal, target: SuiteToTune,
 
 interface Verdict {
   changed: boolean;
+  /** the best setting does not lose on the held-out cases */
   holds: boolean;
+  /** the search's choices do not lose out of fold (tuning generalises on this suite) */
+  generalises: boolean;
   requested: boolean;
   heldOutLine: string;
+  crossLine: string;
 }
 
 /** Writes the best setting to the collection only when it changed, holds and was asked for. */
@@ -119,12 +125,21 @@ async function applyIfAllowed(deps: TunerDeps, tenantId: string, suite: Benchmar
       "The collection's settings are unchanged; add cases to the suite for a more reliable tuning.";
     return { applied: false, detail };
   }
+  if (!v.generalises) {
+    const detail =
+      `Not applied: it does not lose on the held-out cases (${v.heldOutLine}), but the search's choices lose out of fold (${v.crossLine}), so on this suite tuning picks noise. ` +
+      "The collection's settings are unchanged; add cases to the suite for a more reliable tuning.";
+    return { applied: false, detail };
+  }
   if (!v.requested) {
-    return { applied: false, detail: `Not applied (the request did not ask for it). It does not lose on the held-out cases (${v.heldOutLine}); send apply: true to apply it.` };
+    return {
+      applied: false,
+      detail: `Not applied (the request did not ask for it). It does not lose on the held-out cases (${v.heldOutLine}) nor out of fold (${v.crossLine}); send apply: true to apply it.`,
+    };
   }
   const settings: Json = { ...scope.settings, ...collectionSettingsOf(best) };
   await deps.store.content.updateCollection(tenantId, suite.collection_id, { settings });
-  return { applied: true, detail: `Applied to collection '${suite.collection_id}' (${v.heldOutLine}); searches of the collection use it from now on.` };
+  return { applied: true, detail: `Applied to collection '${suite.collection_id}' (${v.heldOutLine}; ${v.crossLine}); searches of the collection use it from now on.` };
 }
 
 /** The tuning itself, once the suite is checked and its queries are counted (by the caller). */
@@ -145,10 +160,15 @@ export async function runTuning(deps: TunerDeps, p: Principal, target: SuiteToTu
   const changed = settingKey(outcome.best) !== settingKey(current);
   const holds = mayApply(found.held_out, now.held_out);
   const heldOutLine = `held-out nDCG@10 ${f3(found.held_out.ndcg_at_10)} against ${f3(now.held_out.ndcg_at_10)} for the current setting`;
+  // only worth its k searches when there is something to apply
+  const cv = changed ? crossValidate(tuningCases, current, mode === "hybrid" ? "hybrid" : "lexical") : null;
+  const generalises = cv === null || mayApply(cv.tuned, cv.current);
+  // four decimals: out-of-fold means over all cases often differ only in the fourth
+  const crossLine = cv ? `${cv.folds}-fold nDCG@10 ${cv.tuned.ndcg_at_10.toFixed(4)} against ${cv.current.ndcg_at_10.toFixed(4)}` : "";
   const requested = body.apply === true;
   // the last point where a cancelled job stops without having written anything
   control.signal?.throwIfAborted();
-  const { applied, detail } = await applyIfAllowed(deps, tenantOf(p).id, suite, scope, outcome.best, { changed, holds, requested, heldOutLine });
+  const { applied, detail } = await applyIfAllowed(deps, tenantOf(p).id, suite, scope, outcome.best, { changed, holds, generalises, requested, heldOutLine, crossLine });
 
   return tuneReport({
     suite,
@@ -161,7 +181,8 @@ export async function runTuning(deps: TunerDeps, p: Principal, target: SuiteToTu
     now,
     found,
     changed,
-    apply: { requested, applied, allowed: changed && holds, detail },
+    crossValidation: cv,
+    apply: { requested, applied, allowed: changed && holds && generalises, detail },
     started,
   });
 }

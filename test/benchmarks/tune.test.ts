@@ -72,8 +72,13 @@ describe("tuning a suite's collection", () => {
     expect(t.best.held_out.ndcg_at_10).toBeGreaterThan(t.current.held_out.ndcg_at_10);
     const w = t.best.settings.field_weights;
     expect(w.body / Math.max(w.title, w.headings)).toBeGreaterThan(0.1);
+    // the search repeated on 5 folds: every case scored once by a setting chosen without it
+    expect(t.cross_validation).toMatchObject({ folds: 5, current: { cases: 10 }, tuned: { cases: 10, ndcg_at_10: 1 } });
+    expect(t.cross_validation.current.ndcg_at_10).toBeCloseTo(1 / Math.log2(3), 5);
+    expect(t.cross_validation).toMatchObject({ folds_better: 5, folds_worse: 0 });
     expect(t.apply).toMatchObject({ requested: false, applied: false, allowed: true });
     expect(t.apply.detail).toMatch(/apply: true/);
+    expect(t.apply.detail).toMatch(/5-fold nDCG@10 1\.0000 against 0\.6309/);
 
     // nothing changed: the collection's settings and its ranking
     expect(await settingsOf()).toEqual(before);
@@ -94,7 +99,7 @@ describe("tuning a suite's collection", () => {
 
     // tuning again finds nothing better: it keeps the applied setting and says so
     const again = await call("POST", `/benchmarks/${suiteId}/tune`, { apply: true });
-    expect(again.body).toMatchObject({ changed: false, apply: { requested: true, applied: false, allowed: false } });
+    expect(again.body).toMatchObject({ changed: false, cross_validation: null, apply: { requested: true, applied: false, allowed: false } });
     expect(again.body.best.settings).toEqual(again.body.current.settings);
     expect(again.body.apply.detail).toMatch(/already the best/);
     expect(await settingsOf()).toEqual(settings);

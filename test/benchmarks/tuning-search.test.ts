@@ -1,9 +1,12 @@
 // The tuning search itself (src/search/tuning.ts) on hand-made candidate lists, hybrid mode: the
-// split, the coordinate search over fusion settings, and the apply rule refusing a setting that
-// wins on the tuning cases but loses on the held-out ones. (The HTTP side is tune.test.ts.)
+// split, the coordinate search over fusion settings, the apply rule refusing a setting that wins
+// on the tuning cases but loses on the held-out ones, and the cross-validation (tuning-cv.ts)
+// catching a suite where the one split says "holds" but tuning picks noise. (The HTTP side is
+// tune.test.ts.)
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "../../src/search/engine.js";
-import { candidatePlan, coordinateSearch, evaluateSetting, mayApply, splitCases, weightIndexOf, type TuningCase } from "../../src/search/tuning.js";
+import { candidatePlan, coordinateSearch, evaluateSetting, inHashOrder, mayApply, splitCases, weightIndexOf, type TuningCase } from "../../src/search/tuning.js";
+import { crossValidate, foldsOf } from "../../src/search/tuning-cv.js";
 
 const ids = Array.from({ length: 10 }, (_, i) => `bmc_case${i}`);
 
@@ -76,5 +79,45 @@ describe("tuning search", () => {
     const cases = ids.map((id) => kase(id, "d"));
     const out = coordinateSearch(splitCases(cases).tuning, current, "hybrid");
     expect(out.best).toBe(current);
+  });
+});
+
+describe("cross-validated tuning", () => {
+  it("puts case i of the id-hash order in fold i mod k, whatever the order of the cases", () => {
+    const folds = foldsOf(ids.map((id) => ({ id })), 5);
+    expect(folds.map((f) => f.length)).toEqual([2, 2, 2, 2, 2]);
+    expect(folds.map((f) => f.map((c) => c.id))).toEqual(foldsOf([...ids].reverse().map((id) => ({ id })), 5).map((f) => f.map((c) => c.id)));
+    const order = inHashOrder(ids.map((id) => ({ id }))).map((c) => c.id);
+    expect(folds[1]!.map((c) => c.id)).toEqual([order[1], order[6]]);
+    expect(foldsOf(ids.slice(0, 3).map((id) => ({ id })), 5).filter((f) => f.length > 0)).toHaveLength(3);
+  });
+
+  it("scores every case once out of fold: tuning that generalises wins in every fold", () => {
+    const cv = crossValidate(ids.map((id) => kase(id, "x")), current, "hybrid");
+    expect(cv).toMatchObject({ folds: 5, folds_better: 5, folds_worse: 0 });
+    expect(cv.current).toMatchObject({ cases: 10 });
+    expect(cv.current.ndcg_at_10).toBeCloseTo(1 / Math.log2(3), 6);
+    expect(cv.tuned).toMatchObject({ cases: 10, ndcg_at_10: 1, mrr_at_10: 1 });
+  });
+
+  it("catches a suite where the one split says the best setting holds but the search's choices lose out of fold", () => {
+    // by position in the id-hash order: held out 0-2, folds {0,5} {1,6} {2,7} {3,8} {4,9}. Six
+    // cases want x (a lower lexical weight), four want d (the current setting), placed so the
+    // split's 7 tuning cases lean x and its 3 held-out cases do too, while two folds are all d:
+    // left out, the other 8 cases lean x, and x loses on the fold; elsewhere the 8 tie (4 / 4),
+    // and a tie keeps the current setting.
+    const order = inHashOrder(ids.map((id) => ({ id }))).map((c) => c.id);
+    const wantsD = new Set([2, 3, 7, 8].map((i) => order[i]!));
+    const cases = ids.map((id) => kase(id, wantsD.has(id) ? "d" : "x"));
+    const { tuning, heldOut } = splitCases(cases);
+    const best = coordinateSearch(tuning, current, "hybrid").best;
+    const w = weightIndexOf(current, best);
+    expect(best.fusion.lexicalWeight).toBeLessThan(0.9);
+    expect(mayApply(evaluateSetting(heldOut, best, w), evaluateSetting(heldOut, current, 0))).toBe(true);
+
+    const cv = crossValidate(cases, current, "hybrid");
+    expect(cv).toMatchObject({ folds: 5, folds_better: 0, folds_worse: 2 });
+    expect(cv.tuned.ndcg_at_10).toBeLessThan(cv.current.ndcg_at_10);
+    expect(mayApply(cv.tuned, cv.current)).toBe(false);
   });
 });

@@ -216,11 +216,19 @@ const tune = {
     held_out: { ndcg_at_10: 0.705, recall_at_10: 0.83, mrr_at_10: 0.67, cases: 30 },
   },
   changed: true,
+  cross_validation: {
+    method: "the search repeated 5 times, each on all cases but one fold (case i of the id-hash order in fold i mod 5), its choice scored on that fold",
+    folds: 5,
+    current: { ndcg_at_10: 0.697, recall_at_10: 0.837, mrr_at_10: 0.657, cases: 100 },
+    tuned: { ndcg_at_10: 0.716, recall_at_10: 0.85, mrr_at_10: 0.684, cases: 100 },
+    folds_better: 4,
+    folds_worse: 1,
+  },
   apply: {
     requested: true,
     applied: true,
     allowed: true,
-    detail: `Applied to collection '${IDS.collection}' (held-out nDCG@10 0.705 against 0.688 for the current setting); searches of the collection use it from now on.`,
+    detail: `Applied to collection '${IDS.collection}' (held-out nDCG@10 0.705 against 0.688 for the current setting; 5-fold nDCG@10 0.7160 against 0.6970); searches of the collection use it from now on.`,
   },
   took_ms: 2140,
 };

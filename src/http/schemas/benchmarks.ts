@@ -183,10 +183,24 @@ export const BenchmarkTuneOut = Type.Object(
     current: TunedSetting,
     best: TunedSetting,
     changed: Type.Boolean({ description: "the best setting differs from the current one" }),
+    cross_validation: Nullable(
+      Type.Object({
+        method: Type.String(),
+        folds: Type.Integer(),
+        current: TuneMetrics,
+        tuned: TuneMetrics,
+        folds_better: Type.Integer(),
+        folds_worse: Type.Integer(),
+      }),
+      {
+        description:
+          "the search repeated on all cases but one fold, its choice scored on that fold: whether tuning generalises on this suite (every case scored once out of fold); null when nothing changed",
+      },
+    ),
     apply: Type.Object({
       requested: Type.Boolean(),
       applied: Type.Boolean(),
-      allowed: Type.Boolean({ description: "the best setting differs and does not lose on the held-out cases" }),
+      allowed: Type.Boolean({ description: "the best setting differs, does not lose on the held-out cases, and the search's choices do not lose out of fold" }),
       detail: Type.String({ description: "what was done, or why not" }),
     }),
     took_ms: Type.Integer(),
