@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { withDocumentEvidence, DEFAULT_ENGINE_SETTINGS } from "../../src/search/engine.js";
+import { calibratedList, fuseCandidates, withDocumentEvidence, DEFAULT_ENGINE_SETTINGS } from "../../src/search/engine.js";
+import { calibrate } from "../../src/search/calibration.js";
 import { settingsFor } from "../../src/services/search.js";
 import type { FusedHit } from "../../src/search/fusion.js";
 import { rankDocuments, type TuningCase } from "../../src/search/tuning.js";
@@ -59,3 +60,41 @@ describe("tuning ranks with the same document evidence as search", () => {
     expect(rankDocuments(c, on, 0).slice(0, 2)).toEqual(["a", "a"]);
   });
 });
+
+describe("calibrated relevance with document evidence (calibratedList)", () => {
+  // BM25 list: x1 best alone, then three chunks of document a, then a tail of 20 weak ones
+  const lexical = [
+    { id: "x1", score: 10 },
+    { id: "a1", score: 9.5 },
+    { id: "a2", score: 9 },
+    { id: "a3", score: 8.8 },
+    ...Array.from({ length: 20 }, (_, i) => ({ id: `z${i}`, score: 1 })),
+  ];
+  const lists = fuseCandidates(lexical, [], "lexical", DEFAULT_ENGINE_SETTINGS);
+  const settings = (weight: number) => ({ ...DEFAULT_ENGINE_SETTINGS, documentEvidence: { weight, others: 10 } });
+  const relevanceOf = (r: ReturnType<typeof calibratedList>, id: string) => r.relevance[r.fused.findIndex((f) => f.id === id)]!;
+
+  it("is plain calibration of the fused list without evidence", () => {
+    const off = calibratedList(lists, "lexical", settings(0), docOf);
+    expect(off.fused.map((f) => f.id).slice(0, 2)).toEqual(["x1", "a1"]);
+    expect(off.relevance).toEqual(calibrate(lists.fused, "lexical"));
+  });
+
+  it("scores a chunk promoted by its page's support with that support, not below its own estimate without it", () => {
+    const off = calibratedList(lists, "lexical", settings(0), docOf);
+    const on = calibratedList(lists, "lexical", settings(0.2), docOf);
+    expect(on.fused.map((f) => f.id).slice(0, 2)).toEqual(["a1", "a2"]);
+    // in [0, 1] and non-increasing down the new order
+    for (let i = 0; i < on.relevance.length; i++) {
+      expect(on.relevance[i]).toBeGreaterThanOrEqual(0);
+      expect(on.relevance[i]).toBeLessThanOrEqual(1);
+      if (i) expect(on.relevance[i]).toBeLessThanOrEqual(on.relevance[i - 1]!);
+    }
+    // the page's support raises its chunks' relevance; the chunk they passed keeps its own estimate
+    expect(relevanceOf(on, "a1")).toBeGreaterThan(relevanceOf(off, "a1"));
+    expect(relevanceOf(on, "a2")).toBeGreaterThan(relevanceOf(off, "a2"));
+    const x = on.fused.findIndex((f) => f.id === "x1");
+    expect(on.relevance[x]).toBeCloseTo(Math.min(relevanceOf(off, "x1"), on.relevance[x - 1]!), 10);
+  });
+});
+
