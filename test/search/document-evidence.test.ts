@@ -8,6 +8,14 @@ import { rankDocuments, type TuningCase } from "../../src/search/tuning.js";
 const hit = (id: string, score: number): FusedHit => ({ id, score, lexicalRank: null, vectorRank: null, lexicalScore: score, vectorScore: null });
 // chunk "a1" belongs to document "a", and so on
 const docOf = (id: string) => (id === "orphan" ? undefined : id[0]);
+// a BM25 list: x1 best alone, then three chunks of document a, then a tail of 20 weak ones (document z)
+const SUPPORTED_LIST = [
+  { id: "x1", score: 10 },
+  { id: "a1", score: 9.5 },
+  { id: "a2", score: 9 },
+  { id: "a3", score: 8.8 },
+  ...Array.from({ length: 20 }, (_, i) => ({ id: `z${i}`, score: 1 })),
+];
 
 describe("document evidence (EngineSettings.documentEvidence)", () => {
   // mean of the scores below: 1
@@ -45,13 +53,7 @@ describe("document evidence (EngineSettings.documentEvidence)", () => {
 
 describe("tuning ranks with the same document evidence as search", () => {
   it("orders documents as withDocumentEvidence does", () => {
-    const lexical = [
-      { id: "x1", score: 10 },
-      { id: "a1", score: 9.5 },
-      { id: "a2", score: 9 },
-      { id: "a3", score: 8.8 },
-      ...Array.from({ length: 20 }, (_, i) => ({ id: `z${i}`, score: 1 })),
-    ];
+    const lexical = SUPPORTED_LIST;
     const documentOf = new Map([...lexical.map((c) => [c.id, c.id[0]!] as const)]);
     const c: TuningCase = { id: "q", relevant: new Set(["a"]), candidates: { mode: "lexical", lexical: [lexical], vector: [], documentOf } };
     const off = { ...DEFAULT_ENGINE_SETTINGS, documentEvidence: undefined };
@@ -62,15 +64,7 @@ describe("tuning ranks with the same document evidence as search", () => {
 });
 
 describe("calibrated relevance with document evidence (calibratedList)", () => {
-  // BM25 list: x1 best alone, then three chunks of document a, then a tail of 20 weak ones
-  const lexical = [
-    { id: "x1", score: 10 },
-    { id: "a1", score: 9.5 },
-    { id: "a2", score: 9 },
-    { id: "a3", score: 8.8 },
-    ...Array.from({ length: 20 }, (_, i) => ({ id: `z${i}`, score: 1 })),
-  ];
-  const lists = fuseCandidates(lexical, [], "lexical", DEFAULT_ENGINE_SETTINGS);
+  const lists = fuseCandidates(SUPPORTED_LIST, [], "lexical", DEFAULT_ENGINE_SETTINGS);
   const settings = (weight: number) => ({ ...DEFAULT_ENGINE_SETTINGS, documentEvidence: { weight, others: 10 } });
   const relevanceOf = (r: ReturnType<typeof calibratedList>, id: string) => r.relevance[r.fused.findIndex((f) => f.id === id)]!;
 
