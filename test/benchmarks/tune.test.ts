@@ -7,11 +7,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer, createCollection, createSource } from "../kit/index.js";
 import { servicingCollection, TITLE_HEAVY, TOPICS } from "./servicing-fixture.js";
+import { inHashOrder } from "../../src/search/tuning.js";
 
 const LIGHT = { EMBEDDING_PROFILE: "bge-small-en-v1.5", ALLOW_MODEL_DOWNLOAD: "false" };
 
 let s: TestServer;
 let key: string;
+let tenantId: string;
 let collection: string;
 let suiteId: string;
 let note: Record<string, string> = {};
@@ -21,7 +23,9 @@ const call = (method: string, path: string, json?: unknown, k: string | null = k
 
 beforeAll(async () => {
   s = await startServer(LIGHT, { listen: false });
-  key = (await s.tenant()).adminKey;
+  const t = await s.tenant();
+  key = t.adminKey;
+  tenantId = t.id;
   ({ collection, note, memo } = await servicingCollection(s, key));
   expect((await call("PATCH", `/collections/${collection}`, { settings: TITLE_HEAVY })).status).toBe(200);
   const created = await call("POST", "/benchmarks", {
@@ -103,6 +107,40 @@ describe("tuning a suite's collection", () => {
     expect(again.body.best.settings).toEqual(again.body.current.settings);
     expect(again.body.apply.detail).toMatch(/already the best/);
     expect(await settingsOf()).toEqual(settings);
+  });
+
+  it("refuses a setting that holds on the one split when the search's choices lose out of fold", async () => {
+    expect((await call("PATCH", `/collections/${collection}`, { settings: TITLE_HEAVY })).status).toBe(200);
+    const before = await settingsOf();
+    // Case ids chosen, then placed by their position in the id-hash order (as tuning-search.test.ts
+    // does with hand-made lists): positions 0-2 are held out, folds are {0,5} {1,6} {2,7} {3,8}
+    // {4,9}. Positions 2, 3, 7 and 8 want the memo (the current, title-heavy setting), the others
+    // the note: the 7 tuning cases lean note (4 / 3) and so do the 3 held out (2 / 1), but folds
+    // {2,7} and {3,8} want only the memo, and the 8 cases left when they are held out lean note.
+    const ids = Array.from({ length: 10 }, (_, i) => `bmc_crossfold${i}`);
+    const order = inHashOrder(ids.map((id) => ({ id }))).map((c) => c.id);
+    const wantsMemo = new Set([2, 3, 7, 8].map((i) => order[i]!));
+    const now = new Date().toISOString();
+    const suite = { id: "bms_crossfold", tenant_id: tenantId, collection_id: collection, name: "cross-fold", description: "", top_k: 10, origin: {}, created_at: now };
+    const cases = ids.map((id, i) => {
+      const topic = TOPICS[i]!;
+      return { id, suite_id: suite.id, query: `${topic} servicing`, relevant_document_ids: [wantsMemo.has(id) ? memo[topic]! : note[topic]!], created_at: now };
+    });
+    await s.rt.store.benchmarks.createSuite(suite, cases);
+
+    const r = await call("POST", `/benchmarks/${suite.id}/tune`, { apply: true });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const t = r.body;
+    expect(t.changed).toBe(true);
+    // the one split lets it through ...
+    expect(t.best.tuning.ndcg_at_10).toBeGreaterThan(t.current.tuning.ndcg_at_10);
+    expect(t.best.held_out.ndcg_at_10).toBeGreaterThan(t.current.held_out.ndcg_at_10);
+    // ... the folds do not
+    expect(t.cross_validation).toMatchObject({ folds: 5, folds_better: 0, folds_worse: 2 });
+    expect(t.cross_validation.tuned.ndcg_at_10).toBeLessThan(t.cross_validation.current.ndcg_at_10);
+    expect(t.apply).toMatchObject({ requested: true, applied: false, allowed: false });
+    expect(t.apply.detail).toMatch(/^Not applied: it does not lose on the held-out cases .* but the search's choices lose out of fold \(5-fold nDCG@10 /);
+    expect(await settingsOf()).toEqual(before);
   });
 
   it("counts each case once against the monthly query quota", async () => {
