@@ -1,9 +1,9 @@
 // The tuning operation, taking its dependencies first (tuning.ts binds them): check the suite can
 // be tuned, fetch every case's candidate lists once, search, score on both halves of the split,
 // cross-validate the search itself (tuning-cv.ts), and apply the best setting when asked and when
-// it holds on the held-out cases and out of fold. The answer in the
-// request (tuning-requests.ts) and the tuning job (tuning-job.ts) share runTuning; the job passes a
-// progress callback and an abort signal. Either way the caller has counted the queries first.
+// it holds on the held-out cases and out of fold. The answer in the request (tuning-requests.ts)
+// and the tuning job (tuning-job.ts) share runTuning; the job passes a progress callback and an
+// abort signal. Either way the caller has counted the queries first.
 import type { Store } from "../store/types.js";
 import type { Json } from "../store/content-types.js";
 import type { BenchmarkCaseRow, BenchmarkSuiteRow } from "../store/benchmark-types.js";
@@ -116,7 +116,7 @@ interface Verdict {
   crossLine: string;
 }
 
-/** Writes the best setting to the collection only when it changed, holds and was asked for. */
+/** Writes the best setting to the collection only when it changed, holds, generalises and was asked for. */
 async function applyIfAllowed(deps: TunerDeps, tenantId: string, suite: BenchmarkSuiteRow, scope: CollectionScope, best: EngineSettings, v: Verdict) {
   if (!v.changed) return { applied: false, detail: "The current setting is already the best found on the tuning cases; nothing to change." };
   if (!v.holds) {
