@@ -38,17 +38,20 @@ export function BenchmarksPage() {
   const { me } = useSession();
   const { draft } = useDraft(me?.tenant.id ?? "");
   const [suites, setSuites] = useState<BenchmarkSuite[] | null>(null);
-  const [collections, setCollections] = useState<Collection[]>([]);
+  // null while loading: the suites table waits for the names, so it never shows a collection id
+  // first and its name a moment later (a failed load shows the ids)
+  const [collections, setCollections] = useState<Collection[] | null>(null);
   const [sets, setSets] = useState<IndustryBenchmark[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const deleted = useLocation().search.get("deleted");
 
   useEffect(() => {
     api<BenchmarkSuite[]>("GET", "/benchmarks").then(setSuites, setError);
-    api<Collection[]>("GET", "/collections").then(setCollections, () => undefined);
+    api<Collection[]>("GET", "/collections").then(setCollections, () => setCollections([]));
     api<IndustryBenchmark[]>("GET", "/industry-benchmarks").then(setSets, () => setSets([]));
   }, []);
-  const names = new Map(collections.map((c) => [c.id, c.name]));
+  const names = new Map((collections ?? []).map((c) => [c.id, c.name]));
+  const loaded = suites !== null && collections !== null;
 
   return (
     <Page title="Benchmarks" lead="A benchmark suite is a list of queries with the documents each should find. Run it after changing content or settings to see whether search got better or worse.">
@@ -73,9 +76,9 @@ export function BenchmarksPage() {
 
       <section className="card" aria-labelledby="suites-heading">
         <h2 id="suites-heading">Suites</h2>
-        {suites === null && !error ? <p role="status">Loading…</p> : null}
-        {suites?.length === 0 ? <p>No suites yet.</p> : null}
-        {suites && suites.length > 0 ? (
+        {!loaded && !error ? <p role="status">Loading…</p> : null}
+        {loaded && suites.length === 0 ? <p>No suites yet.</p> : null}
+        {loaded && suites.length > 0 ? (
           <div className="table-wrap">
             <table className="suites">
               <thead>
