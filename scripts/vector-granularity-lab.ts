@@ -23,6 +23,7 @@ import Database from "better-sqlite3";
 import { loadConfig } from "../src/config.js";
 import { createRuntime, type Runtime } from "../src/runtime.js";
 import { UseLiteEmbedder } from "../src/embed/use-lite.js";
+import { dot, l2normalize } from "../src/embed/vector.js";
 import { DEFAULT_ENGINE_SETTINGS, type RetrievalMode } from "../src/search/engine.js";
 import { fuse, type Candidate } from "../src/search/fusion.js";
 import { evaluateQuery } from "../src/search/metrics.js";
@@ -86,18 +87,12 @@ function windowsOf(text: string): string[] {
   return out.length ? out : [text];
 }
 
+/** Each row of a row-major matrix scaled to unit length. */
 const normalizeRows = (m: Float32Array, rows: number) => {
-  for (let i = 0; i < rows; i++) {
-    const row = m.subarray(i * D, (i + 1) * D);
-    const n = Math.sqrt(row.reduce((a, x) => a + x * x, 0)) || 1;
-    for (let d = 0; d < D; d++) row[d]! /= n;
-  }
+  for (let i = 0; i < rows; i++) l2normalize(m.subarray(i * D, (i + 1) * D));
 };
-const dot = (q: Float32Array, m: Float32Array, row: number) => {
-  let s = 0;
-  for (let d = 0; d < D; d++) s += q[d]! * m[row * D + d]!;
-  return s;
-};
+/** Cosine of the (unit) query with row `row` of a row-major matrix of unit vectors. */
+const cosine = (q: Float32Array, m: Float32Array, row: number) => dot(q, m.subarray(row * D, (row + 1) * D));
 const zScores = (a: number[]) => {
   const mean = a.reduce((x, y) => x + y, 0) / a.length;
   const sd = Math.sqrt(a.reduce((x, y) => x + (y - mean) ** 2, 0) / a.length) || 1;
@@ -224,10 +219,10 @@ for (const q of queries) {
   const qv = await rt.embedder!.embedQuery(q.text);
   const max = new Float32Array(chunks.length).fill(-2);
   owner.forEach((o, k) => {
-    const s = dot(qv, windows, k);
+    const s = cosine(qv, windows, k);
     if (s > max[o]!) max[o] = s;
   });
-  const mean = Float32Array.from(chunks, (_, i) => dot(qv, chunkMeans, i));
+  const mean = Float32Array.from(chunks, (_, i) => cosine(qv, chunkMeans, i));
   const half = Float32Array.from(max, (m, i) => (m + mean[i]!) / 2);
   for (const [name, scores] of [["max", max], ["mean", mean], ["half", half]] as const) {
     const list = top100(scores);
@@ -236,7 +231,7 @@ for (const q of queries) {
   }
 
   if (bare) {
-    const list = top100(Float32Array.from(chunks, (_, i) => dot(qv, bare, i)));
+    const list = top100(Float32Array.from(chunks, (_, i) => cosine(qv, bare, i)));
     judge("bare chunks", list.map((c) => c.id));
     for (const w of [0.7, 0.6, 0.5]) judge(`fuse(lexical, bare chunks) ${w}`, fused(lexical, list, w));
   }
@@ -249,7 +244,7 @@ for (const q of queries) {
   }
   const pages = [...best.keys()];
   const zFused = zScores(pages.map((p) => best.get(p)!));
-  const zCosine = zScores(pages.map((p) => dot(qv, pageMeans, p)));
+  const zCosine = zScores(pages.map((p) => cosine(qv, pageMeans, p)));
   for (const beta of [0.1, 0.2, 0.3, 0.5]) {
     const order = pages
       .map((p, i) => ({ key: pageKeys[p]!, s: zFused[i]! + beta * zCosine[i]! }))

@@ -7,10 +7,7 @@
 // setting, tuning does not generalise on this suite, whatever the one split says. Pure, like
 // tuning.ts: the candidate lists are already in memory, so k more searches cost only fusion.
 import type { EngineSettings, TuningCandidates } from "./engine.js";
-import { coordinateSearch, DEFAULT_SEARCH_SPACE, evaluateSetting, inHashOrder, weightIndexOf, type SearchSpace, type SplitMetrics, type TuningCase } from "./tuning.js";
-
-/** nDCG@10 differences below this are ties (float noise of the same ranking) */
-const EPS = 1e-9;
+import { coordinateSearch, DEFAULT_SEARCH_SPACE, EPS, evaluateSetting, inHashOrder, weightIndexOf, type SearchSpace, type SplitMetrics, type TuningCase } from "./tuning.js";
 
 /** Folds of the cross-validation; fewer when the suite has fewer cases. */
 export const CV_FOLDS = 5;

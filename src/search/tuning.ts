@@ -113,7 +113,8 @@ export function evaluateSetting(cases: readonly TuningCase[], s: EngineSettings,
   return { ndcg_at_10: ndcg / n, recall_at_10: recall / n, mrr_at_10: mrr / n, cases: cases.length };
 }
 
-const EPS = 1e-9;
+/** metric differences below this are ties (float noise of the same ranking) */
+export const EPS = 1e-9;
 
 /** a beats b: higher nDCG@10, then recall@10, then MRR@10 (ties keep b) */
 export function better(a: SplitMetrics, b: SplitMetrics): boolean {

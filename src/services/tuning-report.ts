@@ -1,7 +1,7 @@
 // The answer of POST /benchmarks/{suite_id}/tune: what was searched, on which cases, how the
 // current and the best setting score, and whether the best one was applied.
 import type { EngineSettings, RetrievalMode } from "../search/engine.js";
-import { CV_FOLDS, type CrossValidation } from "../search/tuning-cv.js";
+import type { CrossValidation } from "../search/tuning-cv.js";
 import { DEFAULT_SEARCH_SPACE, HELD_OUT_SHARE, TUNING_K, type SplitMetrics, type TuningOutcome } from "../search/tuning.js";
 import type { LexicalWeights } from "../store/content-types.js";
 import type { BenchmarkSuiteRow } from "../store/benchmark-types.js";
@@ -64,7 +64,7 @@ export function tuneReport(f: TuneFindings) {
     best: { settings: collectionSettingsOf(f.outcome.best), tuning: metricsOut(f.found.tuning), held_out: metricsOut(f.found.held_out) },
     changed: f.changed,
     cross_validation: f.crossValidation && {
-      method: `the search repeated ${f.crossValidation.folds} times, each on all cases but one fold (case i of the id-hash order in fold i mod ${CV_FOLDS}), its choice scored on that fold`,
+      method: `the search repeated ${f.crossValidation.folds} times, each on all cases but one fold (case i of the id-hash order in fold i mod ${f.crossValidation.folds}), its choice scored on that fold`,
       folds: f.crossValidation.folds,
       current: metricsOut(f.crossValidation.current),
       tuned: metricsOut(f.crossValidation.tuned),

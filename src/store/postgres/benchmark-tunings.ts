@@ -6,7 +6,6 @@ import { parseJson } from "./rows.js";
 
 type RawTuning = Omit<BenchmarkTuningRow, "result"> & { result: string | null };
 
-
 const toTuning = (r: RawTuning): BenchmarkTuningRow => ({ ...r, result: r.result === null ? null : parseJson(r.result, null) });
 
 type TuningMethods = Pick<BenchmarkStore, "createTuning" | "getTuning" | "listTunings" | "transitionTuning" | "setTuningProgress" | "unfinishedTunings">;
