@@ -14,6 +14,7 @@ import { DEFAULT_ENGINE_SETTINGS, type EngineSettings, type RetrievalMode } from
 import { evaluateQuery, evaluateRun } from "../src/search/metrics.js";
 import { readQrels, readQueries } from "../src/search/beir.js";
 import { settingsFor } from "../src/services/search.js";
+import { relativeCutoff } from "../src/search/calibration.js";
 import { operatorPrincipal } from "../src/bench/load.js";
 import type { BenchmarkSuiteCreate } from "../src/services/benchmark-model.js";
 import { QUESTION_KINDS, pageOf, readQuestions } from "../src/bench/docs-questions/questions.js";
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     collection: { type: "string" },
     "tune-train": { type: "string" },
     "tune-questions": { type: "boolean", default: false },
+    calibration: { type: "boolean", default: false },
     apply: { type: "boolean", default: false },
   },
 });
@@ -195,6 +197,43 @@ if (values.scifact) {
   await rt.close();
 }
 
+/** Questions the Node.js documentation does not answer: /retrieve should keep at most one context for each. */
+const OFF_TOPIC = ["recipe for chocolate cake", "best hiking trails in Colorado", "how do I tie a tie", "who won the world cup in 1998", "symptoms of the flu in children", "cheap flights to Lisbon", "how to repot an orchid", "what is the capital of Australia"];
+
+/**
+ * --calibration: how well the hybrid `score` of a setting matches the questions' page judgments.
+ * The first 20 hits of each question, relevant when their page is judged (grade 1 or 2): Brier
+ * score, expected calibration error (10 bins), mean score / share relevant at ranks 1, 5 and 10,
+ * and the contexts the /retrieve cutoff keeps of each question's best 8 documents, on the
+ * questions and on OFF_TOPIC.
+ */
+async function calibrationLine(rt: Runtime, tenantId: string, sources: string[], s: EngineSettings, questions: ReturnType<typeof readQuestions>) {
+  const rows: { p: number; y: number; rank: number }[] = [];
+  const kept = async (q: string, judge?: (source: string) => number) => {
+    const r = await rt.engine.rank(tenantId, sources, q, s, "hybrid");
+    r.ranked.slice(0, 20).forEach((h, rank) => judge && rows.push({ p: h.score, y: judge(h.chunk.source), rank }));
+    const best = new Map<string, { score: number }>();
+    for (const h of r.ranked) if (!best.has(h.chunk.document_id)) best.set(h.chunk.document_id, { score: h.score });
+    return relativeCutoff([...best.values()].slice(0, 8)).length;
+  };
+  const onTopic: number[] = [];
+  for (const q of questions) onTopic.push(await kept(q.question, (source) => (pageOf(source) in q.relevant ? 1 : 0)));
+  const offTopic: number[] = [];
+  for (const q of OFF_TOPIC) offTopic.push(await kept(q));
+  const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / (a.length || 1);
+  let ece = 0;
+  for (let b = 0; b < 10; b++) {
+    const bin = rows.filter((r) => r.p >= b / 10 && (r.p < (b + 1) / 10 || b === 9));
+    if (bin.length) ece += (bin.length / rows.length) * Math.abs(mean(bin.map((r) => r.p)) - mean(bin.map((r) => r.y)));
+  }
+  const at = (k: number) => {
+    const x = rows.filter((r) => r.rank === k - 1);
+    return `rank ${k} ${mean(x.map((r) => r.p)).toFixed(3)} / ${mean(x.map((r) => r.y)).toFixed(2)}`;
+  };
+  const brier = mean(rows.map((r) => (r.p - r.y) ** 2));
+  return `Brier ${brier.toFixed(3)}  ECE ${ece.toFixed(3)}  score / share relevant: ${[1, 5, 10].map(at).join(", ")}  contexts kept ${mean(onTopic).toFixed(2)}, off-topic ${offTopic.join(",")}`;
+}
+
 if (values.docs) {
   const mf = path.join(values.docs, "docs-questions.json");
   // while the load is still embedding there is no marker yet: the only collection of the dir
@@ -203,6 +242,11 @@ if (values.docs) {
   const c = await rt.store.content.getCollection(marker.tenantId, marker.collectionId);
   const base = settingsFor(DEFAULT_ENGINE_SETTINGS, c!.settings ?? {});
   const questions = readQuestions(values.questions!);
+  if (values.calibration) {
+    for (const v of variants) console.log(`calibration ${v.split("=")[0]!.padEnd(12)} ${await calibrationLine(rt, marker.tenantId, c!.data_source_ids, variant(v)(base), questions)}`);
+    await rt.close();
+    process.exit(0);
+  }
   const table: { label: string; per: Record<string, number[]>; rec: Record<string, number[]> }[] = [];
   for (const v of variants) {
     const s = variant(v)(base);
