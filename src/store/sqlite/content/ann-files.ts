@@ -10,6 +10,8 @@ export interface GraphMeta {
   dimension: number;
   quantization: string;
   connectivity: number;
+  /** how it was built (GRAPH_BUILD in ann-graph.ts); older files are rebuilt */
+  build?: number;
 }
 
 export interface GraphFiles {

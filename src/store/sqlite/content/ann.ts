@@ -8,27 +8,19 @@
 // A graph that is missing, unreadable or cannot be replayed to the present is rebuilt in the
 // background; until it is ready (and while it catches up with a large batch of changes) its source
 // is searched exactly by sqlite-vec, so an answer never misses a vector the store holds.
-import os from "node:os";
 import path from "node:path";
-import { Index, MetricKind, ScalarKind } from "usearch";
+import type { Index } from "usearch";
 import { DEFAULT_EF_SEARCH } from "../../../config.js";
 import type { DB } from "../db.js";
 import { annLog, type AnnLog, type Change } from "./ann-log.js";
+import { GRAPH_BUILD, addToGraph, newGraph, type GraphSettings } from "./ann-graph.js";
 import { graphFiles, readMeta, removeGraph, removeStaleFiles, safeName, writeGraph, type GraphFiles } from "./ann-files.js";
 
-export type Quantization = "f32" | "f16" | "i8";
+export type { Quantization } from "./ann-graph.js";
 
-export interface AnnSettings {
+export interface AnnSettings extends GraphSettings {
   /** directory of the saved graphs (DATA_DIR/vectors) */
   dir: string;
-  /** HNSW M: links per node */
-  connectivity: number;
-  /** HNSW ef at build time */
-  expansionAdd: number;
-  /** HNSW ef at query time (raised to k when k is larger); every search asks for this many */
-  expansionSearch: number;
-  /** how the graph stores vectors; i8 candidates are rescored exactly from vec0 */
-  quantization: Quantization;
 }
 
 // f16 by default: 40 % less memory than f32 (the vectors take half), and its cosine distances
@@ -43,10 +35,6 @@ const INLINE_CATCH_UP = 256;
 const STEP = 512;
 const TICK_MS = 500;
 const SAVE_AFTER_MS = 30_000;
-/** threads of every graph insertion (see addChunks) */
-const ADD_THREADS = Math.max(1, Math.min(os.availableParallelism(), 4));
-
-const SCALAR = { f32: ScalarKind.F32, f16: ScalarKind.F16, i8: ScalarKind.I8 } as const;
 
 interface Partition {
   tenantId: string;
@@ -219,7 +207,7 @@ export class AnnIndex {
       p.savedSeq = 0;
     } else if (p.dirty || p.savedSeq < this.applied) {
       const { dimension, settings } = this;
-      const meta = { seq: this.applied, count: p.index.size(), dimension, quantization: settings.quantization, connectivity: settings.connectivity };
+      const meta = { seq: this.applied, count: p.index.size(), dimension, quantization: settings.quantization, connectivity: settings.connectivity, build: GRAPH_BUILD };
       // a graph unchanged since its last save only needs its manifest moved forward
       writeGraph(f, meta, p.dirty || p.savedSeq === 0 ? (file) => p.index.save(file) : null);
       p.savedSeq = this.applied;
@@ -232,16 +220,7 @@ export class AnnIndex {
   }
 
   private newPartition(tenantId: string, sourceId: string, dirty: boolean): Partition {
-    const { dimension, settings } = this;
-    const index = new Index({
-      dimensions: dimension,
-      metric: MetricKind.Cos,
-      quantization: SCALAR[settings.quantization],
-      connectivity: settings.connectivity,
-      expansion_add: settings.expansionAdd,
-      expansion_search: settings.expansionSearch,
-      multi: false,
-    });
+    const index = newGraph(this.dimension, this.settings);
     return { tenantId, sourceId, index, state: "ready", savedSeq: 0, snapshotSeq: 0, dirty };
   }
 
@@ -263,11 +242,7 @@ export class AnnIndex {
       keys.push(key);
     }
     if (keys.length === 0) return;
-    // Always the same thread count: usearch sizes its per-thread insertion contexts when an add
-    // grows the graph, so a small single-thread add that grew it left one context, and the next
-    // two-thread add within that capacity failed ("Reserve capacity ahead of insertions!") and was
-    // retried forever by the catch-up (found by the 1,000,000-chunk bench).
-    p.index.add(BigUint64Array.from(keys), matrix.subarray(0, keys.length * dimension), ADD_THREADS);
+    addToGraph(p.index, BigUint64Array.from(keys), matrix.subarray(0, keys.length * dimension));
   }
 
   /** Applies logged changes to one graph; only the last change of each chunk matters. */
@@ -335,7 +310,7 @@ export class AnnIndex {
     const meta = readMeta(f);
     if (!meta) return false;
     const { dimension, settings } = this;
-    const compatible = meta.dimension === dimension && meta.quantization === settings.quantization && meta.connectivity === settings.connectivity;
+    const compatible = meta.dimension === dimension && meta.quantization === settings.quantization && meta.connectivity === settings.connectivity && meta.build === GRAPH_BUILD;
     if (!compatible || meta.seq < pruned || meta.seq > upTo) return false;
     try {
       p.index.load(f.graph);
