@@ -30,6 +30,7 @@ export default defineConfig({
       "test/search-api/exact-match.test.ts",
       "test/benchmarks/suites.test.ts",
       "test/benchmarks/tune-jobs.test.ts",
+      "test/benchmarks/tune-calibration.test.ts",
     ],
     globalSetup: ["./test/helpers/pg-global.ts"],
     env: { TEST_STORE: "postgres" },

@@ -14,7 +14,7 @@ import { DEFAULT_ENGINE_SETTINGS, type EngineSettings, type RetrievalMode } from
 import { evaluateQuery, evaluateRun } from "../src/search/metrics.js";
 import { readQrels, readQueries } from "../src/search/beir.js";
 import { settingsFor } from "../src/services/search.js";
-import { relativeCutoff } from "../src/search/calibration.js";
+import { cutoffFor, relativeCutoff } from "../src/search/calibration.js";
 import { operatorPrincipal } from "../src/bench/load.js";
 import type { BenchmarkSuiteCreate } from "../src/services/benchmark-model.js";
 import { QUESTION_KINDS, pageOf, readQuestions } from "../src/bench/docs-questions/questions.js";
@@ -214,7 +214,7 @@ async function calibrationLine(rt: Runtime, tenantId: string, sources: string[],
     r.ranked.slice(0, 20).forEach((h, rank) => judge && rows.push({ p: h.score, y: judge(h.chunk.source), rank }));
     const best = new Map<string, { score: number }>();
     for (const h of r.ranked) if (!best.has(h.chunk.document_id)) best.set(h.chunk.document_id, { score: h.score });
-    return relativeCutoff([...best.values()].slice(0, 8)).length;
+    return relativeCutoff([...best.values()].slice(0, 8), cutoffFor(s.calibration, r.mode)).length;
   };
   const onTopic: number[] = [];
   for (const q of questions) onTopic.push(await kept(q.question, (source) => (pageOf(source) in q.relevant ? 1 : 0)));

@@ -24,6 +24,14 @@ export interface PlattModel {
   weights: readonly number[];
 }
 
+/** A collection's own model (collection setting relevance_calibration), for answers of one mode. */
+export interface OwnCalibration {
+  mode: CalibrationMode;
+  model: PlattModel;
+  /** /retrieve's cutoff floor under this model (RETRIEVE_CUTOFF.floor when absent) */
+  retrieveFloor?: number;
+}
+
 // --- fitted constants (scripts/fit-calibration.ts --write; numbers in docs/decisions.md) ---------------
 export const CALIBRATION_FIT = {
   data: "BEIR scifact train split, 400 queries, 1200 documents (1433 chunks), top 20 chunks per query",
@@ -99,9 +107,14 @@ export function plattProbability(model: PlattModel, x: readonly number[]): numbe
   return sigmoid(z);
 }
 
+/** The shipped models, with a collection's own model in place of its mode's. */
+export function modelsWith(own: OwnCalibration | undefined): Readonly<Record<CalibrationMode, PlattModel>> {
+  return own ? { ...CALIBRATION_MODELS, [own.mode]: own.model } : CALIBRATION_MODELS;
+}
+
 /**
  * Relevance in [0, 1] of each hit of a fused list (same order), non-increasing down the list.
- * `models` is for the fitting script (trying coefficients); the service uses the fitted ones.
+ * `models`: the shipped fit unless a collection has its own (modelsWith), or the fitting script's trials.
  */
 export function calibrate(
   hits: readonly FusedHit[],
@@ -128,6 +141,15 @@ export function calibrate(
  * Numbers from scripts/fit-calibration.ts, see docs/decisions.md.
  */
 export const RETRIEVE_CUTOFF = Object.freeze({ ratio: 0.3, floor: 0.15 });
+
+/**
+ * The cutoff of an answer: a collection's own calibration brings its own floor (its scores are on
+ * its own scale: where documentation pages are often relevant, unanswerable questions' hits score
+ * higher than the shipped floor), for answers of its mode.
+ */
+export function cutoffFor(own: OwnCalibration | undefined, answered: CalibrationMode): { ratio: number; floor: number } {
+  return own?.mode === answered && own.retrieveFloor !== undefined ? { ratio: RETRIEVE_CUTOFF.ratio, floor: own.retrieveFloor } : RETRIEVE_CUTOFF;
+}
 
 /** The matches (sorted best first) that survive the relative cutoff. */
 export function relativeCutoff<T extends { score: number }>(sorted: readonly T[], cutoff: { ratio: number; floor: number } = RETRIEVE_CUTOFF): T[] {

@@ -5,7 +5,7 @@ import type { ContentStore, ChunkHit, LexicalWeights } from "../store/content-ty
 import type { Embedder, EmbeddingProfile } from "../embed/types.js";
 import { isEmptyQuery, parseQuery } from "./fts-query.js";
 import { fuse, type Candidate, type FusedHit, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
-import { calibrate, calibrationFusion, sameFusion } from "./calibration.js";
+import { calibrate, calibrationFusion, modelsWith, sameFusion, type OwnCalibration } from "./calibration.js";
 
 export interface EngineSettings {
   fusion: FusionOptions;
@@ -19,6 +19,8 @@ export interface EngineSettings {
    * Absent or weight 0 = off.
    */
   documentEvidence?: { weight: number; others: number };
+  /** the collection's own calibration (fitted on its benchmark suite by tuning); absent: the shipped one */
+  calibration?: OwnCalibration;
 }
 
 /** other chunks of a document that count as its evidence (engine setting documentEvidence) */
@@ -205,6 +207,22 @@ export function calibratedList(
   settings: EngineSettings,
   documentOf: (chunkId: string) => string | undefined,
 ): { fused: FusedHit[]; relevance: number[] } {
+  const { fused, fusedOf } = calibrationInputs(lists, answered, settings, documentOf);
+  return { fused, relevance: calibrate(fused, answered, fusedOf, modelsWith(settings.calibration)) };
+}
+
+/**
+ * What calibration reads of a query's lists: the fused list with document evidence applied and,
+ * when the collection fuses otherwise than the reference fusion, each chunk's reference fused
+ * score. Serving (calibratedList) and fitting a collection's own calibration (tuning) share it,
+ * so a fitted model sees the features it is later applied to.
+ */
+export function calibrationInputs(
+  lists: ReturnType<typeof fuseCandidates>,
+  answered: RetrievalMode,
+  settings: EngineSettings,
+  documentOf: (chunkId: string) => string | undefined,
+): { fused: FusedHit[]; fusedOf: Map<string, number> | undefined } {
   const evidence = settings.documentEvidence;
   const withEvidence = (list: FusedHit[]) => (evidence !== undefined && evidence.weight > 0 && evidence.others > 0 ? withDocumentEvidence(list, documentOf, evidence) : list);
   const fused = withEvidence(lists.fused);
@@ -212,7 +230,7 @@ export function calibratedList(
   const fusedOf = sameFusion(lists.fusion, reference)
     ? undefined
     : new Map(withEvidence(fuse(lists.lexicalCandidates, lists.vectorCandidates, reference, lists.lists)).map((f) => [f.id, f.score]));
-  return { fused, relevance: calibrate(fused, answered, fusedOf) };
+  return { fused, fusedOf };
 }
 
 /**

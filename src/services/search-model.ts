@@ -7,6 +7,7 @@ import type { Json } from "../store/content-types.js";
 import type { Engine, EngineSettings } from "../search/engine.js";
 import { DEFAULT_ENGINE_SETTINGS, DOCUMENT_EVIDENCE_OTHERS } from "../search/engine.js";
 import type { FusionOptions } from "../search/fusion.js";
+import { FEATURES, type CalibrationMode, type OwnCalibration } from "../search/calibration.js";
 import type { QuotaService } from "./quotas.js";
 
 /** What ranking needs of a collection. */
@@ -60,8 +61,8 @@ export const roundScore = (x: number) => Math.round(x * 1e6) / 1e6;
 
 /**
  * Deployment defaults overridden by the collection's `settings`: fusion, lexical_weight,
- * vector_weight, normalization, candidate_depth, field_weights {title, headings, body} and
- * document_evidence (weight; off by default).
+ * vector_weight, normalization, candidate_depth, field_weights {title, headings, body},
+ * document_evidence (weight; off by default) and relevance_calibration (the collection's own).
  */
 export function settingsFor(base: EngineSettings, collectionSettings: Json): EngineSettings {
   const fusion: FusionOptions = { ...base.fusion };
@@ -81,7 +82,31 @@ export function settingsFor(base: EngineSettings, collectionSettings: Json): Eng
     typeof s.document_evidence === "number" && s.document_evidence >= 0
       ? { weight: s.document_evidence, others: DOCUMENT_EVIDENCE_OTHERS }
       : base.documentEvidence;
-  return { ...base, fusion, depth, lexicalWeights, documentEvidence };
+  const calibration = ownCalibrationOf(s.relevance_calibration) ?? base.calibration;
+  return { ...base, fusion, depth, lexicalWeights, documentEvidence, ...(calibration ? { calibration } : {}) };
+}
+
+const CALIBRATION_MODES: readonly string[] = ["hybrid", "lexical", "vector"] satisfies CalibrationMode[];
+
+/**
+ * settings.relevance_calibration ({mode, intercept, weights: {feature: weight}}, checked by the
+ * API's schema) as the engine's model; anything else (a hand-edited row) is ignored.
+ */
+function ownCalibrationOf(v: Json[string]): OwnCalibration | undefined {
+  if (!v || typeof v !== "object" || Array.isArray(v)) return undefined;
+  const { mode, intercept, weights, retrieve_floor } = v as Record<string, unknown>;
+  if (typeof mode !== "string" || !CALIBRATION_MODES.includes(mode) || typeof intercept !== "number") return undefined;
+  if (!weights || typeof weights !== "object" || Array.isArray(weights)) return undefined;
+  const w = weights as Record<string, unknown>;
+  if (!FEATURES.every((f) => typeof w[f] === "number")) return undefined;
+  const own: OwnCalibration = { mode: mode as CalibrationMode, model: { intercept, weights: FEATURES.map((f) => w[f] as number) } };
+  return typeof retrieve_floor === "number" ? { ...own, retrieveFloor: retrieve_floor } : own;
+}
+
+/** A collection's own calibration as its `settings.relevance_calibration`. */
+export function calibrationSettingOf(c: OwnCalibration) {
+  const weights = Object.fromEntries(FEATURES.map((f, i) => [f, c.model.weights[i] ?? 0]));
+  return { mode: c.mode, intercept: c.model.intercept, weights, ...(c.retrieveFloor !== undefined ? { retrieve_floor: c.retrieveFloor } : {}) };
 }
 
 /** An engine setting written as collection `settings` (every key settingsFor reads). */

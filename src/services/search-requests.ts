@@ -5,7 +5,7 @@ import type { LexicalWeights } from "../store/content-types.js";
 import type { RankedId, RetrievalMode } from "../search/engine.js";
 import { queryTerms } from "../search/fts-query.js";
 import { assembleRetrieve, neighbourRanges, selectMatches, type ChunkRecord, type RetrieveOptions, type ScoredChunk } from "../search/retrieve-assembly.js";
-import { relativeCutoff } from "../search/calibration.js";
+import { cutoffFor, relativeCutoff } from "../search/calibration.js";
 import { tenantOf, type Principal } from "./auth.js";
 import { notFound } from "./errors.js";
 import { chunkRecord, searchHit } from "./chunk-hits.js";
@@ -66,12 +66,12 @@ function retrieveOptions(req: RetrieveRequest): RetrieveOptions {
 }
 
 /** The ranked ids /retrieve may use: rounded scores, above min_score, within the relative cutoff. */
-function retrievable(ranked: RankedId[], req: RetrieveRequest): RankedId[] {
+function retrievable(ranked: RankedId[], req: RetrieveRequest, cutoff: { ratio: number; floor: number }): RankedId[] {
   const minScore = req.min_score ?? 0;
   let kept = ranked.map((r) => ({ ...r, score: roundScore(r.score) }));
   if (minScore > 0) kept = kept.filter((m) => m.score >= minScore);
   // relevance is non-increasing down the ranked list, so the cutoff keeps a prefix of it
-  if (req.relative_cutoff ?? true) kept = relativeCutoff(kept);
+  if (req.relative_cutoff ?? true) kept = relativeCutoff(kept, cutoff);
   return kept;
 }
 
@@ -93,10 +93,11 @@ export async function retrieveContexts(deps: SearchDeps, p: Principal, req: Retr
   const tenant = tenantOf(p);
   const c = await collectionOf(deps, p, req.collection_id);
   await deps.quotas.consumeQueries(tenant, 1);
-  const result = await deps.engine.rankIds(tenant.id, c.data_source_ids, req.query, settingsFor(deps.settings, c.settings));
+  const settings = settingsFor(deps.settings, c.settings);
+  const result = await deps.engine.rankIds(tenant.id, c.data_source_ids, req.query, settings);
   const options = retrieveOptions(req);
   // The matches that become contexts are chosen on ids and scores; only they are read in full.
-  const chosen = await deps.engine.hydrate(tenant.id, selectMatches(retrievable(result.ranked, req), options));
+  const chosen = await deps.engine.hydrate(tenant.id, selectMatches(retrievable(result.ranked, req, cutoffFor(settings.calibration, result.mode)), options));
   const matches: ScoredChunk[] = chosen.map((r) => ({ ...chunkRecord(r.chunk), score: roundScore(r.score) }));
   const neighbours = await neighboursOf(deps, tenant.id, matches, options.contextWindow);
   const assembled = assembleRetrieve(matches, neighbours, options);

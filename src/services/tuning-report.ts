@@ -2,10 +2,11 @@
 // current and the best setting score, and whether the best one was applied.
 import type { EngineSettings, RetrievalMode } from "../search/engine.js";
 import type { CrossValidation } from "../search/tuning-cv.js";
+import { CALIBRATION_HITS, type SuiteCalibration } from "../search/tuning-calibration.js";
 import { DEFAULT_SEARCH_SPACE, HELD_OUT_SHARE, TUNING_K, type SplitMetrics, type TuningOutcome } from "../search/tuning.js";
 import type { LexicalWeights } from "../store/content-types.js";
 import type { BenchmarkSuiteRow } from "../store/benchmark-types.js";
-import { collectionSettingsOf } from "./search-model.js";
+import { calibrationSettingOf, collectionSettingsOf } from "./search-model.js";
 
 const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
 const metricsOut = (m: SplitMetrics) => ({ ndcg_at_10: r6(m.ndcg_at_10), recall_at_10: r6(m.recall_at_10), mrr_at_10: r6(m.mrr_at_10), cases: m.cases });
@@ -30,7 +31,31 @@ export interface TuneFindings {
   /** null when nothing changed (nothing to apply, so not run) */
   crossValidation: CrossValidation | null;
   apply: { requested: boolean; applied: boolean; allowed: boolean; detail: string };
+  /** the collection's own calibration: null fit when the cases' modes differ */
+  calibration: { fit: SuiteCalibration | null; apply: { requested: boolean; applied: boolean; detail: string } };
   started: number;
+}
+
+function calibrationOut(f: TuneFindings) {
+  const { fit, apply } = f.calibration;
+  const brier = (b: { tuning_brier: number; held_out_brier: number; held_out_kept: number; most_kept: number }) => ({
+    tuning_brier: r6(b.tuning_brier),
+    held_out_brier: r6(b.held_out_brier),
+    held_out_contexts_kept: r6(b.held_out_kept),
+    off_topic_most_kept: b.most_kept,
+  });
+  return {
+    method:
+      `a Platt model over the calibration features (weights >= 0), fitted on the first ${CALIBRATION_HITS} hits of each tuning case under the setting the collection keeps ` +
+      "(a hit is relevant when its document is one of the case's relevant documents) and of off-topic probe questions (none relevant), " +
+      "with a /retrieve floor just above every probe's second hit; compared with the calibration in effect by Brier score and by the contexts /retrieve keeps",
+    mode: fit?.mode ?? null,
+    hits: fit?.hits ?? null,
+    off_topic_probes: fit?.probes ?? null,
+    current: fit ? brier(fit.current) : null,
+    fitted: fit?.fitted ? { relevance_calibration: calibrationSettingOf(fit.fitted.calibration), ...brier(fit.fitted) } : null,
+    apply,
+  };
 }
 
 function searchOut(f: TuneFindings) {
@@ -72,6 +97,7 @@ export function tuneReport(f: TuneFindings) {
       folds_worse: f.crossValidation.folds_worse,
     },
     apply: f.apply,
+    calibration: calibrationOut(f),
     took_ms: Math.round(performance.now() - f.started),
   };
 }

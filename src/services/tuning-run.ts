@@ -1,7 +1,8 @@
 // The tuning operation, taking its dependencies first (tuning.ts binds them): check the suite can
 // be tuned, fetch every case's candidate lists once, search, score on both halves of the split,
 // cross-validate the search itself (tuning-cv.ts), and apply the best setting when asked and when
-// it holds on the held-out cases and out of fold. The answer in the request (tuning-requests.ts)
+// it holds on the held-out cases and out of fold; then fit the collection's own score calibration
+// under the setting it keeps (tuning-calibration.ts) and apply that when asked and better held out. The answer in the request (tuning-requests.ts)
 // and the tuning job (tuning-job.ts) share runTuning; the job passes a progress callback and an
 // abort signal. Either way the caller has counted the queries first.
 import type { Store } from "../store/types.js";
@@ -21,11 +22,13 @@ import {
   type TuningCase,
 } from "../search/tuning.js";
 import { crossValidate } from "../search/tuning-cv.js";
+import { fitSuiteCalibration, MIN_CALIBRATION_LABELS, type SuiteCalibration } from "../search/tuning-calibration.js";
+import { OFF_TOPIC_PROBES } from "../search/off-topic.js";
 import { tenantOf, type Principal } from "./auth-model.js";
 import { notFound, ValidationError } from "./errors.js";
 import type { QuotaService } from "./quotas.js";
 import type { SearchService } from "./search.js";
-import { collectionSettingsOf, type CollectionScope } from "./search-model.js";
+import { calibrationSettingOf, collectionSettingsOf, type CollectionScope } from "./search-model.js";
 import { tuneReport, type SettingScore } from "./tuning-report.js";
 
 export interface TuneRequest {
@@ -89,6 +92,16 @@ export async function suiteToTune(deps: Pick<TunerDeps, "store">, tenantId: stri
   return { suite, scope, cases };
 }
 
+/** The off-topic probes' candidate lists, as cases with nothing relevant (not counted as queries: the service asks them). */
+async function probeCasesOf(deps: TunerDeps, p: Principal, scope: CollectionScope, plan: ReturnType<typeof candidatePlan>, control: TuneControl): Promise<TuningCase[]> {
+  const out: TuningCase[] = [];
+  for (const [i, query] of OFF_TOPIC_PROBES.entries()) {
+    control.signal?.throwIfAborted();
+    out.push({ id: `off-topic-${i}`, relevant: new Set(), candidates: await deps.search.candidates(p, scope, query, plan) });
+  }
+  return out;
+}
+
 /** Each case searched once; its candidate lists are reused for every setting. */
 async function tuningCasesOf(deps: TunerDeps, p: Principal, target: SuiteToTune, plan: ReturnType<typeof candidatePlan>, control: TuneControl) {
   const { scope, cases } = target;
@@ -116,30 +129,56 @@ interface Verdict {
   crossLine: string;
 }
 
-/** Writes the best setting to the collection only when it changed, holds, generalises and was asked for. */
+/**
+ * Writes the best setting to the collection only when it changed, holds, generalises and was asked
+ * for; returns the collection's settings after it.
+ */
 async function applyIfAllowed(deps: TunerDeps, tenantId: string, suite: BenchmarkSuiteRow, scope: CollectionScope, best: EngineSettings, v: Verdict) {
-  if (!v.changed) return { applied: false, detail: "The current setting is already the best found on the tuning cases; nothing to change." };
+  const unchanged = { settings: scope.settings };
+  if (!v.changed) return { ...unchanged, applied: false, detail: "The current setting is already the best found on the tuning cases; nothing to change." };
   if (!v.holds) {
     const detail =
       `Not applied: the best setting on the tuning cases loses on the held-out cases (${v.heldOutLine}), so it would likely not carry over to new queries. ` +
       "The collection's settings are unchanged; add cases to the suite for a more reliable tuning.";
-    return { applied: false, detail };
+    return { ...unchanged, applied: false, detail };
   }
   if (!v.generalises) {
     const detail =
       `Not applied: it does not lose on the held-out cases (${v.heldOutLine}), but the search's choices lose out of fold (${v.crossLine}), so on this suite tuning picks noise. ` +
       "The collection's settings are unchanged; add cases to the suite for a more reliable tuning.";
-    return { applied: false, detail };
+    return { ...unchanged, applied: false, detail };
   }
   if (!v.requested) {
     return {
+      ...unchanged,
       applied: false,
       detail: `Not applied (the request did not ask for it). It does not lose on the held-out cases (${v.heldOutLine}) nor out of fold (${v.crossLine}); send apply: true to apply it.`,
     };
   }
   const settings: Json = { ...scope.settings, ...collectionSettingsOf(best) };
   await deps.store.content.updateCollection(tenantId, suite.collection_id, { settings });
-  return { applied: true, detail: `Applied to collection '${suite.collection_id}' (${v.heldOutLine}; ${v.crossLine}); searches of the collection use it from now on.` };
+  return { settings, applied: true, detail: `Applied to collection '${suite.collection_id}' (${v.heldOutLine}; ${v.crossLine}); searches of the collection use it from now on.` };
+}
+
+const f4 = (x: number) => x.toFixed(4);
+
+/**
+ * Writes the fitted calibration to the collection (settings.relevance_calibration) when asked and
+ * when it scores the held-out cases' hits better (lower Brier score) than the calibration in effect.
+ */
+async function applyCalibration(deps: TunerDeps, tenantId: string, collectionId: string, settings: Json, c: SuiteCalibration | null, requested: boolean) {
+  if (!c) return { applied: false, detail: "Not fitted: the suite's cases were answered in different modes (some without the embedding model), so one calibration cannot cover them." };
+  if (!c.fitted) {
+    return {
+      applied: false,
+      detail: `Not fitted: the tuning cases' first hits hold ${c.hits.tuning_relevant} relevant of ${c.hits.tuning}; a fit needs at least ${MIN_CALIBRATION_LABELS} relevant and ${MIN_CALIBRATION_LABELS} not. Add cases to the suite.`,
+    };
+  }
+  const line = `held-out Brier score ${f4(c.fitted.held_out_brier)} against ${f4(c.current.held_out_brier)} for the calibration in effect`;
+  if (!(c.fitted.held_out_brier < c.current.held_out_brier)) return { applied: false, detail: `Not applied: the fitted calibration is not better on the held-out cases (${line}).` };
+  if (!requested) return { applied: false, detail: `Not applied (the request did not ask for it); it is better on the held-out cases (${line}); send apply: true to apply it.` };
+  await deps.store.content.updateCollection(tenantId, collectionId, { settings: { ...settings, relevance_calibration: calibrationSettingOf(c.fitted.calibration) } });
+  return { applied: true, detail: `Applied to collection '${collectionId}' (${line}); its scores use it from now on.` };
 }
 
 /** The tuning itself, once the suite is checked and its queries are counted (by the caller). */
@@ -168,7 +207,13 @@ export async function runTuning(deps: TunerDeps, p: Principal, target: SuiteToTu
   const requested = body.apply === true;
   // the last point where a cancelled job stops without having written anything
   control.signal?.throwIfAborted();
-  const { applied, detail } = await applyIfAllowed(deps, tenantOf(p).id, suite, scope, outcome.best, { changed, holds, generalises, requested, heldOutLine, crossLine });
+  const tenantId = tenantOf(p).id;
+  const { applied, detail, settings } = await applyIfAllowed(deps, tenantId, suite, scope, outcome.best, { changed, holds, generalises, requested, heldOutLine, crossLine });
+  // fitted under the setting the collection keeps, so the model sees the lists it will score
+  const kept = applied ? { ...outcome.best, calibration: current.calibration } : current;
+  const probes = mode === "mixed" ? [] : (await probeCasesOf(deps, p, scope, plan, control)).filter((c) => c.candidates.mode === mode);
+  const fit = mode === "mixed" ? null : fitSuiteCalibration({ tuning, heldOut }, probes, kept, weightIndexOf(current, kept), mode);
+  const calibrationApply = await applyCalibration(deps, tenantId, suite.collection_id, settings, fit, requested);
 
   return tuneReport({
     suite,
@@ -183,6 +228,7 @@ export async function runTuning(deps: TunerDeps, p: Principal, target: SuiteToTu
     changed,
     crossValidation: cv,
     apply: { requested, applied, allowed: changed && holds && generalises, detail },
+    calibration: { fit, apply: { requested, ...calibrationApply } },
     started,
   });
 }

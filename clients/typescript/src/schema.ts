@@ -1368,6 +1368,48 @@ export interface components {
                 /** @description what was done, or why not */
                 detail: string;
             };
+            /** @description the collection's own score calibration, fitted from the suite (scores stay in [0, 1]; the ranking does not change) */
+            calibration: {
+                method: string;
+                /** @description the answers the calibration scores (hybrid, or lexical without a model); null when the cases' modes differ */
+                mode: string | null;
+                /** @description labelled hits on each side of the split */
+                hits: {
+                    tuning: number;
+                    tuning_relevant: number;
+                    held_out: number;
+                    held_out_relevant: number;
+                } | null;
+                /** @description everyday questions the collection should not answer, asked to teach and check the fit; those the calibration in effect rates on-topic are not used */
+                off_topic_probes: {
+                    asked: number;
+                    used: number;
+                } | null;
+                /** @description the calibration in effect (the collection's own, else the shipped one) */
+                current: {
+                    tuning_brier: number;
+                    held_out_brier: number;
+                    /** @description mean hits /retrieve's relative cutoff keeps for a held-out case */
+                    held_out_contexts_kept: number;
+                    /** @description the most hits it keeps for a probe */
+                    off_topic_most_kept: number;
+                } | null;
+                /** @description null when there are too few relevant (or irrelevant) hits to fit */
+                fitted: {
+                    relevance_calibration: components["schemas"]["RelevanceCalibration"];
+                    tuning_brier: number;
+                    held_out_brier: number;
+                    held_out_contexts_kept: number;
+                    off_topic_most_kept: number;
+                } | null;
+                apply: {
+                    requested: boolean;
+                    /** @description written to settings.relevance_calibration: asked for (apply: true) and a lower held-out Brier score than the calibration in effect */
+                    applied: boolean;
+                    /** @description what was done, or why not */
+                    detail: string;
+                };
+            };
             took_ms: number;
         };
         BenchmarkTuneRequest: {
@@ -1453,6 +1495,7 @@ export interface components {
             };
             /** @description document evidence: a chunk gains this weight times the scores of up to 10 other candidate chunks of its document, so pages with several good passages rank higher (default 0, off; 0.2 helped documentation sites) */
             document_evidence?: number;
+            relevance_calibration?: components["schemas"]["RelevanceCalibration"];
         };
         /** @description Partial update: only the fields present change. */
         CollectionUpdate: {
@@ -1718,6 +1761,24 @@ export interface components {
             /** @description documents queued for re-indexing */
             documents: number;
             embedding_profile: string;
+        };
+        /** @description score = 1 / (1 + e^-(intercept + sum of weight x feature)) over each hit's features (fused score, BM25 share of the best, log(1 + BM25), cosine, in both lists), capped down the list; weights are >= 0 so relevance never falls as a signal gets stronger. POST /benchmarks/{suite_id}/tune fits one from the suite and sets it with apply: true. */
+        RelevanceCalibration: {
+            /**
+             * @description the answers it scores (others keep the shipped calibration)
+             * @enum {string}
+             */
+            mode: "hybrid" | "lexical" | "vector";
+            intercept: number;
+            weights: {
+                fused: number;
+                lex_ratio: number;
+                lex_log: number;
+                cosine: number;
+                both: number;
+            };
+            /** @description /retrieve's relative cutoff keeps no match below this (default 0.15); tuning sets it above the second hit of every off-topic probe question */
+            retrieve_floor?: number;
         };
         ResetPasswordRequest: {
             token: string;
@@ -7524,6 +7585,49 @@ export interface operations {
                      *         "applied": true,
                      *         "allowed": true,
                      *         "detail": "Applied to collection 'col_3k9x2mqp7r1t8w0z5v4y' (held-out nDCG@10 0.705 against 0.688 for the current setting; 5-fold nDCG@10 0.7160 against 0.6970); searches of the collection use it from now on."
+                     *       },
+                     *       "calibration": {
+                     *         "method": "a Platt model over the calibration features (weights >= 0), fitted on the first 20 hits of each tuning case under the setting the collection keeps (a hit is relevant when its document is one of the case's relevant documents) and of off-topic probe questions (none relevant), with a /retrieve floor just above every probe's second hit; compared with the calibration in effect by Brier score and by the contexts /retrieve keeps",
+                     *         "mode": "hybrid",
+                     *         "hits": {
+                     *           "tuning": 1400,
+                     *           "tuning_relevant": 512,
+                     *           "held_out": 600,
+                     *           "held_out_relevant": 207
+                     *         },
+                     *         "off_topic_probes": {
+                     *           "asked": 18,
+                     *           "used": 18
+                     *         },
+                     *         "current": {
+                     *           "tuning_brier": 0.4312,
+                     *           "held_out_brier": 0.4408,
+                     *           "held_out_contexts_kept": 1.4,
+                     *           "off_topic_most_kept": 1
+                     *         },
+                     *         "fitted": {
+                     *           "relevance_calibration": {
+                     *             "mode": "hybrid",
+                     *             "intercept": -4.2113,
+                     *             "weights": {
+                     *               "fused": 0.8731,
+                     *               "lex_ratio": 1.9042,
+                     *               "lex_log": 0.3127,
+                     *               "cosine": 2.1105,
+                     *               "both": 0
+                     *             },
+                     *             "retrieve_floor": 0.3412
+                     *           },
+                     *           "tuning_brier": 0.1721,
+                     *           "held_out_brier": 0.1893,
+                     *           "held_out_contexts_kept": 4.2,
+                     *           "off_topic_most_kept": 1
+                     *         },
+                     *         "apply": {
+                     *           "requested": true,
+                     *           "applied": true,
+                     *           "detail": "Applied to collection 'col_3k9x2mqp7r1t8w0z5v4y' (held-out Brier score 0.1893 against 0.4408 for the calibration in effect); its scores use it from now on."
+                     *         }
                      *       },
                      *       "took_ms": 2140
                      *     }

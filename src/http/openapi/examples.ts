@@ -183,6 +183,13 @@ const tunedSettings = (lexical: number, depth: number, title: number) => ({
   field_weights: { title, headings: title === 2 ? 1.5 : 2, body: 1 },
 });
 
+const relevanceCalibration = {
+  mode: "hybrid",
+  intercept: -4.2113,
+  weights: { fused: 0.8731, lex_ratio: 1.9042, lex_log: 0.3127, cosine: 2.1105, both: 0 },
+  retrieve_floor: 0.3412,
+};
+
 const tune = {
   suite_id: IDS.suite,
   collection_id: IDS.collection,
@@ -229,6 +236,20 @@ const tune = {
     applied: true,
     allowed: true,
     detail: `Applied to collection '${IDS.collection}' (held-out nDCG@10 0.705 against 0.688 for the current setting; 5-fold nDCG@10 0.7160 against 0.6970); searches of the collection use it from now on.`,
+  },
+  calibration: {
+    method:
+      "a Platt model over the calibration features (weights >= 0), fitted on the first 20 hits of each tuning case under the setting the collection keeps (a hit is relevant when its document is one of the case's relevant documents) and of off-topic probe questions (none relevant), with a /retrieve floor just above every probe's second hit; compared with the calibration in effect by Brier score and by the contexts /retrieve keeps",
+    mode: "hybrid",
+    hits: { tuning: 1400, tuning_relevant: 512, held_out: 600, held_out_relevant: 207 },
+    off_topic_probes: { asked: 18, used: 18 },
+    current: { tuning_brier: 0.4312, held_out_brier: 0.4408, held_out_contexts_kept: 1.4, off_topic_most_kept: 1 },
+    fitted: { relevance_calibration: relevanceCalibration, tuning_brier: 0.1721, held_out_brier: 0.1893, held_out_contexts_kept: 4.2, off_topic_most_kept: 1 },
+    apply: {
+      requested: true,
+      applied: true,
+      detail: `Applied to collection '${IDS.collection}' (held-out Brier score 0.1893 against 0.4408 for the calibration in effect); its scores use it from now on.`,
+    },
   },
   took_ms: 2140,
 };
@@ -298,7 +319,9 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     normalization: "zscore",
     candidate_depth: 100,
     field_weights: { title: 2, headings: 1.5, body: 1 },
+    relevance_calibration: relevanceCalibration,
   },
+  RelevanceCalibration: relevanceCalibration,
   DataSourceCreate: { name: "Uploaded manuals", source_type: "upload", configuration: {}, collection_ids: [IDS.collection] },
   DataSourceOut: dataSource,
   DocumentOut: document,

@@ -203,6 +203,51 @@ export const BenchmarkTuneOut = Type.Object(
       allowed: Type.Boolean({ description: "the best setting differs, does not lose on the held-out cases, and the search's choices do not lose out of fold" }),
       detail: Type.String({ description: "what was done, or why not" }),
     }),
+    calibration: Type.Object(
+      {
+        method: Type.String(),
+        mode: Nullable(Type.String({ description: "the answers the calibration scores (hybrid, or lexical without a model); null when the cases' modes differ" })),
+        hits: Nullable(
+          Type.Object({ tuning: Type.Integer(), tuning_relevant: Type.Integer(), held_out: Type.Integer(), held_out_relevant: Type.Integer() }, { description: "labelled hits on each side of the split" }),
+        ),
+        off_topic_probes: Nullable(
+          Type.Object(
+            { asked: Type.Integer(), used: Type.Integer() },
+            { description: "everyday questions the collection should not answer, asked to teach and check the fit; those the calibration in effect rates on-topic are not used" },
+          ),
+        ),
+        current: Nullable(
+          Type.Object(
+            {
+              tuning_brier: Type.Number(),
+              held_out_brier: Type.Number(),
+              held_out_contexts_kept: Type.Number({ description: "mean hits /retrieve's relative cutoff keeps for a held-out case" }),
+              off_topic_most_kept: Type.Integer({ description: "the most hits it keeps for a probe" }),
+            },
+            { description: "the calibration in effect (the collection's own, else the shipped one)" },
+          ),
+        ),
+        fitted: Nullable(
+          Type.Object({
+            relevance_calibration: Type.Ref("RelevanceCalibration"),
+            tuning_brier: Type.Number(),
+            held_out_brier: Type.Number(),
+            held_out_contexts_kept: Type.Number(),
+            off_topic_most_kept: Type.Integer(),
+          }),
+          { description: "null when there are too few relevant (or irrelevant) hits to fit" },
+        ),
+        apply: Type.Object({
+          requested: Type.Boolean(),
+          applied: Type.Boolean({
+            description:
+              "written to settings.relevance_calibration: asked for (apply: true) and a lower held-out Brier score than the calibration in effect",
+          }),
+          detail: Type.String({ description: "what was done, or why not" }),
+        }),
+      },
+      { description: "the collection's own score calibration, fitted from the suite (scores stay in [0, 1]; the ranking does not change)" },
+    ),
     took_ms: Type.Integer(),
   },
   { $id: "BenchmarkTuneOut" },

@@ -18,6 +18,36 @@ export const CollectionOut = Type.Object(
 
 const FieldWeight = Type.Number({ minimum: 0, maximum: 10 });
 
+const CalibrationWeight = Type.Number({ minimum: 0, maximum: 100 });
+
+/** A collection's own score calibration (calibration.ts FEATURES); tuning fits it from a benchmark suite. */
+export const RelevanceCalibration = strictObject(
+  {
+    mode: Type.String({ enum: ["hybrid", "lexical", "vector"], description: "the answers it scores (others keep the shipped calibration)" }),
+    intercept: Type.Number({ minimum: -100, maximum: 100 }),
+    weights: strictObject({
+      fused: CalibrationWeight,
+      lex_ratio: CalibrationWeight,
+      lex_log: CalibrationWeight,
+      cosine: CalibrationWeight,
+      both: CalibrationWeight,
+    }),
+    retrieve_floor: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description: "/retrieve's relative cutoff keeps no match below this (default 0.15); tuning sets it above the second hit of every off-topic probe question",
+      }),
+    ),
+  },
+  {
+    $id: "RelevanceCalibration",
+    description:
+      "score = 1 / (1 + e^-(intercept + sum of weight x feature)) over each hit's features (fused score, BM25 share of the best, log(1 + BM25), cosine, in both lists), capped down the list; " +
+      "weights are >= 0 so relevance never falls as a signal gets stronger. POST /benchmarks/{suite_id}/tune fits one from the suite and sets it with apply: true.",
+  },
+);
+
 /** Per-collection search tuning (fusion, candidate depth, BM25 field weights); see docs/decisions.md. */
 export const CollectionSettings = strictObject(
   {
@@ -40,6 +70,7 @@ export const CollectionSettings = strictObject(
           "document evidence: a chunk gains this weight times the scores of up to 10 other candidate chunks of its document, so pages with several good passages rank higher (default 0, off; 0.2 helped documentation sites)",
       }),
     ),
+    relevance_calibration: Type.Optional(ref(RelevanceCalibration)),
   },
   { $id: "CollectionSettings", description: "Every key is optional; a missing key keeps the deployment default. POST /benchmarks/{suite_id}/tune can find and set them." },
 );
