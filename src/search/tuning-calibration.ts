@@ -70,10 +70,18 @@ function keptOf(hits: readonly LabelledHit[], c: OwnCalibration): number {
   ).length;
 }
 
-/** What a calibration does to /retrieve: mean contexts kept for the held-out cases, the most kept for a probe. */
+/**
+ * What a calibration does to /retrieve: mean hits kept for a held-out case and how many of them are
+ * relevant (the cutoff keeps a prefix), and the most kept for a probe.
+ */
 function keeping(heldOut: readonly LabelledHit[][], probes: readonly LabelledHit[][], c: OwnCalibration) {
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / (xs.length || 1);
   const kept = heldOut.map((hits) => keptOf(hits, c));
-  return { held_out_kept: kept.reduce((a, b) => a + b, 0) / (kept.length || 1), most_kept: Math.max(0, ...probes.map((hits) => keptOf(hits, c))) };
+  return {
+    held_out_kept: mean(kept),
+    held_out_relevant_kept: mean(heldOut.map((hits, i) => hits.slice(0, kept[i]).filter((h) => h.y === 1).length)),
+    most_kept: Math.max(0, ...probes.map((hits) => keptOf(hits, c))),
+  };
 }
 
 /** Just above the second hit of every probe (none: the shipped floor), in four decimals. */
@@ -90,9 +98,9 @@ export interface SuiteCalibration {
   /** off-topic probes asked, and used (those the calibration in effect rates on-topic are left out) */
   probes: { asked: number; used: number };
   /** the calibration in effect (the collection's own, else the shipped one); held_out_kept / most_kept: contexts kept (keeping()) */
-  current: { tuning_brier: number; held_out_brier: number; held_out_kept: number; most_kept: number };
+  current: { tuning_brier: number; held_out_brier: number; held_out_kept: number; held_out_relevant_kept: number; most_kept: number };
   /** null when the tuning cases have too few relevant or irrelevant hits to fit */
-  fitted: { calibration: OwnCalibration; tuning_brier: number; held_out_brier: number; held_out_kept: number; most_kept: number } | null;
+  fitted: { calibration: OwnCalibration; tuning_brier: number; held_out_brier: number; held_out_kept: number; held_out_relevant_kept: number; most_kept: number } | null;
 }
 
 const r4 = (x: number) => Math.round(x * 1e4) / 1e4;

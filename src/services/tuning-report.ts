@@ -38,10 +38,11 @@ export interface TuneFindings {
 
 function calibrationOut(f: TuneFindings) {
   const { fit, apply } = f.calibration;
-  const brier = (b: { tuning_brier: number; held_out_brier: number; held_out_kept: number; most_kept: number }) => ({
+  const brier = (b: Omit<NonNullable<SuiteCalibration["fitted"]>, "calibration">) => ({
     tuning_brier: r6(b.tuning_brier),
     held_out_brier: r6(b.held_out_brier),
     held_out_contexts_kept: r6(b.held_out_kept),
+    held_out_relevant_kept: r6(b.held_out_relevant_kept),
     off_topic_most_kept: b.most_kept,
   });
   return {

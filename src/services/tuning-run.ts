@@ -174,7 +174,10 @@ async function applyCalibration(deps: TunerDeps, tenantId: string, collectionId:
       detail: `Not fitted: the tuning cases' first hits hold ${c.hits.tuning_relevant} relevant of ${c.hits.tuning}; a fit needs at least ${MIN_CALIBRATION_LABELS} relevant and ${MIN_CALIBRATION_LABELS} not. Add cases to the suite.`,
     };
   }
-  const line = `held-out Brier score ${f4(c.fitted.held_out_brier)} against ${f4(c.current.held_out_brier)} for the calibration in effect`;
+  const kept = (k: { held_out_kept: number; held_out_relevant_kept: number }) => `${k.held_out_kept.toFixed(2)} (${k.held_out_relevant_kept.toFixed(2)} relevant)`;
+  const line =
+    `held-out Brier score ${f4(c.fitted.held_out_brier)} against ${f4(c.current.held_out_brier)} for the calibration in effect; ` +
+    `/retrieve would keep ${kept(c.fitted)} hits per held-out case against ${kept(c.current)}`;
   if (!(c.fitted.held_out_brier < c.current.held_out_brier)) return { applied: false, detail: `Not applied: the fitted calibration is not better on the held-out cases (${line}).` };
   if (!requested) return { applied: false, detail: `Not applied (the request did not ask for it); it is better on the held-out cases (${line}); send apply: true to apply it.` };
   await deps.store.content.updateCollection(tenantId, collectionId, { settings: { ...settings, relevance_calibration: calibrationSettingOf(c.fitted.calibration) } });
