@@ -84,11 +84,18 @@ function keeping(heldOut: readonly LabelledHit[][], probes: readonly LabelledHit
   };
 }
 
-/** Just above the second hit of every probe (none: the shipped floor), in four decimals. */
+/**
+ * The lowest floor (at least the shipped one, four decimals) under which no probe keeps a second
+ * hit: just above each probe's second hit, unless the ratio to its best already drops it. None
+ * without probes.
+ */
 function floorAbove(probes: readonly LabelledHit[][], model: PlattModel): number | undefined {
   if (probes.length === 0) return undefined;
-  const second = Math.max(0, ...probes.map((hits) => served(hits, model)[1] ?? 0));
-  return Math.min(0.99, Math.max(RETRIEVE_CUTOFF.floor, Math.ceil(second * 1e4) / 1e4 + 1e-4));
+  const needed = probes.map((hits) => {
+    const [best = 0, second = 0] = served(hits, model);
+    return second >= RETRIEVE_CUTOFF.ratio * best ? second : 0;
+  });
+  return Math.min(0.99, Math.max(RETRIEVE_CUTOFF.floor, (Math.ceil(Math.max(...needed) * 1e4) + 1) / 1e4));
 }
 
 export interface SuiteCalibration {
