@@ -1,10 +1,11 @@
 // The tuning operation, taking its dependencies first (tuning.ts binds them): check the suite can
 // be tuned, fetch every case's candidate lists once, search, score on both halves of the split,
 // cross-validate the search itself (tuning-cv.ts), and apply the best setting when asked and when
-// it holds on the held-out cases and out of fold; then fit the collection's own score calibration
-// under the setting it keeps (tuning-calibration.ts) and apply that when asked and better held out. The answer in the request (tuning-requests.ts)
-// and the tuning job (tuning-job.ts) share runTuning; the job passes a progress callback and an
-// abort signal. Either way the caller has counted the queries first.
+// it holds on the held-out cases and out of fold; fit the collection's own score calibration under
+// the setting it keeps (tuning-calibration.ts) and apply that when asked and better held out. The
+// answer in the request (tuning-requests.ts) and the tuning job (tuning-job.ts) share runTuning;
+// the job passes a progress callback and an abort signal. Either way the caller has counted the
+// queries first.
 import type { Store } from "../store/types.js";
 import type { Json } from "../store/content-types.js";
 import type { BenchmarkCaseRow, BenchmarkSuiteRow } from "../store/benchmark-types.js";
@@ -208,14 +209,15 @@ export async function runTuning(deps: TunerDeps, p: Principal, target: SuiteToTu
   // four decimals: out-of-fold means over all cases often differ only in the fourth
   const crossLine = cv ? `${cv.folds}-fold nDCG@10 ${cv.tuned.ndcg_at_10.toFixed(4)} against ${cv.current.ndcg_at_10.toFixed(4)}` : "";
   const requested = body.apply === true;
+  // the calibration is fitted under the setting the collection keeps, so it sees the lists it will
+  // score; its probes are searched before anything is written, so a cancel leaves the collection as it was
+  const kept = changed && holds && generalises && requested ? { ...outcome.best, calibration: current.calibration } : current;
+  const probes = mode === "mixed" ? [] : (await probeCasesOf(deps, p, scope, plan, control)).filter((c) => c.candidates.mode === mode);
+  const fit = mode === "mixed" ? null : fitSuiteCalibration({ tuning, heldOut }, probes, kept, weightIndexOf(current, kept), mode);
   // the last point where a cancelled job stops without having written anything
   control.signal?.throwIfAborted();
   const tenantId = tenantOf(p).id;
   const { applied, detail, settings } = await applyIfAllowed(deps, tenantId, suite, scope, outcome.best, { changed, holds, generalises, requested, heldOutLine, crossLine });
-  // fitted under the setting the collection keeps, so the model sees the lists it will score
-  const kept = applied ? { ...outcome.best, calibration: current.calibration } : current;
-  const probes = mode === "mixed" ? [] : (await probeCasesOf(deps, p, scope, plan, control)).filter((c) => c.candidates.mode === mode);
-  const fit = mode === "mixed" ? null : fitSuiteCalibration({ tuning, heldOut }, probes, kept, weightIndexOf(current, kept), mode);
   const calibrationApply = await applyCalibration(deps, tenantId, suite.collection_id, settings, fit, requested);
 
   return tuneReport({

@@ -1847,7 +1847,7 @@ export interface components {
              */
             min_score: number;
             /**
-             * @description Stop adding matches that are much weaker than the best one: a match is kept while its score is at least 0.3 x the best match's and at least 0.15; the best match is always kept. A question with no answer in the collection then gets at most one context. false: fill up to top_k as before.
+             * @description Stop adding matches that are much weaker than the best one: a match is kept while its score is at least 0.3 x the best match's and at least 0.15 (or the collection's settings.relevance_calibration.retrieve_floor); the best match is always kept. A question with no answer in the collection then gets at most one context. false: fill up to top_k as before.
              * @default true
              */
             relative_cutoff: boolean;

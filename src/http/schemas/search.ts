@@ -72,7 +72,7 @@ export const RetrieveRequest = strictObject(
         default: true,
         description:
           "Stop adding matches that are much weaker than the best one: a match is kept while its score is at least " +
-          `${RETRIEVE_CUTOFF.ratio} x the best match's and at least ${RETRIEVE_CUTOFF.floor}; the best match is always kept. ` +
+          `${RETRIEVE_CUTOFF.ratio} x the best match's and at least ${RETRIEVE_CUTOFF.floor} (or the collection's settings.relevance_calibration.retrieve_floor); the best match is always kept. ` +
           "A question with no answer in the collection then gets at most one context. false: fill up to top_k as before.",
       }),
     ),
