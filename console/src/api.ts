@@ -199,4 +199,8 @@ export interface BenchmarkSuite {
 
 export type IndustryBenchmark = S["IndustryBenchmarkOut"];
 
+export type TuneOut = S["BenchmarkTuneOut"];
+
+export type TuningJob = S["TuningJobOut"];
+
 export type IndustryImport = S["IndustryBenchmarkImportOut"];

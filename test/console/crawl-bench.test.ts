@@ -258,6 +258,32 @@ describe.skipIf(!chromiumPath())("console: crawl, collections, benchmarks and wo
     expect(await page.locator("table.cases tbody tr", { hasText: "paraffin" }).locator("td").last().textContent()).toBe("—");
     await shoot("18-benchmark-results");
 
+    // --- tune: two cases are too few, and the service says how many it needs ------------------------
+    await page.getByRole("button", { name: "Find a better setting" }).click();
+    await visible(page.getByRole("alert").filter({ hasText: /tuning needs at least 5/ }));
+    // a suite of six cases on the same collection (made through the API in this session) tunes
+    const keeperSuite = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
+    const sixCases = await page.evaluate(async (suiteId) => {
+      const post = (path: string, body: unknown) =>
+        fetch(path, { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json());
+      const keeper = await fetch(`/benchmarks/${encodeURIComponent(suiteId)}`).then((r) => r.json());
+      const [lens, fog] = keeper.cases.map((c: { relevant_document_ids: string[] }) => c.relevant_document_ids);
+      const cases = [
+        ...["paraffin fresnel lens", "fresnel lens", "paraffin lamp"].map((query) => ({ query, relevant_document_ids: lens })),
+        ...["foghorn", "fog signal", "foghorn logbook"].map((query) => ({ query, relevant_document_ids: fog })),
+      ];
+      return (await post("/benchmarks", { name: "Lens and fog tuning", collection_id: keeper.collection_id, cases })).id as string;
+    }, keeperSuite);
+    await page.goto(`/workspace/benchmarks/${encodeURIComponent(sixCases)}`);
+    await headingIs("Lens and fog tuning");
+    await page.getByRole("button", { name: "Find a better setting" }).click();
+    const tuned = await visible(page.locator("table.tune"));
+    expect(await tuned.locator("tbody tr").first().textContent()).toMatch(/^Current weighted \(zscore\).*depth 100.*title 2 · headings 1\.5 · body 1\d+\.\d%\d+\.\d%$/);
+    expect(await tuned.locator("tbody tr").nth(1).textContent()).toMatch(/^Best found/);
+    // lexical search (no model here): 4 tuning cases hold too few relevant hits for a calibration of its own
+    await visible(page.getByText(/^Not fitted: the tuning cases' first hits hold \d+ relevant of \d+; a fit needs at least 10 relevant/));
+    await shoot("18b-benchmark-tune");
+
     await nav("Benchmarks");
     await headingIs("Benchmarks");
     const suiteRow = page.locator("table.suites tbody tr", { hasText: "Keeper questions" });

@@ -1,7 +1,7 @@
 // Benchmarks: suites made in the search playground (the draft) or imported from a public question
 // set (GET /industry-benchmarks), run on demand (POST /benchmarks/{id}/run), with the latest
 // metrics, their history across runs as a small SVG chart (and the same numbers as a table), and
-// per-case results naming the relevant documents a run missed.
+// per-case results naming the relevant documents a run missed; tuning is benchmark-tune.tsx.
 import { useCallback, useEffect, useMemo, useState, type FormEvent } from "react";
 import {
   api,
@@ -19,6 +19,7 @@ import { useDraft } from "../bench-draft";
 import { Link, navigate, useLocation } from "../router";
 import { useSession } from "../session";
 import { Alert, ConfirmAction, Field, formatDate, Notice, Page, percent, TextArea, useSubmit } from "../ui";
+import { TuneCard } from "./benchmark-tune";
 
 /** The metrics a person compares, in the order the API documents them. */
 const METRICS: { key: keyof BenchmarkMetrics; label: (k: number) => string; hint: string; colour: string }[] = [
@@ -377,6 +378,7 @@ export function BenchmarkPage({ id }: { id: string }) {
           {latest ? <MetricsCard run={latest} /> : <p className="muted">No completed run yet.</p>}
           {suite.runs.filter((r) => r.status === "completed").length > 0 ? <History runs={suite.runs} /> : null}
           {latest ? <CaseResults run={latest} titles={titles} /> : null}
+          <TuneCard suiteId={suite.id} cases={suite.cases.length} />
           <section className="card" aria-labelledby="delete-suite-heading">
             <h2 id="delete-suite-heading">Delete this suite</h2>
             <p className="muted">Deletes the suite, its cases and its run history. The collection and its documents are not touched.</p>
