@@ -39,7 +39,10 @@ export function TuneCard({ suiteId, cases }: { suiteId: string; cases: number })
     setProgress(null);
     if (r) setAnswer(r);
   }
-  const canApply = answer !== null && !answer.apply.applied && !answer.calibration.apply.applied && (answer.apply.allowed || answer.calibration.fitted !== null);
+  // something would change: a setting that passed its checks, or a calibration better held out
+  const c = answer?.calibration;
+  const better = c?.fitted != null && c.current != null && c.fitted.held_out_brier < c.current.held_out_brier;
+  const canApply = answer !== null && !answer.apply.applied && !answer.calibration.apply.applied && (answer.apply.allowed || better);
 
   return (
     <section className="card" aria-labelledby="tune-heading">
