@@ -5,8 +5,9 @@
 // the shipped fit, on the suite's tuning cases plus the hits of off-topic probe questions, all
 // irrelevant (off-topic.ts); the held-out cases decide whether it is better. The probes also set
 // its /retrieve floor: on a collection whose pages are often relevant, hits of a question without
-// an answer score above the shipped floor (0.15), so the floor is raised above every probe's
-// second hit and such a question still gets at most one context.
+// an answer score above the shipped floor (0.15), so the floor is raised above the second hit of
+// every probe the ratio to its best does not already cut, and such a question still gets at most
+// one context.
 // Pure: no storage, no I/O.
 import { calibrationInputs, fuseCandidates, type EngineSettings } from "./engine.js";
 import {
