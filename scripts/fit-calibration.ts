@@ -29,7 +29,7 @@ import { searchSettings } from "../src/bench/quality.js";
 import type { BenchOptions } from "../src/bench/args.js";
 import type { RankedChunk, RetrievalMode } from "../src/search/engine.js";
 import type { FusedHit } from "../src/search/fusion.js";
-import { FEATURES, features, plattProbability, type CalibrationMode, type PlattModel } from "../src/search/calibration.js";
+import { cappedRelevance, FEATURES, features, plattProbability, type CalibrationMode, type PlattModel } from "../src/search/calibration.js";
 import { auc, calibrationStats, fitLogistic, fitNonNegative } from "../src/search/calibration-fit.js";
 import { OFF_TOPIC_PROBES } from "../src/search/off-topic.js";
 
@@ -112,15 +112,12 @@ const asFused = (r: RankedChunk): FusedHit => ({
   vectorScore: r.vectorScore,
 });
 
-/** Scores of one query's rows after the running-minimum cap (rows in rank order). */
-function capped(rows: Row[], model: PlattModel): number[] {
-  let cap = 1;
-  return rows.map((r) => {
-    const p = plattProbability(model, r.x);
-    cap = Math.min(cap, p);
-    return cap;
-  });
-}
+/** Scores of one query's rows after the running-minimum cap (rows in rank order), as served. */
+const capped = (rows: Row[], model: PlattModel): number[] =>
+  cappedRelevance(
+    model,
+    rows.map((r) => r.x),
+  );
 
 const f4 = (x: number) => (Number.isFinite(x) ? x.toFixed(4) : "n/a");
 
@@ -215,11 +212,7 @@ async function main() {
 
     // --- retrieve cutoff grid (hybrid, held-out queries, first 8 chunks as retrieve's default top_k)
     const model = chosen.hybrid!;
-    const scoresOf = (list: RankedChunk[]) => {
-      let cap = 1;
-      const x = features(list.map(asFused));
-      return x.map((v) => (cap = Math.min(cap, plattProbability(model, v))));
-    };
+    const scoresOf = (list: RankedChunk[]) => cappedRelevance(model, features(list.map(asFused)));
     const offTopic: number[][] = [];
     for (const q of OFF_TOPIC) offTopic.push(scoresOf((await rank(q, "hybrid")).ranked).slice(0, 8));
     const onTopic: { scores: number[]; labels: number[] }[] = [];

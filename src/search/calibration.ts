@@ -122,13 +122,13 @@ export function calibrate(
   fusedOf?: ReadonlyMap<string, number>,
   models: Readonly<Record<CalibrationMode, PlattModel>> = CALIBRATION_MODELS,
 ): number[] {
-  const model = models[mode];
+  return cappedRelevance(models[mode], features(hits, fusedOf));
+}
+
+/** The relevance served for a list's feature rows (rank order): each capped by the one above it. */
+export function cappedRelevance(model: PlattModel, rows: readonly (readonly number[])[]): number[] {
   let cap = 1;
-  return features(hits, fusedOf).map((x) => {
-    const p = plattProbability(model, x);
-    cap = p < cap ? p : cap;
-    return cap;
-  });
+  return rows.map((x) => (cap = Math.min(cap, plattProbability(model, x))));
 }
 
 // --- retrieve cutoff ------------------------------------------------------------------------------

@@ -11,11 +11,11 @@
 // Pure: no storage, no I/O.
 import { calibrationInputs, fuseCandidates, type EngineSettings } from "./engine.js";
 import {
+  cappedRelevance,
   cutoffFor,
   features,
-  modelsWith,
-  plattProbability,
   relativeCutoff,
+  CALIBRATION_MODELS,
   FEATURES,
   RETRIEVE_CUTOFF,
   type CalibrationMode,
@@ -46,11 +46,12 @@ export function labelledHits(c: TuningCase, s: EngineSettings, weightIndex: numb
   return out;
 }
 
-/** The relevance served for one case's hits (rank order): each capped by the one above it. */
-function served(hits: readonly LabelledHit[], model: PlattModel): number[] {
-  let cap = 1;
-  return hits.map((h) => (cap = Math.min(cap, plattProbability(model, h.x))));
-}
+/** The relevance served for one case's hits (rank order), as calibration.ts serves it. */
+const served = (hits: readonly LabelledHit[], model: PlattModel): number[] =>
+  cappedRelevance(
+    model,
+    hits.map((h) => h.x),
+  );
 
 /** Mean squared error of the served relevance against the labels, over every case's hits. */
 export function brierScore(cases: readonly LabelledHit[][], model: PlattModel): number {
@@ -129,11 +130,11 @@ export function fitSuiteCalibration(
 ): SuiteCalibration {
   const tuning = split.tuning.map((c) => labelledHits(c, s, weightIndex));
   const heldOut = split.heldOut.map((c) => labelledHits(c, s, weightIndex));
-  const inEffect = modelsWith(s.calibration)[mode];
-  const effective: OwnCalibration = s.calibration?.mode === mode ? s.calibration : { mode, model: inEffect };
-  const probes = probeCases.map((c) => labelledHits(c, s, weightIndex)).filter((hits) => hits.length > 0 && (served(hits, inEffect)[0] ?? 0) < ON_TOPIC_RELEVANCE);
+  // the calibration in effect for this mode: the collection's own, else the shipped model (and floor)
+  const effective: OwnCalibration = s.calibration?.mode === mode ? s.calibration : { mode, model: CALIBRATION_MODELS[mode] };
+  const probes = probeCases.map((c) => labelledHits(c, s, weightIndex)).filter((hits) => hits.length > 0 && (served(hits, effective.model)[0] ?? 0) < ON_TOPIC_RELEVANCE);
   const hits = { tuning: count(tuning), tuning_relevant: relevantIn(tuning), held_out: count(heldOut), held_out_relevant: relevantIn(heldOut) };
-  const current = { tuning_brier: brierScore(tuning, inEffect), held_out_brier: brierScore(heldOut, inEffect), ...keeping(heldOut, probes, effective) };
+  const current = { tuning_brier: brierScore(tuning, effective.model), held_out_brier: brierScore(heldOut, effective.model), ...keeping(heldOut, probes, effective) };
   const asked = { asked: probeCases.length, used: probes.length };
   if (Math.min(hits.tuning_relevant, hits.tuning - hits.tuning_relevant) < MIN_CALIBRATION_LABELS) return { mode, hits, probes: asked, current, fitted: null };
   const model = fitNonNegative([...tuning.flat(), ...probes.flat()], FEATURES.map(() => true));

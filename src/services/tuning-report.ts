@@ -38,7 +38,7 @@ export interface TuneFindings {
 
 function calibrationOut(f: TuneFindings) {
   const { fit, apply } = f.calibration;
-  const brier = (b: Omit<NonNullable<SuiteCalibration["fitted"]>, "calibration">) => ({
+  const scoresOut = (b: Omit<NonNullable<SuiteCalibration["fitted"]>, "calibration">) => ({
     tuning_brier: r6(b.tuning_brier),
     held_out_brier: r6(b.held_out_brier),
     held_out_contexts_kept: r6(b.held_out_kept),
@@ -53,8 +53,8 @@ function calibrationOut(f: TuneFindings) {
     mode: fit?.mode ?? null,
     hits: fit?.hits ?? null,
     off_topic_probes: fit?.probes ?? null,
-    current: fit ? brier(fit.current) : null,
-    fitted: fit?.fitted ? { relevance_calibration: calibrationSettingOf(fit.fitted.calibration), ...brier(fit.fitted) } : null,
+    current: fit ? scoresOut(fit.current) : null,
+    fitted: fit?.fitted ? { relevance_calibration: calibrationSettingOf(fit.fitted.calibration), ...scoresOut(fit.fitted) } : null,
     apply,
   };
 }
