@@ -8,7 +8,6 @@
 // split and reported on test, so the test queries never pick it; the docs set prints each kind.
 //
 //   npx tsx scripts/feedback-lab.ts --dir DIR --set scifact|docs [--dataset BEIR_DIR/scifact]
-import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pino from "pino";
@@ -21,10 +20,9 @@ import { DEFAULT_ENGINE_SETTINGS, fuseCandidates } from "../src/search/engine.js
 import type { Candidate } from "../src/search/fusion.js";
 import { evaluateQuery } from "../src/search/metrics.js";
 import { parseQuery } from "../src/search/fts-query.js";
-import { readQrels, readQueries } from "../src/search/beir.js";
-import { pageOf, readQuestions } from "../src/bench/docs-questions/questions.js";
 import { settingsFor } from "../src/services/search.js";
 import { vectorTable } from "../src/store/sqlite/content/json.js";
+import { labSet } from "./lab-sets.js";
 
 const { values } = parseArgs({
   options: { dir: { type: "string" }, set: { type: "string" }, dataset: { type: "string" }, questions: { type: "string", default: "bench/questions/node-api.jsonl" } },
@@ -36,26 +34,7 @@ if (!values.dir || !["scifact", "docs"].includes(values.set ?? "")) {
 const dir = values.dir;
 const D = 512;
 const scifact = values.set === "scifact";
-const marker = JSON.parse(fs.readFileSync(path.join(dir, scifact ? "bench-dataset.json" : "docs-questions.json"), "utf8"));
-/** what is judged: a BEIR document id, or a documentation page */
-const keyOf = scifact ? (source: string) => source : pageOf;
-
-interface Query {
-  text: string;
-  relevant: Map<string, number>;
-  /** SciFact: the split; docs: the question's kind */
-  group: string;
-}
-async function queriesOf(): Promise<Query[]> {
-  if (!scifact) return readQuestions(values.questions!).map((q) => ({ text: q.question, relevant: new Map(Object.entries(q.relevant)), group: q.kind }));
-  const dataset: string = values.dataset ?? marker.dataset;
-  const texts = await readQueries(dataset);
-  const out: Query[] = [];
-  for (const split of ["train", "test"]) {
-    for (const [qid, relevant] of await readQrels(dataset, split)) if (texts.get(qid)?.trim()) out.push({ text: texts.get(qid)!, relevant, group: split });
-  }
-  return out;
-}
+const { marker, keyOf, queries } = await labSet({ dir, set: scifact ? "scifact" : "docs", dataset: values.dataset, questions: values.questions!, splits: ["train", "test"] });
 
 const config = loadConfig({ ...process.env, DATA_DIR: dir, LOG_LEVEL: "warn", EMBED_WORKERS: "1" });
 const rt = await createRuntime(config, { log: pino({ level: "warn" }), workers: false });
@@ -112,7 +91,6 @@ const record = (groups: string[], variant: string, ndcg: number) => {
   for (const g of groups) byGroup.set(g, [...(byGroup.get(g) ?? []), ndcg]);
 };
 
-const queries = await queriesOf();
 const t0 = performance.now();
 for (const [n, { text, relevant, group }] of queries.entries()) {
   const judge = (variant: string, list: { id: string }[]) => record(scifact ? [group] : [group, "all"], variant, evaluateQuery(topDocs(list), relevant, 10).ndcg);

@@ -15,6 +15,7 @@ import { evaluateQuery, evaluateRun } from "../src/search/metrics.js";
 import { readQrels, readQueries } from "../src/search/beir.js";
 import { settingsFor } from "../src/services/search.js";
 import { cutoffFor, relativeCutoff } from "../src/search/calibration.js";
+import { calibrationStats } from "../src/search/calibration-fit.js";
 import { operatorPrincipal } from "../src/bench/load.js";
 import type { BenchmarkSuiteCreate } from "../src/services/benchmark-model.js";
 import { QUESTION_KINDS, pageOf, readQuestions } from "../src/bench/docs-questions/questions.js";
@@ -221,16 +222,14 @@ async function calibrationLine(rt: Runtime, tenantId: string, sources: string[],
   const offTopic: number[] = [];
   for (const q of OFF_TOPIC) offTopic.push(await kept(q));
   const mean = (a: number[]) => a.reduce((x, y) => x + y, 0) / (a.length || 1);
-  let ece = 0;
-  for (let b = 0; b < 10; b++) {
-    const bin = rows.filter((r) => r.p >= b / 10 && (r.p < (b + 1) / 10 || b === 9));
-    if (bin.length) ece += (bin.length / rows.length) * Math.abs(mean(bin.map((r) => r.p)) - mean(bin.map((r) => r.y)));
-  }
+  const { brier, ece } = calibrationStats(
+    rows.map((r) => r.p),
+    rows.map((r) => r.y),
+  );
   const at = (k: number) => {
     const x = rows.filter((r) => r.rank === k - 1);
     return `rank ${k} ${mean(x.map((r) => r.p)).toFixed(3)} / ${mean(x.map((r) => r.y)).toFixed(2)}`;
   };
-  const brier = mean(rows.map((r) => (r.p - r.y) ** 2));
   return `Brier ${brier.toFixed(3)}  ECE ${ece.toFixed(3)}  score / share relevant: ${[1, 5, 10].map(at).join(", ")}  contexts kept ${mean(onTopic).toFixed(2)}, off-topic ${offTopic.join(",")}`;
 }
 

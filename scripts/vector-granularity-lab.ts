@@ -27,9 +27,8 @@ import { dot, l2normalize } from "../src/embed/vector.js";
 import { DEFAULT_ENGINE_SETTINGS, type RetrievalMode } from "../src/search/engine.js";
 import { fuse, type Candidate } from "../src/search/fusion.js";
 import { evaluateQuery } from "../src/search/metrics.js";
-import { readQrels, readQueries } from "../src/search/beir.js";
 import { settingsFor } from "../src/services/search.js";
-import { pageOf, readQuestions } from "../src/bench/docs-questions/questions.js";
+import { labSet } from "./lab-sets.js";
 
 const { values } = parseArgs({
   options: {
@@ -56,12 +55,6 @@ interface ChunkRow {
   title: string;
   source: string;
 }
-interface Query {
-  text: string;
-  relevant: Map<string, number>;
-  kind: string;
-}
-
 /** Sentences packed into windows of at most WORDS words; a longer sentence is cut by words. */
 function windowsOf(text: string): string[] {
   const sentences = text
@@ -134,23 +127,10 @@ async function bareChunkVectors(rt: Runtime, rows: ChunkRow[]): Promise<Float32A
   return out;
 }
 
-async function queriesOf(): Promise<{ queries: Query[]; marker: { tenantId: string; collectionId: string }; keyOf: (source: string) => string }> {
-  if (values.set === "scifact") {
-    const marker = JSON.parse(fs.readFileSync(path.join(dir, "bench-dataset.json"), "utf8"));
-    const dataset = values.dataset ?? marker.dataset;
-    const [qrels, texts] = await Promise.all([readQrels(dataset, "test"), readQueries(dataset)]);
-    const ids = [...qrels.keys()].filter((q) => texts.get(q)?.trim());
-    return { marker, keyOf: (s) => s, queries: ids.map((q) => ({ text: texts.get(q)!, relevant: qrels.get(q)!, kind: "all" })) };
-  }
-  const marker = JSON.parse(fs.readFileSync(path.join(dir, "docs-questions.json"), "utf8"));
-  const queries = readQuestions(values.questions!).map((q) => ({ text: q.question, relevant: new Map(Object.entries(q.relevant)), kind: q.kind }));
-  return { marker, keyOf: pageOf, queries };
-}
-
 const config = loadConfig({ ...process.env, DATA_DIR: dir, LOG_LEVEL: "warn" });
 const rt = await createRuntime(config, { log: pino({ level: "warn" }), workers: false });
 await rt.embedder!.whenReady();
-const { queries, marker, keyOf } = await queriesOf();
+const { queries, marker, keyOf } = await labSet({ dir, set: values.set as "scifact" | "docs", dataset: values.dataset, questions: values.questions! });
 
 const db = new Database(path.join(dir, "quarry.db"), { readonly: true });
 const chunks = db
@@ -208,7 +188,7 @@ const fused = (lexical: Candidate[], vector: Candidate[], lexicalWeight: number)
   fuse(lexical, vector, { ...settings.fusion, lexicalWeight, vectorWeight: 1 - lexicalWeight }, { lexicalComplete: lexical.length < 100 }).map((h) => h.id);
 
 for (const q of queries) {
-  const judge = (variant: string, ids: string[]) => record(variant, q.kind, evaluateQuery(topPages(ids), q.relevant, 10).ndcg);
+  const judge = (variant: string, ids: string[]) => record(variant, q.group, evaluateQuery(topPages(ids), q.relevant, 10).ndcg);
   const ranked = async (mode: RetrievalMode) => (await rt.engine.rank(marker.tenantId, collection.data_source_ids, q.text, settings, mode)).ranked;
   const lexical: Candidate[] = (await ranked("lexical")).slice(0, 100).map((h) => ({ id: h.chunk.id, score: h.lexicalScore! }));
   const hybrid = await ranked("hybrid");
@@ -251,7 +231,7 @@ for (const q of queries) {
       .sort((a, b) => b.s - a.s)
       .map((x) => x.key)
       .slice(0, 10);
-    record(`hybrid + page vector ${beta}`, q.kind, evaluateQuery(order, q.relevant, 10).ndcg);
+    record(`hybrid + page vector ${beta}`, q.group, evaluateQuery(order, q.relevant, 10).ndcg);
   }
 }
 
