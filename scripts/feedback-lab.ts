@@ -19,7 +19,7 @@ import { dot, l2normalize } from "../src/embed/vector.js";
 import { DEFAULT_ENGINE_SETTINGS, fuseCandidates } from "../src/search/engine.js";
 import type { Candidate } from "../src/search/fusion.js";
 import { evaluateQuery } from "../src/search/metrics.js";
-import { parseQuery } from "../src/search/fts-query.js";
+import { parseQuery } from "../src/search/lexical/parse-query.js";
 import { settingsFor } from "../src/services/search.js";
 import { vectorTable } from "../src/store/sqlite/content/json.js";
 import { labSet } from "./lab-sets.js";

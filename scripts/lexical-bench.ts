@@ -12,7 +12,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import Database from "better-sqlite3";
 import { openSqliteStore } from "../src/store/sqlite/index.js";
-import { parseQuery } from "../src/search/fts-query.js";
+import { parseQuery } from "../src/search/lexical/parse-query.js";
 import type { NewChunk } from "../src/store/content-types.js";
 
 const args = process.argv.slice(2);

@@ -1,9 +1,10 @@
 // The hybrid engine: BM25 candidates and kNN candidates over the collection's sources, fused into
 // one ranked list of chunks. Both retrievers filter by tenant and source inside their index
 // queries. Without a ready model the engine answers lexically (mode "lexical").
-import type { ContentStore, ChunkHit, LexicalWeights } from "../store/content-types.js";
+import type { ContentStore, ChunkHit } from "../store/content-types.js";
+import type { LexicalWeights } from "./lexical/types.js";
 import type { Embedder, EmbeddingProfile } from "../embed/types.js";
-import { isEmptyQuery, parseQuery } from "./fts-query.js";
+import { isEmptyQuery, parseQuery } from "./lexical/parse-query.js";
 import { fuse, type Candidate, type FusedHit, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
 import { calibrate, calibrationFusion, modelsWith, sameFusion, type OwnCalibration } from "./calibration.js";
 

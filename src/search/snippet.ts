@@ -13,7 +13,7 @@
 // marked with "…" (not counted in maxChars). One exception: a single word longer than the window
 // (a URL, a hash) is cut inside the word, since the alternative is no snippet at all.
 
-import { lightStem, tokenizeWords, type WordToken } from "./tokenize.js";
+import { lightStem, tokenizeWords, type WordToken } from "./lexical/tokenize.js";
 
 export interface SnippetOptions {
   /** maximum characters of snippet text, excluding the "…" marks; default 240 */

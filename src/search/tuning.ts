@@ -4,7 +4,7 @@
 // every setting is ranked in memory with the same fusion code search uses (fuseCandidates).
 // Pure: no storage, no I/O.
 import { createHash } from "node:crypto";
-import type { LexicalWeights } from "../store/content-types.js";
+import type { LexicalWeights } from "./lexical/types.js";
 import { fuseCandidates, withDocumentEvidence, type EngineSettings, type TuningCandidates } from "./engine.js";
 import type { FusionOptions } from "./fusion.js";
 import { evaluateQuery } from "./metrics.js";

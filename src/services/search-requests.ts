@@ -1,9 +1,9 @@
 // The search service's operations, each taking its dependencies first (search.ts binds them):
 // resolving a collection inside the tenant, ranking, POST /search (hits with snippets) and
 // POST /retrieve (contexts with neighbours, citations and a token budget).
-import type { LexicalWeights } from "../store/content-types.js";
+import type { LexicalWeights } from "../search/lexical/types.js";
 import type { RankedId, RetrievalMode } from "../search/engine.js";
-import { queryTerms } from "../search/fts-query.js";
+import { queryTerms } from "../search/lexical/parse-query.js";
 import { assembleRetrieve, neighbourRanges, selectMatches, type ChunkRecord, type RetrieveOptions, type ScoredChunk } from "../search/retrieve-assembly.js";
 import { cutoffFor, relativeCutoff } from "../search/calibration.js";
 import { tenantOf, type Principal } from "./auth.js";

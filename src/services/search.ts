@@ -5,7 +5,7 @@
 // The operations are named functions taking their dependencies: search-requests.ts (collection,
 // ranking, search, retrieve), search-model.ts (shared shapes, collection settings). createSearchService
 // binds them to one set of dependencies for the runtime.
-import type { LexicalWeights } from "../store/content-types.js";
+import type { LexicalWeights } from "../search/lexical/types.js";
 import type { EngineSettings, RetrievalMode } from "../search/engine.js";
 import type { Principal } from "./auth.js";
 import { searchDeps, settingsFor, type CollectionScope, type RetrieveRequest, type SearchRequest, type SearchServiceDeps } from "./search-model.js";

@@ -4,7 +4,7 @@ import type { EngineSettings, RetrievalMode } from "../search/engine.js";
 import type { CrossValidation } from "../search/tuning-cv.js";
 import { CALIBRATION_HITS, type SuiteCalibration } from "../search/tuning-calibration.js";
 import { DEFAULT_SEARCH_SPACE, HELD_OUT_SHARE, TUNING_K, type SplitMetrics, type TuningOutcome } from "../search/tuning.js";
-import type { LexicalWeights } from "../store/content-types.js";
+import type { LexicalWeights } from "../search/lexical/types.js";
 import type { BenchmarkSuiteRow } from "../store/benchmark-types.js";
 import { calibrationSettingOf, collectionSettingsOf } from "./search-model.js";
 

@@ -1,5 +1,6 @@
 // Storage contract of the content layer: collections, data sources, documents, chunks with their
 // lexical and vector index entries, and the durable job queue. See types.ts for the conventions.
+import type { LexicalWeights, ParsedQuery } from "../search/lexical/types.js";
 
 export type Json = Record<string, unknown>;
 
@@ -183,23 +184,6 @@ export interface IncomingDocument {
   size_bytes: number;
   content_hash: string;
   metadata: Json;
-}
-
-/**
- * A lexical query, free of any engine's syntax (search/fts-query.ts parses user text into it).
- * Terms are OR-ed; each phrase adds a boost to chunks that contain it as written.
- */
-export interface ParsedQuery {
-  /** distinct normalised single-word terms (case folded, diacritics removed), in order of first appearance */
-  terms: string[];
-  /** distinct phrases (2+ normalised tokens each), user-quoted first, in order of appearance */
-  phrases: string[][];
-}
-
-export interface LexicalWeights {
-  title: number;
-  headings: number;
-  body: number;
 }
 
 export interface Scored {

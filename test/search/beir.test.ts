@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { BeirFormatError, readCorpus, readQrels, readQueries, type BeirDocument } from "../../src/search/beir.js";
-import { memoryLexicalSearch } from "./lexical-helpers.js";
+import { memoryLexicalSearch } from "./lexical/lexical-helpers.js";
 import { evaluateRun } from "../../src/search/metrics.js";
 import { beirSet } from "../helpers/beir-data.js";
 

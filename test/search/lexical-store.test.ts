@@ -6,8 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.js";
-import { parseQuery } from "../../src/search/fts-query.js";
-import { LexicalIndexes } from "../../src/store/sqlite/content/lexical/lexical-index.js";
+import { parseQuery } from "../../src/search/lexical/parse-query.js";
+import { LexicalIndexes } from "../../src/store/sqlite/content/lexical-index.js";
 
 const W = { title: 2, headings: 1.5, body: 1 };
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-lexstore-"));

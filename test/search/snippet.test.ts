@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { queryTerms } from "../../src/search/fts-query.js";
+import { queryTerms } from "../../src/search/lexical/parse-query.js";
 import { makeSnippet } from "../../src/search/snippet.js";
-import { lightStem } from "../../src/search/tokenize.js";
+import { lightStem } from "../../src/search/lexical/tokenize.js";
 
 const filler = (n: number, word = "lorem"): string => Array.from({ length: n }, () => word).join(" ");
 

@@ -2,7 +2,8 @@
 // scoping, phrase boosts, vector search restricted to a collection's sources; and the two
 // backends' lexical rankings side by side on one corpus.
 import { afterEach, describe, expect, it } from "vitest";
-import type { ContentStore, LexicalWeights, NewChunk, ParsedQuery } from "../../src/store/content-types.js";
+import type { ContentStore, NewChunk } from "../../src/store/content-types.js";
+import type { LexicalWeights, ParsedQuery } from "../../src/search/lexical/types.js";
 import { describeEachContentStore, openBoth, type ContentBackend } from "./content-backends.js";
 
 const cleanup: ContentBackend[] = [];

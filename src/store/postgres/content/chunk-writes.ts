@@ -2,7 +2,7 @@
 // statement, then their vectors, in place of whatever an earlier version left.
 import type { Client } from "../db.js";
 import type { Json, NewChunk } from "../../content-types.js";
-import { analyzeChunk, headingsField, type ChunkTerms } from "../../sqlite/content/lexical/analyze.js";
+import { analyzeChunk, headingsField, type ChunkTerms } from "../../../search/lexical/analyze.js";
 import { MAX_TERM_BYTES } from "./lexical.js";
 import { insertVectors } from "./vector-embeddings.js";
 

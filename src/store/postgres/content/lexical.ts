@@ -1,4 +1,4 @@
-// BM25 in PostgreSQL, scored as the SQLite engine scores (sqlite/content/lexical): the same
+// BM25 in PostgreSQL, scored as the in-memory index scores (search/lexical): the same
 // analyzer (letter/digit runs, case folded, Latin diacritics removed, Porter stems) applied in the
 // application, the terms stored per chunk with packed title/headings/body counts and copied into
 // a postings B-tree (tenant, term, chunk) that a query reads for its own terms only, and BM25 (k1 1.2, b 0.75, FTS5's idf floor,
@@ -6,10 +6,11 @@
 // triggers keep in the chunk writes' transactions (migration 050). Phrases are verified on the
 // best candidates by re-analysing their text and add BM25 of their occurrences, as in rank.ts.
 import { transaction, type Pool, type Queryable } from "../db.js";
-import type { ContentStore, LexicalWeights, ParsedQuery, Scored } from "../../content-types.js";
-import { analyzeText, headingsField, stem } from "../../sqlite/content/lexical/analyze.js";
-import { B, K1, idf, tfFactor } from "../../sqlite/content/lexical/bm25-index.js";
-import { PHRASE_POOL_FACTOR, countPhrase, queryTerms } from "../../sqlite/content/lexical/rank.js";
+import type { ContentStore, Scored } from "../../content-types.js";
+import type { LexicalWeights, ParsedQuery } from "../../../search/lexical/types.js";
+import { analyzeText, headingsField, stem } from "../../../search/lexical/analyze.js";
+import { B, K1, idf, tfFactor } from "../../../search/lexical/bm25-index.js";
+import { PHRASE_POOL_FACTOR, countPhrase, queryTerms } from "../../../search/lexical/rank.js";
 import { parseJson } from "./rows.js";
 
 /** terms above this many bytes are left out of the postings (a B-tree entry must fit a third of a page) */

@@ -4,8 +4,8 @@ import type { DB } from "../db.js";
 import type { DocumentMethods, Json, NewChunk } from "../../content-types.js";
 import { vectorTable } from "./json.js";
 import { removeChunkEntries, vectorBytes } from "./index-entries.js";
-import { chunkTermsWriter } from "./lexical/lexical-index.js";
-import { headingsField } from "./lexical/analyze.js";
+import { chunkTermsWriter } from "./lexical-index.js";
+import { headingsField } from "../../../search/lexical/analyze.js";
 import { DOC, type RawDoc } from "./document-rows.js";
 
 type Vectors = { indexName: string; values: Float32Array[] } | null;

@@ -5,7 +5,7 @@ import type { DB } from "../db.js";
 import type { ContentStore } from "../../content-types.js";
 import { vectorTable } from "./json.js";
 import { vectorBytes } from "./index-entries.js";
-import { backfillChunkTerms, LexicalIndexes } from "./lexical/lexical-index.js";
+import { backfillChunkTerms, LexicalIndexes } from "./lexical-index.js";
 import type { VectorIndexes } from "./vector-indexes.js";
 import { embeddingMethods } from "./chunk-embeddings.js";
 import { hydrationMethods } from "./chunk-hydration.js";

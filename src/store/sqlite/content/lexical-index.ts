@@ -1,4 +1,4 @@
-// The embedded store's lexical search: per-tenant in-memory BM25 indexes (bm25-index.ts) kept
+// The embedded store's lexical search: per-tenant in-memory BM25 indexes (search/lexical/bm25-index.ts) kept
 // exactly in step with the chunk_terms table of the same SQLite file.
 //
 // - Writes: replacing a document's chunks inserts one chunk_terms row per chunk in the chunk's own
@@ -13,12 +13,13 @@
 //   chunks) and no page stalls the event loop for long.
 // - Phrases (quoted text, split identifiers) are verified on the best candidates by re-reading
 //   their text, so the index holds no positions.
-import type { DB } from "../../db.js";
-import type { LexicalWeights, ParsedQuery, Scored } from "../../../content-types.js";
-import { analyzeChunk, headingsField, type ChunkFields, type ChunkTerms } from "./analyze.js";
-import { Bm25Index } from "./bm25-index.js";
-import { rankLexical } from "./rank.js";
-import { parseJson } from "../json.js";
+import type { DB } from "../db.js";
+import type { Scored } from "../../content-types.js";
+import type { LexicalWeights, ParsedQuery } from "../../../search/lexical/types.js";
+import { analyzeChunk, headingsField, type ChunkFields, type ChunkTerms } from "../../../search/lexical/analyze.js";
+import { Bm25Index } from "../../../search/lexical/bm25-index.js";
+import { rankLexical } from "../../../search/lexical/rank.js";
+import { parseJson } from "./json.js";
 
 interface TenantIndex {
   index: Bm25Index;

@@ -1,10 +1,10 @@
 // An in-memory instance of the embedded store's lexical index over a few rows, for tests of
 // query parsing and ranking that need no database.
-import { analyzeChunk, type ChunkFields } from "../../src/store/sqlite/content/lexical/analyze.js";
-import { Bm25Index } from "../../src/store/sqlite/content/lexical/bm25-index.js";
-import { rankLexical } from "../../src/store/sqlite/content/lexical/rank.js";
-import { parseQuery } from "../../src/search/fts-query.js";
-import type { LexicalWeights } from "../../src/store/content-types.js";
+import { analyzeChunk, type ChunkFields } from "../../../src/search/lexical/analyze.js";
+import { Bm25Index } from "../../../src/search/lexical/bm25-index.js";
+import { rankLexical } from "../../../src/search/lexical/rank.js";
+import { parseQuery } from "../../../src/search/lexical/parse-query.js";
+import type { LexicalWeights } from "../../../src/search/lexical/types.js";
 
 export const EQUAL_WEIGHTS: LexicalWeights = { title: 1, headings: 1, body: 1 };
 

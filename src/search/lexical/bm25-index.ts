@@ -17,21 +17,10 @@
 // per-column frequencies, length = tokens of all columns), so rankings match what the service
 // returned before, minus the residue of deleted rows.
 import { TITLE_SHIFT, HEADINGS_SHIFT, MAX_TITLE_TF, MAX_HEADINGS_TF, MAX_BODY_TF, type ChunkTerms } from "./analyze.js";
+import type { LexicalWeights, QueryTerm } from "./types.js";
 
 export const K1 = 1.2;
 export const B = 0.75;
-
-export interface FieldWeights {
-  title: number;
-  headings: number;
-  body: number;
-}
-
-export interface QueryTerm {
-  term: string;
-  /** how many query words stem to this term (each counts, as each quoted FTS5 term did) */
-  count: number;
-}
 
 export interface IndexHit {
   key: number;
@@ -50,7 +39,7 @@ export function tfFactor(f: number, len: number, avgdl: number): number {
   return (f * (K1 + 1)) / (f + K1 * (1 - B + (B * len) / avgdl));
 }
 
-export function weighted(packed: number, w: FieldWeights): number {
+export function weighted(packed: number, w: LexicalWeights): number {
   return ((packed >>> TITLE_SHIFT) & MAX_TITLE_TF) * w.title + ((packed >>> HEADINGS_SHIFT) & MAX_HEADINGS_TF) * w.headings + (packed & MAX_BODY_TF) * w.body;
 }
 
@@ -195,7 +184,7 @@ export class Bm25Index {
    * by one scan of the list, kept up to date on adds; deletes only lower the true maximum).
    */
   private ub = new Float64Array(16).fill(NaN);
-  private ubWeights: FieldWeights = { title: NaN, headings: NaN, body: NaN };
+  private ubWeights: LexicalWeights = { title: NaN, headings: NaN, body: NaN };
   private ubAvgdl = 0;
 
   get docCount(): number {
@@ -441,7 +430,7 @@ export class Bm25Index {
     return u;
   }
 
-  private prepareBounds(w: FieldWeights, avgdl: number): void {
+  private prepareBounds(w: LexicalWeights, avgdl: number): void {
     const same = w.title === this.ubWeights.title && w.headings === this.ubWeights.headings && w.body === this.ubWeights.body;
     if (same && avgdl <= this.ubAvgdl) return;
     this.ubWeights = { title: w.title, headings: w.headings, body: w.body };
@@ -468,7 +457,7 @@ export class Bm25Index {
    * ordinal), best first; equal scores in arrival order. Scores are summed in query-term order
    * after selection, so a chunk's score does not depend on what pruning happened to skip.
    */
-  search(query: QueryTerm[], k: number, w: FieldWeights, allowed: Uint8Array): IndexHit[] {
+  search(query: QueryTerm[], k: number, w: LexicalWeights, allowed: Uint8Array): IndexHit[] {
     if (k <= 0 || this.live === 0 || !allowed.includes(1)) return [];
     const avgdl = this.avgdl;
     const n = this.live;
@@ -527,7 +516,7 @@ export class Bm25Index {
   }
 
   /** Canonical scores of the selected docs, summed in query order, sorted best first. */
-  private finalScores(query: QueryTerm[], top: TopK, w: FieldWeights, avgdl: number): IndexHit[] {
+  private finalScores(query: QueryTerm[], top: TopK, w: LexicalWeights, avgdl: number): IndexHit[] {
     const terms = query.map((q) => ({ t: this.dict.get(q.term), count: q.count }));
     const weights = terms.map((q) => (q.t === undefined || this.dfs[q.t]! <= 0 ? 0 : idf(this.live, this.dfs[q.t]!) * q.count));
     const hits: (IndexHit & { d: number })[] = [];
@@ -548,7 +537,7 @@ export class Bm25Index {
   }
 
   /** Every live matching chunk scored without pruning: the reference the tests hold search() to. */
-  exhaustive(query: QueryTerm[], k: number, w: FieldWeights, allowed: Uint8Array): IndexHit[] {
+  exhaustive(query: QueryTerm[], k: number, w: LexicalWeights, allowed: Uint8Array): IndexHit[] {
     const top = new TopK(Math.max(1, Math.min(k, this.live)));
     const avgdl = this.avgdl;
     const seen = new Set<number>();

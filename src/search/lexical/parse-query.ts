@@ -13,7 +13,7 @@
 // An unbalanced quote is ignored (its text is searched as plain words).
 
 import { tokenizeWords } from "./tokenize.js";
-import type { ParsedQuery } from "../store/content-types.js";
+import type { ParsedQuery } from "./types.js";
 
 /**
  * Compact English stop list (Lucene's default set plus pronouns, auxiliaries and question words).

@@ -1,12 +1,11 @@
-// Word tokenisation shared by the FTS5 query builder and the snippet highlighter, so that the
-// terms we send to SQLite and the words we highlight are cut the same way.
+// Word tokenisation shared by the analyzer (analyze.ts), the query parser (parse-query.ts) and
+// the snippet highlighter, so that index terms, query terms and highlighted words are cut the
+// same way.
 //
 // It approximates FTS5's `unicode61 remove_diacritics 2` tokenizer: letters and digits are token
 // characters, everything else (spaces, punctuation, symbols, emoji, `_`) separates tokens; case is
 // folded and Latin diacritics are removed. Combining marks are kept inside a token (FTS5 would
-// split some scripts at them) because the FTS5 query quotes every term and lets FTS5 re-tokenise
-// it, so a coarser split here never loses a match; it only keeps words of those scripts whole
-// for highlighting.
+// split some scripts at them), which keeps words of those scripts whole.
 
 export interface WordToken {
   /** the token as written in the text */

@@ -1,10 +1,10 @@
-// Text analysis of the embedded lexical index: the same cut as the FTS5 tokenizer it replaces
+// Text analysis of the lexical index (both stores): the same cut as the FTS5 tokenizer it replaced
 // (`porter unicode61 remove_diacritics 2`): letter/digit runs, case folded, Latin diacritics
-// removed (src/search/tokenize.ts), then Porter-stemmed (the `stemmer` package: Porter 1980, as
+// removed (tokenize.ts), then Porter-stemmed (the `stemmer` package: Porter 1980, as
 // FTS5's porter tokenizer). Chunks and queries go through the same functions, so a query term
 // meets exactly the index terms its word was cut into.
 import { stemmer } from "stemmer";
-import { tokenizeWords } from "../../../../search/tokenize.js";
+import { tokenizeWords } from "./tokenize.js";
 
 const stemCache = new Map<string, string>();
 const STEM_CACHE_MAX = 200_000;

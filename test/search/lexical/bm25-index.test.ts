@@ -1,8 +1,9 @@
 // The embedded store's BM25 index: MaxScore top-k against exhaustive scoring on random corpora,
 // exact statistics after deletes, and FTS5's bm25() formula.
 import { describe, expect, it } from "vitest";
-import { packTf, type ChunkTerms } from "../../src/store/sqlite/content/lexical/analyze.js";
-import { Bm25Index, idf, tfFactor, type FieldWeights, type QueryTerm } from "../../src/store/sqlite/content/lexical/bm25-index.js";
+import { packTf, type ChunkTerms } from "../../../src/search/lexical/analyze.js";
+import { Bm25Index, idf, tfFactor } from "../../../src/search/lexical/bm25-index.js";
+import type { LexicalWeights, QueryTerm } from "../../../src/search/lexical/types.js";
 
 function prng(seed: number): () => number {
   return () => {
@@ -38,7 +39,7 @@ function randomQuery(rand: () => number, vocab: number): QueryTerm[] {
   return [...terms].map((term) => ({ term, count: rand() < 0.1 ? 2 : 1 }));
 }
 
-const W: FieldWeights = { title: 2, headings: 1.5, body: 1 };
+const W: LexicalWeights = { title: 2, headings: 1.5, body: 1 };
 
 function expectSameTopK(a: { key: number; score: number }[], b: { key: number; score: number }[]): void {
   expect(a.length).toBe(b.length);

@@ -2,9 +2,9 @@
 // phrases (quoted text, split identifiers such as ERR_CONN_RESET) verified on the best candidates
 // and scored as FTS5 scored a quoted phrase: BM25 of the phrase's occurrences with the field
 // weights. The index holds no positions; the candidates' text is re-read and re-analysed instead.
-import type { LexicalWeights, ParsedQuery } from "../../../content-types.js";
+import type { LexicalWeights, ParsedQuery, QueryTerm } from "./types.js";
 import { analyzeText, stem, type ChunkFields } from "./analyze.js";
-import { idf, tfFactor, type Bm25Index, type IndexHit, type QueryTerm } from "./bm25-index.js";
+import { idf, tfFactor, type Bm25Index, type IndexHit } from "./bm25-index.js";
 
 /** Candidates taken from the index per result when phrases may reorder them. */
 export const PHRASE_POOL_FACTOR = 2;

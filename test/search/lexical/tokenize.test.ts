@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { normalizeWord, tokenizeWords } from "../../src/search/tokenize.js";
+import { normalizeWord, tokenizeWords } from "../../../src/search/lexical/tokenize.js";
 
 describe("tokenizeWords", () => {
   it("gives offsets into the original string and folded forms", () => {

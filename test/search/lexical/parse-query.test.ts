@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isEmptyQuery, parseQuery, queryTerms, MAX_QUERY_TERMS } from "../../src/search/fts-query.js";
+import { isEmptyQuery, parseQuery, queryTerms, MAX_QUERY_TERMS } from "../../../src/search/lexical/parse-query.js";
 import { memoryLexicalSearch } from "./lexical-helpers.js";
 
 // The parsed query shown compactly: words, then phrases, each quoted, joined by OR (how every
