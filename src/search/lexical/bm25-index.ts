@@ -13,14 +13,13 @@
 //   once, so N, avgdl and df are always those of the live chunks; dead postings are skipped and
 //   dropped at the next merge.
 //
-// Scores follow SQLite FTS5's bm25() (k1 1.2, b 0.75, idf floor 1e-6, column weights multiply the
-// per-column frequencies, length = tokens of all columns), so rankings match what the service
-// returned before, minus the residue of deleted rows.
-import { TITLE_SHIFT, HEADINGS_SHIFT, MAX_TITLE_TF, MAX_HEADINGS_TF, MAX_BODY_TF, type ChunkTerms } from "./analyze.js";
+// Scores are bm25.ts's (SQLite FTS5's bm25()), so rankings match what the service returned
+// before, minus the residue of deleted rows.
+import type { ChunkTerms } from "./analyze.js";
+import { idf, tfFactor, weighted } from "./bm25.js";
+import { PostingsCursor } from "./postings-cursor.js";
+import { TopK } from "./top-k.js";
 import type { LexicalWeights, QueryTerm } from "./types.js";
-
-export const K1 = 1.2;
-export const B = 0.75;
 
 export interface IndexHit {
   key: number;
@@ -29,129 +28,12 @@ export interface IndexHit {
   present: boolean[];
 }
 
-export function idf(n: number, df: number): number {
-  const v = Math.log((n - df + 0.5) / (df + 0.5));
-  return v > 0 ? v : 1e-6;
-}
-
-/** BM25's term-frequency factor for weighted frequency f in a doc of length len. */
-export function tfFactor(f: number, len: number, avgdl: number): number {
-  return (f * (K1 + 1)) / (f + K1 * (1 - B + (B * len) / avgdl));
-}
-
-export function weighted(packed: number, w: LexicalWeights): number {
-  return ((packed >>> TITLE_SHIFT) & MAX_TITLE_TF) * w.title + ((packed >>> HEADINGS_SHIFT) & MAX_HEADINGS_TF) * w.headings + (packed & MAX_BODY_TF) * w.body;
-}
-
+/** a typed array at least `need` long (doubling), its contents kept */
 function grow<T extends Uint8Array | Uint16Array | Uint32Array | Int32Array | Float64Array>(a: T, need: number): T {
   if (need <= a.length) return a;
   const b = new (a.constructor as new (n: number) => T)(Math.max(need, a.length * 2, 16));
   b.set(a);
   return b;
-}
-
-/** A term's postings: base range then delta, addressed as one sorted list. */
-class Cursor {
-  i = 0;
-  readonly n: number;
-  private readonly bn: number;
-  constructor(
-    private readonly bDocs: Uint32Array,
-    private readonly bTfs: Uint16Array,
-    private readonly from: number,
-    to: number,
-    private readonly delta: number[] | undefined,
-  ) {
-    this.bn = to - from;
-    this.n = this.bn + (delta ? delta.length >> 1 : 0);
-  }
-  docAt(i: number): number {
-    return i < this.bn ? this.bDocs[this.from + i]! : this.delta![(i - this.bn) << 1]!;
-  }
-  doc(): number {
-    return this.i < this.n ? this.docAt(this.i) : 0xffffffff;
-  }
-  tf(): number {
-    const i = this.i;
-    return i < this.bn ? this.bTfs[this.from + i]! : this.delta![((i - this.bn) << 1) + 1]!;
-  }
-  /** moves to the first posting with doc >= target (galloping, then binary search) */
-  seek(target: number): void {
-    if (this.i >= this.n || this.docAt(this.i) >= target) return;
-    let lo = this.i;
-    let step = 1;
-    let hi = lo + step;
-    while (hi < this.n && this.docAt(hi) < target) {
-      lo = hi;
-      step <<= 1;
-      hi = lo + step;
-    }
-    if (hi > this.n) hi = this.n;
-    // invariant: docAt(lo) < target, docAt(hi) >= target or hi == n
-    while (hi - lo > 1) {
-      const mid = (lo + hi) >>> 1;
-      if (this.docAt(mid) < target) lo = mid;
-      else hi = mid;
-    }
-    this.i = hi;
-  }
-}
-
-/** Min-heap of the best k (score, doc); ties keep the earlier doc. */
-class TopK {
-  size = 0;
-  readonly scores: Float64Array;
-  readonly docs: Uint32Array;
-  constructor(readonly k: number) {
-    this.scores = new Float64Array(k);
-    this.docs = new Uint32Array(k);
-  }
-  full(): boolean {
-    return this.size >= this.k;
-  }
-  min(): number {
-    return this.size ? this.scores[0]! : -Infinity;
-  }
-  private less(a: number, b: number): boolean {
-    const sa = this.scores[a]!;
-    const sb = this.scores[b]!;
-    return sa < sb || (sa === sb && this.docs[a]! > this.docs[b]!);
-  }
-  private swap(a: number, b: number): void {
-    const s = this.scores[a]!;
-    this.scores[a] = this.scores[b]!;
-    this.scores[b] = s;
-    const d = this.docs[a]!;
-    this.docs[a] = this.docs[b]!;
-    this.docs[b] = d;
-  }
-  push(score: number, doc: number): void {
-    if (this.size < this.k) {
-      let i = this.size++;
-      this.scores[i] = score;
-      this.docs[i] = doc;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (!this.less(i, p)) break;
-        this.swap(i, p);
-        i = p;
-      }
-      return;
-    }
-    this.scores[0] = score;
-    this.docs[0] = doc;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < this.size && this.less(l, m)) m = l;
-      if (r < this.size && this.less(r, m)) m = r;
-      if (m === i) break;
-      this.swap(i, m);
-      i = m;
-    }
-  }
 }
 
 export class Bm25Index {
@@ -438,11 +320,11 @@ export class Bm25Index {
     this.ub.fill(NaN);
   }
 
-  private cursor(t: number): Cursor {
+  private cursor(t: number): PostingsCursor {
     const baseTerms = this.baseOff.length - 1;
     const from = t < baseTerms ? this.baseOff[t]! : 0;
     const to = t < baseTerms ? this.baseOff[t + 1]! : 0;
-    return new Cursor(this.baseDocs, this.baseTfs, from, to, this.delta.get(t));
+    return new PostingsCursor(this.baseDocs, this.baseTfs, from, to, this.delta.get(t));
   }
 
   /** Packed frequency of term t in doc d, 0 when absent. */

@@ -4,7 +4,8 @@
 // weights. The index holds no positions; the candidates' text is re-read and re-analysed instead.
 import type { LexicalWeights, ParsedQuery, QueryTerm } from "./types.js";
 import { analyzeText, stem, type ChunkFields } from "./analyze.js";
-import { idf, tfFactor, type Bm25Index, type IndexHit } from "./bm25-index.js";
+import { idf, tfFactor } from "./bm25.js";
+import type { Bm25Index, IndexHit } from "./bm25-index.js";
 
 /** Candidates taken from the index per result when phrases may reorder them. */
 export const PHRASE_POOL_FACTOR = 2;

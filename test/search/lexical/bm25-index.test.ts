@@ -2,7 +2,8 @@
 // exact statistics after deletes, and FTS5's bm25() formula.
 import { describe, expect, it } from "vitest";
 import { packTf, type ChunkTerms } from "../../../src/search/lexical/analyze.js";
-import { Bm25Index, idf, tfFactor } from "../../../src/search/lexical/bm25-index.js";
+import { Bm25Index } from "../../../src/search/lexical/bm25-index.js";
+import { idf, tfFactor } from "../../../src/search/lexical/bm25.js";
 import type { LexicalWeights, QueryTerm } from "../../../src/search/lexical/types.js";
 
 function prng(seed: number): () => number {

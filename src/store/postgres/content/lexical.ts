@@ -9,7 +9,7 @@ import { transaction, type Pool, type Queryable } from "../db.js";
 import type { ContentStore, Scored } from "../../content-types.js";
 import type { LexicalWeights, ParsedQuery } from "../../../search/lexical/types.js";
 import { analyzeText, headingsField, stem } from "../../../search/lexical/analyze.js";
-import { B, K1, idf, tfFactor } from "../../../search/lexical/bm25-index.js";
+import { B, K1, idf, tfFactor } from "../../../search/lexical/bm25.js";
 import { PHRASE_POOL_FACTOR, countPhrase, queryTerms } from "../../../search/lexical/rank.js";
 import { parseJson } from "./rows.js";
 
