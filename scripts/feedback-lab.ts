@@ -20,6 +20,8 @@ import { DEFAULT_ENGINE_SETTINGS, fuseCandidates } from "../src/search/engine.js
 import type { Candidate } from "../src/search/fusion.js";
 import { evaluateQuery } from "../src/search/metrics.js";
 import { parseQuery } from "../src/search/lexical/parse-query.js";
+import { analyzeQuery } from "../src/search/lexical/analyze-query.js";
+import { DEFAULT_ANALYZER } from "../src/search/lexical/analyze.js";
 import { settingsFor } from "../src/services/search.js";
 import { vectorTable } from "../src/store/sqlite/content/json.js";
 import { labSet } from "./lab-sets.js";
@@ -95,7 +97,7 @@ const t0 = performance.now();
 for (const [n, { text, relevant, group }] of queries.entries()) {
   const judge = (variant: string, list: { id: string }[]) => record(scifact ? [group] : [group, "all"], variant, evaluateQuery(topDocs(list), relevant, 10).ndcg);
   const qv = await rt.embedder!.embedQuery(text);
-  const lexical = (await rt.store.content.lexicalSearch(marker.tenantId, sources, parseQuery(text), settings.depth, settings.lexicalWeights)).map((c) => ({ id: c.chunkId, score: c.score }));
+  const lexical = (await rt.store.content.lexicalSearch(marker.tenantId, sources, analyzeQuery(parseQuery(text), DEFAULT_ANALYZER), settings.depth, settings.lexicalWeights)).map((c) => ({ id: c.chunkId, score: c.score }));
   const vector = nearest(qv, settings.depth);
   const base = fuseCandidates(lexical, vector, "hybrid", settings).fused;
   judge("lexical", lexical);

@@ -13,6 +13,8 @@ import zlib from "node:zlib";
 import Database from "better-sqlite3";
 import { openSqliteStore } from "../src/store/sqlite/index.js";
 import { parseQuery } from "../src/search/lexical/parse-query.js";
+import { analyzeQuery } from "../src/search/lexical/analyze-query.js";
+import { DEFAULT_ANALYZER } from "../src/search/lexical/analyze.js";
 import type { NewChunk } from "../src/store/content-types.js";
 
 const args = process.argv.slice(2);
@@ -117,7 +119,7 @@ async function main(): Promise<void> {
     };
     const liveBefore = live();
     t0 = now();
-    await store.content.lexicalSearch("t1", ["s1"], parseQuery("warmup"), 1, W);
+    await store.content.lexicalSearch("t1", ["s1"], analyzeQuery(parseQuery("warmup"), DEFAULT_ANALYZER), 1, W);
     const loadMs = now() - t0;
     const grown = live() - liveBefore;
     console.log(
@@ -129,7 +131,7 @@ async function main(): Promise<void> {
       for (const q of qs) {
         const s = now();
         const c = cpu();
-        await store.content.lexicalSearch("t1", ["s1"], parseQuery(q), depth, W);
+        await store.content.lexicalSearch("t1", ["s1"], analyzeQuery(parseQuery(q), DEFAULT_ANALYZER), depth, W);
         cpus.push(cpu() - c);
         times.push(now() - s);
       }

@@ -2,11 +2,15 @@
 // one ranked list of chunks. Both retrievers filter by tenant and source inside their index
 // queries. Without a ready model the engine answers lexically (mode "lexical").
 import type { ContentStore, ChunkHit } from "../store/content-types.js";
-import type { LexicalWeights } from "./lexical/types.js";
+import type { LexicalWeights, ParsedQuery } from "./lexical/types.js";
 import type { Embedder, EmbeddingProfile } from "../embed/types.js";
-import { isEmptyQuery, parseQuery } from "./lexical/parse-query.js";
+import { lexicalQueryOf } from "./lexical/analyze-query.js";
+import { DEFAULT_ANALYZER } from "./lexical/analyze.js";
 import { fuse, type Candidate, type FusedHit, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
 import { calibrate, calibrationFusion, modelsWith, sameFusion, type OwnCalibration } from "./calibration.js";
+
+// the analyzer the stores index with (one for every collection until collections choose a language)
+const ANALYZER = DEFAULT_ANALYZER;
 
 export interface EngineSettings {
   fusion: FusionOptions;
@@ -67,6 +71,8 @@ export type RankedId = Omit<RankedChunk, "chunk"> & { id: string; documentId: st
 export interface RankedIds {
   mode: EngineResult["mode"];
   ranked: RankedId[];
+  /** the query as parsed for ranking, for highlights (snippet.ts highlightTerms) */
+  parsed: ParsedQuery;
 }
 
 /**
@@ -175,13 +181,13 @@ export async function rankIds(
   settings: EngineSettings,
   mode: RetrievalMode = "hybrid",
 ): Promise<RankedIds> {
-  if (sourceIds.length === 0) return { mode: "hybrid", ranked: [] };
+  const { parsed, lexical: lexicalQuery } = lexicalQueryOf(query, ANALYZER);
+  if (sourceIds.length === 0) return { mode: "hybrid", ranked: [], parsed };
   const useVectors = mode !== "lexical" && vectorsAvailable(deps);
   const useLexical = mode !== "vector";
-  const parsed = parseQuery(query);
   const vectorPromise = useVectors ? startVectorSearch(deps, tenantId, sourceIds, query, settings.depth) : Promise.resolve([]);
   const lexical =
-    useLexical && !isEmptyQuery(parsed) ? await deps.content.lexicalSearch(tenantId, sourceIds, parsed, settings.depth, settings.lexicalWeights) : [];
+    useLexical && lexicalQuery ? await deps.content.lexicalSearch(tenantId, sourceIds, lexicalQuery, settings.depth, settings.lexicalWeights) : [];
   const vector = await vectorPromise;
   const answered = useVectors ? (useLexical ? "hybrid" : "vector") : "lexical";
   // one list only (a single mode, or no model): that list's scores alone, weight 1 (fuseCandidates)
@@ -190,7 +196,7 @@ export async function rankIds(
     tenantId,
     lists.fused.map((f) => f.id),
   );
-  return { mode: answered, ranked: scoredIds(lists, answered, settings, documents) };
+  return { mode: answered, ranked: scoredIds(lists, answered, settings, documents), parsed };
 }
 
 /**
@@ -278,11 +284,11 @@ export async function tuningCandidates(
   const useVectors = vectorsAvailable(deps);
   const mode: RetrievalMode = useVectors ? "hybrid" : "lexical";
   if (sourceIds.length === 0) return { mode, lexical: opts.lexicalWeights.map(() => []), vector: [], documentOf: new Map() };
-  const parsed = parseQuery(query);
+  const lexicalQuery = lexicalQueryOf(query, ANALYZER).lexical;
   const vectorPromise = useVectors ? startVectorSearch(deps, tenantId, sourceIds, query, opts.depth) : Promise.resolve([]);
   const lexical: Candidate[][] = [];
   for (const w of opts.lexicalWeights) {
-    lexical.push(isEmptyQuery(parsed) ? [] : asCandidates(await deps.content.lexicalSearch(tenantId, sourceIds, parsed, opts.depth, w)));
+    lexical.push(lexicalQuery ? asCandidates(await deps.content.lexicalSearch(tenantId, sourceIds, lexicalQuery, opts.depth, w)) : []);
   }
   const vector = await vectorPromise;
   const ids = new Set<string>([...vector.map((c) => c.id), ...lexical.flat().map((c) => c.id)]);

@@ -1,9 +1,9 @@
 // Search-result snippets: the best window of a chunk around the query terms, plus the matched
 // words as they are written, for the UI to mark.
 //
-// Matching: text and terms are tokenised the same way as the FTS5 query (tokenize.ts); a text
+// Matching: text and terms are tokenised the same way as the query (lexical/tokenize.ts); a text
 // word matches a term word when their folded forms are equal or their light stems are equal
-// (lightStem: "running" ~ "runs" ~ "run"). That approximates FTS5's porter matching closely enough
+// (lightStem: "running" ~ "runs" ~ "run"). That approximates the index's Porter matching closely enough
 // to find the words that made the document match, without a stemmer dependency. A multi-word term
 // ("machine learning", "err conn reset") matches consecutive words and is highlighted as one span.
 //
@@ -14,6 +14,7 @@
 // (a URL, a hash) is cut inside the word, since the alternative is no snippet at all.
 
 import { lightStem, tokenizeWords, type WordToken } from "./lexical/tokenize.js";
+import type { ParsedQuery } from "./lexical/types.js";
 
 export interface SnippetOptions {
   /** maximum characters of snippet text, excluding the "…" marks; default 240 */
@@ -102,6 +103,14 @@ function leadSnippet(clean: string, maxChars: number): string {
   const space = clean.lastIndexOf(" ", maxChars);
   const end = space > 0 ? space : safeCut(clean, maxChars);
   return clean.slice(0, end).trimEnd() + ELLIPSIS;
+}
+
+/**
+ * The normalised terms to highlight: the single words, then the phrases (space-joined), so
+ * "ERR_CONN_RESET" or a quoted phrase is marked as one span.
+ */
+export function highlightTerms(query: ParsedQuery): string[] {
+  return [...new Set([...query.terms, ...query.phrases.map((p) => p.join(" "))])];
 }
 
 export function makeSnippet(text: string, terms: readonly string[], opts: SnippetOptions = {}): Snippet {

@@ -3,12 +3,12 @@
 // POST /retrieve (contexts with neighbours, citations and a token budget).
 import type { LexicalWeights } from "../search/lexical/types.js";
 import type { RankedId, RetrievalMode } from "../search/engine.js";
-import { queryTerms } from "../search/lexical/parse-query.js";
 import { assembleRetrieve, neighbourRanges, selectMatches, type ChunkRecord, type RetrieveOptions, type ScoredChunk } from "../search/retrieve-assembly.js";
 import { cutoffFor, relativeCutoff } from "../search/calibration.js";
 import { tenantOf, type Principal } from "./auth.js";
 import { notFound } from "./errors.js";
 import { chunkRecord, searchHit } from "./chunk-hits.js";
+import { highlightTerms } from "../search/snippet.js";
 import { roundScore, settingsFor, type CollectionScope, type RetrieveRequest, type SearchDeps, type SearchRequest } from "./search-model.js";
 
 export async function collectionOf(deps: SearchDeps, p: Principal, id: string): Promise<CollectionScope> {
@@ -45,7 +45,7 @@ export async function searchChunks(deps: SearchDeps, p: Principal, req: SearchRe
   if (req.collapse_documents ?? true) ranked = firstPerDocument(ranked);
   // only the hits returned are read in full
   const top = await deps.engine.hydrate(tenantId, ranked.slice(0, topK));
-  const terms = queryTerms(req.query);
+  const terms = highlightTerms(result.parsed);
   return {
     query: req.query,
     took_ms: Math.round(performance.now() - started),

@@ -1,6 +1,6 @@
 // Storage contract of the content layer: collections, data sources, documents, chunks with their
 // lexical and vector index entries, and the durable job queue. See types.ts for the conventions.
-import type { LexicalWeights, ParsedQuery } from "../search/lexical/types.js";
+import type { LexicalQuery, LexicalWeights } from "../search/lexical/types.js";
 
 export type Json = Record<string, unknown>;
 
@@ -275,11 +275,12 @@ export interface ContentStore {
 
   // search
   /**
-   * BM25 over the tenant's chunks in these sources, best first. The store renders the parsed query
-   * for its own engine; statistics (N, average length, document frequencies) are the tenant's live
-   * chunks only, so other tenants' writes never change the scores.
+   * BM25 over the tenant's chunks in these sources, best first (search/lexical/bm25.ts). The query
+   * comes analysed (search/lexical/analyze-query.ts) with the analyzer the store indexes with;
+   * statistics (N, average length, document frequencies) are the tenant's live chunks only, so
+   * other tenants' writes never change the scores.
    */
-  lexicalSearch(tenantId: string, sourceIds: string[], query: ParsedQuery, limit: number, weights: LexicalWeights): Promise<Scored[]>;
+  lexicalSearch(tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, weights: LexicalWeights): Promise<Scored[]>;
   vectorSearch(indexName: string, tenantId: string, sourceIds: string[], vector: Float32Array, k: number): Promise<Scored[]>;
   hydrateChunks(tenantId: string, chunkIds: string[]): Promise<Map<string, ChunkHit>>;
   /**

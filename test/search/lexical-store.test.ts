@@ -6,6 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.js";
+import { analyzeQuery } from "../../src/search/lexical/analyze-query.js";
+import { DEFAULT_ANALYZER } from "../../src/search/lexical/analyze.js";
 import { parseQuery } from "../../src/search/lexical/parse-query.js";
 import { LexicalIndexes } from "../../src/store/sqlite/content/lexical-index.js";
 
@@ -35,7 +37,8 @@ async function addDoc(s: SqliteStore, id: string, title: string, texts: string[]
   await s.content.replaceDocumentIndex("t1", id, { title, metadata: {} }, chunks, null);
 }
 
-const search = (s: SqliteStore, q: string) => s.content.lexicalSearch("t1", ["s1"], parseQuery(q), 10, W);
+const lexicalQuery = (text: string) => analyzeQuery(parseQuery(text), DEFAULT_ANALYZER);
+const search = (s: SqliteStore, q: string) => s.content.lexicalSearch("t1", ["s1"], lexicalQuery(q), 10, W);
 
 describe("SQLite lexical index and its database", () => {
   it("a second store on the same file sees adds and deletes; a pre-006 database is backfilled", async () => {
@@ -91,7 +94,7 @@ describe("background warm-up of the lexical indexes", () => {
     expect(await lex.warm()).toBeGreaterThanOrEqual(1);
     expect(pages).toBeGreaterThanOrEqual(2);
     expect(lex.loaded).toBeGreaterThanOrEqual(1);
-    const q = parseQuery("glacier moraine");
+    const q = lexicalQuery("glacier moraine");
     const warmed = lex.search("t1", ["s1"], q, 50, W);
     const fresh = new LexicalIndexes(s.db).search("t1", ["s1"], q, 50, W); // loaded whole at this query
     expect(warmed).toEqual(fresh);

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { queryTerms } from "../../src/search/lexical/parse-query.js";
-import { makeSnippet } from "../../src/search/snippet.js";
+import { parseQuery } from "../../src/search/lexical/parse-query.js";
+import { highlightTerms, makeSnippet } from "../../src/search/snippet.js";
 import { lightStem } from "../../src/search/lexical/tokenize.js";
+
+/** the highlight terms of a user query, as /search takes them from its one parse */
+const termsOf = (query: string): string[] => highlightTerms(parseQuery(query));
 
 const filler = (n: number, word = "lorem"): string => Array.from({ length: n }, () => word).join(" ");
 
@@ -34,7 +37,7 @@ describe("makeSnippet", () => {
   });
 
   it("matches stemmed forms and keeps each surface form once, in order of appearance", () => {
-    const r = makeSnippet("She runs. Running daily, she will run again; RUNS", queryTerms("running"));
+    const r = makeSnippet("She runs. Running daily, she will run again; RUNS", termsOf("running"));
     expect(r.highlights).toEqual(["runs", "Running", "run", "RUNS"]);
   });
 
@@ -87,12 +90,12 @@ describe("makeSnippet", () => {
 
   it("highlights phrases and code identifiers as one span", () => {
     const text = "The client saw ERR_CONN_RESET twice. Machine Learning helps; machine time, learning curve.";
-    const r = makeSnippet(text, [...queryTerms("ERR_CONN_RESET"), ...queryTerms('"machine learning"')]);
+    const r = makeSnippet(text, [...termsOf("ERR_CONN_RESET"), ...termsOf('"machine learning"')]);
     expect(r.highlights).toEqual(["ERR_CONN_RESET", "Machine Learning", "machine", "learning"]);
   });
 
   it("matches across diacritics and keeps the text's spelling", () => {
-    const r = makeSnippet("Un café crème à Zürich", queryTerms("cafe creme zurich"));
+    const r = makeSnippet("Un café crème à Zürich", termsOf("cafe creme zurich"));
     expect(r.highlights).toEqual(["café", "crème", "Zürich"]);
     expect(makeSnippet("Cafe\u0301 au lait", ["cafe"]).highlights).toEqual(["Cafe\u0301"]);
   });
@@ -130,5 +133,14 @@ describe("makeSnippet", () => {
       expect(r.highlights.length).toBeGreaterThan(0);
       for (const h of r.highlights) expect(r.snippet).toContain(h);
     }
+  });
+});
+
+describe("highlightTerms", () => {
+  it("returns the normalised words, then phrases, without duplicates", () => {
+    expect(termsOf('Running "Machine Learning" machine')).toEqual(["running", "machine", "learning", "machine learning"]);
+    expect(termsOf("ERR_CONN_RESET")).toEqual(["err", "conn", "reset", "err conn reset"]);
+    expect(termsOf("the of")).toEqual(["the", "of"]);
+    expect(termsOf("?!")).toEqual([]);
   });
 });

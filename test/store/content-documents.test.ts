@@ -3,6 +3,8 @@
 import { afterEach, expect, it } from "vitest";
 import { LimitReached, type IncomingDocument, type NewChunk } from "../../src/store/content-types.js";
 import { describeEachContentStore, incomingDoc as doc, type ContentBackend } from "./content-backends.js";
+import { analyzeQuery } from "../../src/search/lexical/analyze-query.js";
+import { DEFAULT_ANALYZER } from "../../src/search/lexical/analyze.js";
 
 const cleanup: ContentBackend[] = [];
 afterEach(async () => {
@@ -141,6 +143,6 @@ describeEachContentStore("content store: documents", (open) => {
     expect(await c.getDocument("t2", "e1")).toBeNull();
     expect(await c.countUnembedded("any")).toBe(0);
     expect(await c.pendingJobCount()).toBe(0);
-    expect(await c.lexicalSearch("t2", ["u1"], { terms: ["alpha"], phrases: [] }, 10, { title: 1, headings: 1, body: 1 })).toEqual([]);
+    expect(await c.lexicalSearch("t2", ["u1"], analyzeQuery({ terms: ["alpha"], phrases: [] }, DEFAULT_ANALYZER), 10, { title: 1, headings: 1, body: 1 })).toEqual([]);
   });
 });

@@ -3,7 +3,9 @@
 // backends' lexical rankings side by side on one corpus.
 import { afterEach, describe, expect, it } from "vitest";
 import type { ContentStore, NewChunk } from "../../src/store/content-types.js";
-import type { LexicalWeights, ParsedQuery } from "../../src/search/lexical/types.js";
+import type { LexicalQuery, LexicalWeights } from "../../src/search/lexical/types.js";
+import { analyzeQuery } from "../../src/search/lexical/analyze-query.js";
+import { DEFAULT_ANALYZER } from "../../src/search/lexical/analyze.js";
 import { describeEachContentStore, openBoth, type ContentBackend } from "./content-backends.js";
 
 const cleanup: ContentBackend[] = [];
@@ -12,7 +14,8 @@ afterEach(async () => {
 });
 
 const W: LexicalWeights = { title: 3, headings: 2, body: 1 };
-const q = (terms: string[], phrases: string[][] = []): ParsedQuery => ({ terms, phrases });
+/** normalised words and phrases as the engine hands them to a store */
+const q = (terms: string[], phrases: string[][] = []): LexicalQuery => analyzeQuery({ terms, phrases }, DEFAULT_ANALYZER);
 const chunk = (position: number, text: string, heading_path: string[] = []): NewChunk => ({ position, text, heading_path, token_count: 5, metadata: {} });
 
 async function source(c: ContentStore, tenant: string, id: string): Promise<void> {
@@ -133,7 +136,7 @@ describe("lexical rankings: PostgreSQL against SQLite on one corpus", () => {
       await index(b.content, "t", "s", "d3", "replaced", ["network latency again"]);
       await b.content.deleteDocument("t", "d7");
     }
-    const queries: [ParsedQuery, LexicalWeights][] = [
+    const queries: [LexicalQuery, LexicalWeights][] = [
       [q(["network", "latency"]), W],
       [q(["alpha", "omega", "cache", "disk"]), { title: 1, headings: 1, body: 1 }],
       [q(["memory", "cache"], [["memory", "cache"]]), W],

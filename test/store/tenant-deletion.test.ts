@@ -4,6 +4,8 @@
 import { expect, it } from "vitest";
 import { describeEachStore, type StoreHandle } from "./stores.js";
 import type { Store } from "../../src/store/types.js";
+import { analyzeQuery } from "../../src/search/lexical/analyze-query.js";
+import { DEFAULT_ANALYZER } from "../../src/search/lexical/analyze.js";
 
 const T0 = "2026-01-01T00:00:00.000Z";
 const DIM = 4;
@@ -84,7 +86,7 @@ describeEachStore("store: tenant deletion", (open, kind) => {
     const v2 = await h.store.content.vectorSearch(INDEX, "t2", ["src-t2"], Float32Array.from([0.1, 1, 0.1, 0.1]), 5);
     expect(v2).toHaveLength(1);
     expect(await h.store.content.vectorSearch(INDEX, "t1", ["src-t1"], Float32Array.from([1, 0.1, 0.1, 0.1]), 5)).toEqual([]);
-    const lex = await h.store.content.lexicalSearch("t2", ["src-t2"], { terms: ["shared"], phrases: [] }, 5, { title: 1, headings: 1, body: 1 });
+    const lex = await h.store.content.lexicalSearch("t2", ["src-t2"], analyzeQuery({ terms: ["shared"], phrases: [] }, DEFAULT_ANALYZER), 5, { title: 1, headings: 1, body: 1 });
     expect(lex.map((s) => s.chunkId)).toEqual(v2.map((s) => s.chunkId));
     expect(await h.store.content.countUnembedded(INDEX)).toBe(0);
     expect(await h.store.accounts.findSession("sh-t1", T0)).toBeNull();

@@ -27,6 +27,21 @@ export function analyzeText(text: string): string[] {
   return tokenizeWords(text).map((t) => stem(t.norm));
 }
 
+/**
+ * How text becomes index terms. A chunk's fields and the query's words go through the same
+ * analyzer, and a store verifies phrases with the one it indexed with, so a query word meets
+ * exactly the terms its word was cut into in the text.
+ */
+export interface Analyzer {
+  /** the index terms of a text, in order (one per token) */
+  analyze(text: string): string[];
+  /** the index term of one normalised word (a parsed query's words are normalised already) */
+  term(word: string): string;
+}
+
+/** The analyzer both stores index with: English, Porter stems, as FTS5's porter tokenizer. */
+export const DEFAULT_ANALYZER: Analyzer = { analyze: analyzeText, term: stem };
+
 // Term frequencies are packed per field in 16 bits: title 3 bits, headings 3 bits, body 10 bits.
 // BM25 saturates long before these caps (7, 7, 1023 occurrences in one chunk).
 export const TITLE_SHIFT = 13;
@@ -59,9 +74,16 @@ export interface ChunkFields {
   body: string;
 }
 
-export function analyzeChunk(fields: ChunkFields): ChunkTerms {
+/** The fields' index terms: title, headings and body, in that order. */
+export const analyzeFields = (fields: ChunkFields, analyzer: Analyzer): [string[], string[], string[]] => [
+  analyzer.analyze(fields.title),
+  analyzer.analyze(fields.headings),
+  analyzer.analyze(fields.body),
+];
+
+export function analyzeChunk(fields: ChunkFields, analyzer: Analyzer): ChunkTerms {
   const counts = new Map<string, [number, number, number]>();
-  const parts = [analyzeText(fields.title), analyzeText(fields.headings), analyzeText(fields.body)];
+  const parts = analyzeFields(fields, analyzer);
   parts.forEach((tokens, field) => {
     for (const t of tokens) {
       let c = counts.get(t);

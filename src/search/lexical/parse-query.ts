@@ -1,4 +1,5 @@
-// User query -> ParsedQuery: the dialect-free lexical query every store renders for its own engine.
+// User query -> ParsedQuery: the dialect-free lexical query, parsed once per request; the engine
+// analyses it for the stores (analyze-query.ts) and the snippets highlight its words (snippet.ts).
 //
 // Users type natural language, paste code and error messages, and use punctuation that query
 // languages read as syntax (`"`, `*`, `-`, `:`, `^`, `(`, `)`, AND/OR/NOT/NEAR). We do not try to
@@ -33,8 +34,6 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
 export const MAX_QUERY_TERMS = 64;
 export const MAX_QUERY_PHRASES = 8;
 export const MAX_PHRASE_TOKENS = 32;
-
-export type { ParsedQuery };
 
 const OPEN_QUOTES = new Set(['"', "“", "„", "«"]);
 const CLOSE_QUOTES = new Set(['"', "”", "“", "»"]);
@@ -109,13 +108,4 @@ function dedupe(values: string[]): string[] {
 /** Nothing in the query is searchable (only punctuation, emoji, whitespace). */
 export function isEmptyQuery(q: ParsedQuery): boolean {
   return q.terms.length === 0 && q.phrases.length === 0;
-}
-
-/**
- * The normalised terms to highlight: the single words, then the phrases (space-joined), so a
- * highlighter can mark "ERR_CONN_RESET" or a quoted phrase as one span.
- */
-export function queryTerms(query: string): string[] {
-  const { terms, phrases } = parseQuery(query);
-  return dedupe([...terms, ...phrases.map((p) => p.join(" "))]);
 }

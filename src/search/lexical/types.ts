@@ -24,3 +24,14 @@ export interface QueryTerm {
   /** how many query words stem to this term (each counts, as each quoted FTS5 term did) */
   count: number;
 }
+
+/**
+ * The query as the stores score it: a ParsedQuery through the analyzer (analyze-query.ts). Terms
+ * are OR-ed under BM25; each phrase adds BM25 of its occurrences to the chunks that contain it.
+ */
+export interface LexicalQuery {
+  /** distinct index terms, in order of first appearance */
+  terms: QueryTerm[];
+  /** phrases as index terms, 2+ each */
+  phrases: string[][];
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isEmptyQuery, parseQuery, queryTerms, MAX_QUERY_TERMS } from "../../../src/search/lexical/parse-query.js";
+import { isEmptyQuery, parseQuery, MAX_QUERY_TERMS } from "../../../src/search/lexical/parse-query.js";
 import { memoryLexicalSearch } from "./lexical-helpers.js";
 
 // The parsed query shown compactly: words, then phrases, each quoted, joined by OR (how every
@@ -119,14 +119,5 @@ describe("parseQuery as the stores see it", () => {
       expect(() => search(input), `input ${JSON.stringify(input)}`).not.toThrow();
     }
     expect(searched).toBeGreaterThan(500);
-  });
-});
-
-describe("queryTerms", () => {
-  it("returns the normalised words, then phrases, without duplicates", () => {
-    expect(queryTerms('Running "Machine Learning" machine')).toEqual(["running", "machine", "learning", "machine learning"]);
-    expect(queryTerms("ERR_CONN_RESET")).toEqual(["err", "conn", "reset", "err conn reset"]);
-    expect(queryTerms("the of")).toEqual(["the", "of"]);
-    expect(queryTerms("?!")).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@
 import type { Client } from "../db.js";
 import type { Json, NewChunk } from "../../content-types.js";
 import { analyzeChunk, headingsField, type ChunkTerms } from "../../../search/lexical/analyze.js";
-import { MAX_TERM_BYTES } from "./lexical.js";
+import { ANALYZER, MAX_TERM_BYTES } from "./lexical.js";
 import { insertVectors } from "./vector-embeddings.js";
 
 /** the analysed chunk as stored: terms too long for a postings index entry are left out (the length keeps them) */
@@ -18,7 +18,7 @@ function lexicalEntry(a: ChunkTerms): { terms: string[]; tfs: number[]; length: 
  * returns the new ids in position order.
  */
 async function insertChunks(c: Client, tenantId: string, documentId: string, sourceId: string, title: string, chunks: NewChunk[], embeddedIn: string | null) {
-  const lex = chunks.map((ch) => lexicalEntry(analyzeChunk({ title, headings: headingsField(ch.heading_path), body: ch.text })));
+  const lex = chunks.map((ch) => lexicalEntry(analyzeChunk({ title, headings: headingsField(ch.heading_path), body: ch.text }, ANALYZER)));
   const r = await c.query<{ id: string; position: number }>(
     `INSERT INTO chunks (tenant_id, document_id, data_source_id, position, heading_path, text, token_count, metadata, embedded_in,
                          lex_length, lex_terms, lex_tfs)

@@ -4,14 +4,17 @@
 // a postings B-tree (tenant, term, chunk) that a query reads for its own terms only, and BM25 (k1 1.2, b 0.75, FTS5's idf floor,
 // field weights multiplying the per-field counts) from the tenant's exact statistics, which
 // triggers keep in the chunk writes' transactions (migration 050). Phrases are verified on the
-// best candidates by re-analysing their text and add BM25 of their occurrences, as in rank.ts.
+// best candidates by re-analysing their text and add BM25 of their occurrences (search/lexical/phrases.ts).
 import { transaction, type Pool, type Queryable } from "../db.js";
 import type { ContentStore, Scored } from "../../content-types.js";
-import type { LexicalWeights, ParsedQuery } from "../../../search/lexical/types.js";
-import { analyzeText, headingsField, stem } from "../../../search/lexical/analyze.js";
-import { B, K1, idf, tfFactor } from "../../../search/lexical/bm25.js";
-import { PHRASE_POOL_FACTOR, countPhrase, queryTerms } from "../../../search/lexical/rank.js";
+import type { LexicalQuery, LexicalWeights } from "../../../search/lexical/types.js";
+import { DEFAULT_ANALYZER, headingsField } from "../../../search/lexical/analyze.js";
+import { B, K1 } from "../../../search/lexical/bm25.js";
+import { PHRASE_POOL_FACTOR, boostPhrases, type CandidateText, type LexicalStatistics } from "../../../search/lexical/phrases.js";
 import { parseJson } from "./rows.js";
+
+/** what the chunks' lexical entries are cut with, and so what phrases are verified with */
+export const ANALYZER = DEFAULT_ANALYZER;
 
 /** terms above this many bytes are left out of the postings (a B-tree entry must fit a third of a page) */
 export const MAX_TERM_BYTES = 1000;
@@ -48,26 +51,26 @@ interface Hit {
   phrase_candidate: boolean;
 }
 
-/** Adds each phrase's BM25 contribution to the candidates that contain it, then re-sorts. */
-async function boostPhrases(q: Queryable, tenantId: string, hits: Hit[], phrases: string[][], w: LexicalWeights): Promise<Hit[]> {
-  const cand = hits.filter((h) => h.phrase_candidate);
-  if (cand.length === 0) return hits;
-  const words = [...new Set(phrases.flat())];
+/** The tenant's statistics for these terms, or null when it has no chunks. */
+async function statisticsOf(q: Queryable, tenantId: string, terms: string[]): Promise<LexicalStatistics | null> {
   const r = await q.query<{ n: number; total: number; dfs: Record<string, number> | null }>(
     `SELECT s.chunks::float8 AS n, s.total_length::float8 AS total,
        (SELECT json_object_agg(term, df) FROM lexical_df WHERE tenant_id = $1 AND term = ANY($2::text[]) AND df > 0) AS dfs
      FROM lexical_stats s WHERE s.tenant_id = $1`,
-    [tenantId, words],
+    [tenantId, terms],
   );
   const st = r.rows[0];
-  if (!st || st.n <= 0) return hits;
-  const avgdl = st.total / st.n;
+  if (!st || st.n <= 0) return null;
   const dfs = st.dfs ?? {};
-  // a phrase occurs in at most as many chunks as its rarest word: that df bounds its idf from below
-  const weights = phrases.map((p) => {
-    const df = Math.min(...p.map((x) => dfs[x] ?? 0));
-    return df > 0 ? idf(st.n, df) : 0;
-  });
+  return { docCount: st.n, avgdl: st.total / st.n, df: (term) => dfs[term] ?? 0 };
+}
+
+/** Adds the phrases' scores to the candidates whose terms hold a whole phrase, then re-sorts (phrases.ts). */
+async function boostHits(q: Queryable, tenantId: string, hits: Hit[], phrases: string[][], w: LexicalWeights): Promise<Hit[]> {
+  const cand = hits.filter((h) => h.phrase_candidate);
+  if (cand.length === 0) return hits;
+  const stats = await statisticsOf(q, tenantId, [...new Set(phrases.flat())]);
+  if (!stats) return hits;
   const fields = await q.query<{ id: string; title: string; heading_path: string; text: string }>(
     `SELECT c.id::text AS id, d.title, c.heading_path, c.text FROM chunks c
      JOIN documents d ON d.tenant_id = c.tenant_id AND d.id = c.document_id
@@ -75,52 +78,40 @@ async function boostPhrases(q: Queryable, tenantId: string, hits: Hit[], phrases
     [tenantId, cand.map((h) => h.id)],
   );
   const byId = new Map(fields.rows.map((f) => [f.id, f]));
-  for (const h of cand) {
+  const textOf = (h: Hit): CandidateText | undefined => {
     const f = byId.get(h.id);
-    if (!f) continue;
-    const tokens = [analyzeText(f.title), analyzeText(headingsField(parseJson<string[]>(f.heading_path, []))), analyzeText(f.text)];
-    phrases.forEach((p, pi) => {
-      if (weights[pi] === 0) return;
-      const [ct, ch, cb] = tokens.map((t) => countPhrase(t, p));
-      const freq = ct! * w.title + ch! * w.headings + cb! * w.body;
-      if (freq > 0) h.score += weights[pi]! * tfFactor(freq, h.lex_length, avgdl);
-    });
-  }
-  return hits
-    .map((h, i) => ({ h, i }))
-    .sort((a, b) => b.h.score - a.h.score || a.i - b.i)
-    .map((x) => x.h);
+    return f && { fields: { title: f.title, headings: headingsField(parseJson<string[]>(f.heading_path, [])), body: f.text }, length: h.lex_length };
+  };
+  return boostPhrases(hits, cand, textOf, phrases, stats, w, ANALYZER);
 }
 
-async function search(q: Queryable, tenantId: string, sourceIds: string[], query: ParsedQuery, limit: number, w: LexicalWeights, phrases: string[][]) {
-  const terms = queryTerms(query);
-  const pool = phrases.length ? limit * PHRASE_POOL_FACTOR : limit;
+async function search(q: Queryable, tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights) {
+  const pool = query.phrases.length ? limit * PHRASE_POOL_FACTOR : limit;
   const r = await q.query<Hit>(SEARCH, [
     tenantId,
-    terms.map((t) => t.term),
-    terms.map((t) => t.count),
+    query.terms.map((t) => t.term),
+    query.terms.map((t) => t.count),
     sourceIds,
     w.title,
     w.headings,
     w.body,
     pool,
-    phrases.map((p) => p.join(" ")),
+    query.phrases.map((p) => p.join(" ")),
   ]);
   let hits = r.rows;
-  if (phrases.length) hits = await boostPhrases(q, tenantId, hits, phrases, w);
+  if (query.phrases.length) hits = await boostHits(q, tenantId, hits, query.phrases, w);
   return hits.slice(0, limit).map((h): Scored => ({ chunkId: h.id, score: h.score }));
 }
 
 export function lexicalMethods(pool: Pool): Pick<ContentStore, "lexicalSearch"> {
   return {
     async lexicalSearch(tenantId, sourceIds, query, limit, w) {
-      if (sourceIds.length === 0 || limit <= 0 || queryTerms(query).length === 0) return [];
-      const phrases = query.phrases.map((p) => p.map(stem)).filter((p) => p.length >= 2);
-      if (phrases.length === 0) return search(pool, tenantId, sourceIds, query, limit, w, phrases);
+      if (sourceIds.length === 0 || limit <= 0 || query.terms.length === 0) return [];
+      if (query.phrases.length === 0) return search(pool, tenantId, sourceIds, query, limit, w);
       // phrase scoring reads the statistics again: one snapshot for both reads
       return transaction(pool, async (c) => {
         await c.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-        return search(c, tenantId, sourceIds, query, limit, w, phrases);
+        return search(c, tenantId, sourceIds, query, limit, w);
       });
     },
   };

@@ -15,8 +15,8 @@
 //   their text, so the index holds no positions.
 import type { DB } from "../db.js";
 import type { Scored } from "../../content-types.js";
-import type { LexicalWeights, ParsedQuery } from "../../../search/lexical/types.js";
-import { analyzeChunk, headingsField, type ChunkFields, type ChunkTerms } from "../../../search/lexical/analyze.js";
+import type { LexicalQuery, LexicalWeights } from "../../../search/lexical/types.js";
+import { analyzeChunk, headingsField, DEFAULT_ANALYZER, type ChunkFields, type ChunkTerms } from "../../../search/lexical/analyze.js";
 import { Bm25Index } from "../../../search/lexical/bm25-index.js";
 import { rankLexical } from "../../../search/lexical/rank.js";
 import { parseJson } from "./json.js";
@@ -34,6 +34,9 @@ interface TermsRow {
   tfs: Buffer;
 }
 
+/** what chunk_terms are cut with, and so what phrases are verified with */
+const ANALYZER = DEFAULT_ANALYZER;
+
 const splitTerms = (s: string | null): string[] => (s ? s.split(" ") : []);
 
 function decode(r: TermsRow): ChunkTerms {
@@ -46,7 +49,7 @@ function decode(r: TermsRow): ChunkTerms {
 export function chunkTermsWriter(db: DB): (chunkId: number, tenantId: string, sourceId: string, fields: ChunkFields) => void {
   const ins = db.prepare("INSERT INTO chunk_terms (chunk_id, tenant_id, data_source_id, length, terms, tfs) VALUES (?, ?, ?, ?, ?, ?)");
   return (chunkId, tenantId, sourceId, fields) => {
-    const a = analyzeChunk(fields);
+    const a = analyzeChunk(fields, ANALYZER);
     ins.run(chunkId, tenantId, sourceId, a.length, a.terms.join(" "), Buffer.from(a.tfs.buffer, a.tfs.byteOffset, a.tfs.byteLength));
   };
 }
@@ -150,7 +153,7 @@ export class LexicalIndexes {
   }
 
   /** BM25 top `limit` of the tenant's chunks in these sources; ids are chunk rowids as strings. */
-  search(tenantId: string, sourceIds: string[], query: ParsedQuery, limit: number, w: LexicalWeights): Scored[] {
+  search(tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights): Scored[] {
     if (sourceIds.length === 0 || limit <= 0) return [];
     const t = this.tenant(tenantId);
     const allowed = new Uint8Array(t.sources.size);
@@ -158,7 +161,7 @@ export class LexicalIndexes {
       const o = t.sources.get(s);
       if (o !== undefined) allowed[o] = 1;
     }
-    return rankLexical(t.index, allowed, query, limit, w, (keys) => this.fieldsOf(keys)).map((h) => ({ chunkId: String(h.key), score: h.score }));
+    return rankLexical(t.index, allowed, query, limit, w, (keys) => this.fieldsOf(keys), ANALYZER).map((h) => ({ chunkId: String(h.key), score: h.score }));
   }
 
   /** drops in-memory state (tests, memory pressure); the next query reloads from chunk_terms */
