@@ -1,13 +1,13 @@
 // One log line and the metrics of every finished ingest job: tenant, document, data source,
 // outcome, chunk count, duration and error, so an operator can follow indexing from the logs alone.
 import type { Logger } from "pino";
-import type { ContentStore } from "./store/content-types.js";
+import type { DocumentCatalog } from "./store/content-store.js";
 import type { QueuedJob as JobRow } from "./jobs/types.js";
 import type { Metrics } from "./metrics.js";
 
 export function observedIngestHandler(
   handle: (job: JobRow) => Promise<void>,
-  deps: { content: Pick<ContentStore, "getDocument">; log: Logger; metrics: Metrics },
+  deps: { content: Pick<DocumentCatalog, "getDocument">; log: Logger; metrics: Metrics },
 ): (job: JobRow) => Promise<void> {
   return async (job) => {
     const started = performance.now();

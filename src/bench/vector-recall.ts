@@ -27,7 +27,7 @@ import { postgresContent } from "../store/postgres/content/index.js";
 import { createBenchDatabase } from "./postgres.js";
 import { newId } from "../store/ids.js";
 import type { Runtime } from "../runtime.js";
-import type { ContentStore } from "../store/content-types.js";
+import type { ContentStore } from "../store/content-store.js";
 
 const { values: opts } = parseArgs({
   options: {

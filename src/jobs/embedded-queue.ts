@@ -5,7 +5,8 @@
 // Jobs are taken round-robin across tenants (fair.ts).
 import { createSleepers, type Sleepers } from "./sleepers.js";
 import type { Logger } from "pino";
-import type { JobRow, JobStoreMethods, NewJob } from "../store/content-types.js";
+import type { JobRow, NewJob } from "../store/content-types.js";
+import type { JobTable } from "../store/content-store.js";
 import { RoundRobin } from "./fair.js";
 import { deadOwners, newOwner, releaseOwner } from "./owner.js";
 import {
@@ -21,10 +22,8 @@ import {
 export { PermanentJobError, QueueUnavailableError };
 export type { JobHandler, JobQueue, RunningJob } from "./types.js";
 
-type JobStore = JobStoreMethods;
-
 export interface QueueOptions {
-  store: JobStore;
+  store: JobTable;
   handlers: Record<string, JobHandler>;
   concurrency: number;
   log: Logger;
@@ -52,7 +51,7 @@ interface InFlight {
 /** what the worker loops, timers and the JobQueue methods share */
 interface EmbeddedState {
   opts: QueueOptions;
-  store: JobStore;
+  store: JobTable;
   log: Logger;
   kinds: string[];
   poll: number;

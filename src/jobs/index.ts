@@ -2,7 +2,7 @@
 // queue over the database's jobs table (SQLite embedded, or PostgreSQL). Every queue of a runtime
 // (ingest, crawl) comes from the same backend.
 import type { Logger } from "pino";
-import type { ContentStore } from "../store/content-types.js";
+import type { JobTable } from "../store/content-store.js";
 import { createEmbeddedQueue } from "./embedded-queue.js";
 import type { QueueBackend } from "./types.js";
 
@@ -12,7 +12,7 @@ export interface BackendOptions {
   redisUrl: string | null;
   prefix: string;
   tenantConcurrency: number;
-  store: ContentStore;
+  store: JobTable;
   log: Logger;
 }
 

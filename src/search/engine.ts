@@ -1,7 +1,8 @@
 // The hybrid engine: BM25 candidates and kNN candidates over the collection's sources, fused into
 // one ranked list of chunks. Both retrievers filter by tenant and source inside their index
 // queries. Without a ready model the engine answers lexically (mode "lexical").
-import type { ContentStore, ChunkHit } from "../store/content-types.js";
+import type { ChunkHit } from "../store/content-types.js";
+import type { ChunkSearch } from "../store/content-store.js";
 import type { LexicalWeights, ParsedQuery } from "./lexical/types.js";
 import type { Embedder, EmbeddingProfile } from "../embed/types.js";
 import { lexicalQueryOf } from "./lexical/analyze-query.js";
@@ -147,7 +148,7 @@ export function withDocumentEvidence(
 }
 
 export interface EngineDeps {
-  content: ContentStore;
+  content: ChunkSearch;
   profile: EmbeddingProfile;
   embedder: Embedder | null;
 }

@@ -9,7 +9,8 @@
 // start-up renames into place, so the queued documents index normally. A re-upload never
 // overwrites the acknowledged version's bytes before its own rows are committed.
 import type { Logger } from "pino";
-import type { ContentStore, DocumentRow, IncomingDocument } from "../store/content-types.js";
+import type { DocumentRow, IncomingDocument } from "../store/content-types.js";
+import type { DocumentCatalog } from "../store/content-store.js";
 import type { FileStore } from "../store/files.js";
 import pMap from "p-map";
 
@@ -29,7 +30,7 @@ const tagOf = (doc: IncomingDocument) => (doc.content_hash || "none").slice(0, 3
  * with nothing kept). Same-named documents are replaced in place, keeping their ids.
  */
 export async function acceptDocuments(
-  deps: { content: ContentStore; files: FileStore },
+  deps: { content: DocumentCatalog; files: FileStore },
   tenantId: string,
   sourceId: string,
   items: Acceptance[],
@@ -70,7 +71,7 @@ export async function acceptDocuments(
  * the commit); the others are discarded once stale (the crash came before it). Runs before the
  * ingest queue requeues queued documents.
  */
-export async function recoverStagedFiles(deps: { content: ContentStore; files: FileStore; log: Logger }): Promise<{ placed: number; discarded: number }> {
+export async function recoverStagedFiles(deps: { content: DocumentCatalog; files: FileStore; log: Logger }): Promise<{ placed: number; discarded: number }> {
   let placed = 0;
   let discarded = 0;
   for (const f of await deps.files.staged()) {

@@ -2,6 +2,7 @@
 // beir-import.ts, which runs them, do not import each other.
 import type { Logger } from "pino";
 import type { Store } from "../store/types.js";
+import type { CollectionCatalog, DocumentCatalog, SourceCatalog } from "../store/content-store.js";
 import type { FileStore } from "../store/files.js";
 import type { IngestService } from "./ingest.js";
 import type { CollectionService } from "./collections.js";
@@ -72,7 +73,7 @@ export interface BeirImport {
 }
 
 export interface BeirImportDeps {
-  store: Store;
+  store: Pick<Store, "usage"> & { content: CollectionCatalog & SourceCatalog & DocumentCatalog };
   files: FileStore;
   ingest: IngestService;
   collections: Pick<CollectionService, "create">;

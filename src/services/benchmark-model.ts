@@ -2,6 +2,7 @@
 // output mappings and the suite validation that benchmark-suites.ts and benchmark-runs.ts use.
 import type { Logger } from "pino";
 import type { Store } from "../store/types.js";
+import type { CollectionCatalog, DocumentCatalog } from "../store/content-store.js";
 import type { Json } from "../store/content-types.js";
 import type { BenchmarkCaseRow, BenchmarkRunRow, BenchmarkSuiteRow } from "../store/benchmark-types.js";
 import { nowIso } from "../store/ids.js";
@@ -12,7 +13,7 @@ import type { SearchService } from "./search.js";
 import type { JobQueue } from "../jobs/types.js";
 
 export interface BenchmarkServiceDeps {
-  store: Store;
+  store: Pick<Store, "benchmarks" | "tenants"> & { content: CollectionCatalog & DocumentCatalog };
   search: SearchService;
   quotas: QuotaService;
   log: Logger;

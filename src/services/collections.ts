@@ -1,4 +1,4 @@
-import type { Store } from "../store/types.js";
+import type { CollectionCatalog } from "../store/content-store.js";
 import type { CollectionView, Json } from "../store/content-types.js";
 import { newId, nowIso } from "../store/ids.js";
 import { tenantOf, type Principal } from "./auth.js";
@@ -29,7 +29,7 @@ export const collectionOut = (c: CollectionView): CollectionOut => ({
   settings: c.settings,
 });
 
-export function createCollectionService(deps: { store: Store; audit?: Pick<AuditService, "record"> }) {
+export function createCollectionService(deps: { store: { content: CollectionCatalog }; audit?: Pick<AuditService, "record"> }) {
   const content = deps.store.content;
 
   /** Every id must be a data source of this tenant; another tenant's id reads as missing. */

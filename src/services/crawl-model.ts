@@ -3,6 +3,7 @@
 
 import type { Logger } from "pino";
 import type { Store } from "../store/types.js";
+import type { CollectionCatalog, DocumentCatalog, SourceCatalog } from "../store/content-store.js";
 import type { FileStore } from "../store/files.js";
 import type { Json } from "../store/content-types.js";
 import type { CrawlIndexProgress, CrawlJobRow } from "../store/crawl-types.js";
@@ -27,7 +28,7 @@ export const PAGES_DEFAULT_LIMIT = 100;
 export const PAGES_MAX_LIMIT = 1000;
 
 export interface CrawlServiceDeps {
-  store: Store;
+  store: Pick<Store, "crawls" | "tenants"> & { content: SourceCatalog & CollectionCatalog & DocumentCatalog };
   files: FileStore;
   log: Logger;
   config: { allowPrivateNetworks: boolean; renderJs: boolean };

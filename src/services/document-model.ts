@@ -1,6 +1,7 @@
 // Shared shapes of the document operations: the API's output, the dependencies, and the two
 // helpers document-reads.ts and document-uploads.ts both use (the tenant's row, queueing a job).
 import type { Store } from "../store/types.js";
+import type { ChunkSearch, CollectionCatalog, DocumentCatalog, SourceCatalog } from "../store/content-store.js";
 import type { FileStore } from "../store/files.js";
 import type { ChunkRow, DocumentRow } from "../store/content-types.js";
 import { notFound } from "./errors.js";
@@ -65,7 +66,7 @@ export interface UploadedFile {
 }
 
 export interface DocumentServiceDeps {
-  store: Store;
+  store: { content: DocumentCatalog & SourceCatalog & CollectionCatalog & Pick<ChunkSearch, "chunksInRanges"> };
   files: FileStore;
   profileName: string;
   /** where ingest jobs go */

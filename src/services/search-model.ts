@@ -3,6 +3,7 @@
 // search.ts so the operations (search-requests.ts) and the binding (search.ts) import it
 // without importing each other.
 import type { Store } from "../store/types.js";
+import type { ChunkSearch, CollectionCatalog } from "../store/content-store.js";
 import type { Json } from "../store/content-types.js";
 import type { Engine, EngineSettings } from "../search/engine.js";
 import { DEFAULT_ENGINE_SETTINGS, DOCUMENT_EVIDENCE_OTHERS } from "../search/engine.js";
@@ -40,7 +41,7 @@ export interface RetrieveRequest {
 }
 
 export interface SearchServiceDeps {
-  store: Store;
+  store: { content: CollectionCatalog & ChunkSearch };
   engine: Engine;
   quotas: QuotaService;
   /** the deployment's defaults (DEFAULT_ENGINE_SETTINGS when absent) */

@@ -1,4 +1,5 @@
-import type { Store, TenantRow } from "../store/types.js";
+import type { TenantRow } from "../store/types.js";
+import type { CollectionCatalog, SourceCatalog } from "../store/content-store.js";
 import type { FileStore } from "../store/files.js";
 import { LimitReached, type Json, type SourceView } from "../store/content-types.js";
 import { newId, nowIso } from "../store/ids.js";
@@ -47,7 +48,7 @@ export function sourceOut(s: SourceView, syncing = false): DataSourceOut {
 
 /** Inserts a data source within the plan's source limit (429 beyond it); returns its id. */
 export async function insertSource(
-  store: Store,
+  store: { content: SourceCatalog },
   tenant: TenantRow,
   fields: { name: string; source_type: "upload" | "website"; configuration: Json },
   collectionIds: string[],
@@ -67,7 +68,7 @@ export async function insertSource(
 }
 
 export function createSourceService(deps: {
-  store: Store;
+  store: { content: SourceCatalog & CollectionCatalog };
   files: FileStore;
   isSyncing?: (sourceId: string) => Promise<boolean>;
   audit?: Pick<AuditService, "record">;

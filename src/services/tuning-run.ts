@@ -7,6 +7,7 @@
 // the job passes a progress callback and an abort signal. Either way the caller has counted the
 // queries first.
 import type { Store } from "../store/types.js";
+import type { CollectionCatalog } from "../store/content-store.js";
 import type { Json } from "../store/content-types.js";
 import type { BenchmarkCaseRow, BenchmarkSuiteRow } from "../store/benchmark-types.js";
 import type { EngineSettings, RetrievalMode } from "../search/engine.js";
@@ -37,7 +38,7 @@ export interface TuneRequest {
 }
 
 export interface TunerDeps {
-  store: Store;
+  store: Pick<Store, "benchmarks" | "tenants"> & { content: CollectionCatalog };
   search: SearchService;
   quotas: QuotaService;
 }

@@ -2,7 +2,7 @@
 // and a PostgreSQL implementation can satisfy the same contract for scale-out. Every method that
 // touches tenant data takes the tenant id and filters by it in the query itself. Methods are
 // coarse (one use case, one atomic unit) so both backends can make each one a transaction.
-import type { ContentStore } from "./content-types.js";
+import type { ContentStore } from "./content-store.js";
 import type { AccountStore, QuotaStore } from "./account-types.js";
 import type { BenchmarkStore } from "./benchmark-types.js";
 import type { CrawlStore } from "./crawl-types.js";

@@ -9,7 +9,7 @@ import { afterAll, describe } from "vitest";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.js";
 import { createPool, migrate, type Pool } from "../../src/store/postgres/db.js";
 import { postgresContent, type PostgresContentOptions } from "../../src/store/postgres/content/index.js";
-import type { ContentStore } from "../../src/store/content-types.js";
+import type { ContentStore } from "../../src/store/content-store.js";
 import { createTestDatabase, pgUnavailableReason, type TestDatabase } from "../helpers/pg.js";
 
 export type BackendKind = "sqlite" | "postgres";

@@ -2,7 +2,8 @@
 // scoping, phrase boosts, vector search restricted to a collection's sources; and the two
 // backends' lexical rankings side by side on one corpus.
 import { afterEach, describe, expect, it } from "vitest";
-import type { ContentStore, NewChunk } from "../../src/store/content-types.js";
+import type { NewChunk } from "../../src/store/content-types.js";
+import type { ContentStore } from "../../src/store/content-store.js";
 import type { LexicalQuery, LexicalWeights } from "../../src/search/lexical/types.js";
 import { analyzeQuery } from "../../src/search/lexical/analyze-query.js";
 import { DEFAULT_ANALYZER } from "../../src/search/lexical/analyze.js";

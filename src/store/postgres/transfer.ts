@@ -3,7 +3,8 @@
 // transaction with the entity's cursor in migrate_data_progress. Chunks go through the content
 // store's own replaceDocumentIndex/storeEmbeddings, so the lexical statistics, tsvectors and
 // pgvector rows are written exactly as ingest writes them; their stored vectors are reused.
-import type { ContentStore, NewChunk } from "../content-types.js";
+import type { NewChunk } from "../content-types.js";
+import type { ContentStore } from "../content-store.js";
 import {
   TRANSFER_ENTITIES,
   type TransferChunk,

@@ -1,7 +1,8 @@
 // A document's chunks as one indexing writes them: rows with their analysed lexical entries in one
 // statement, then their vectors, in place of whatever an earlier version left.
-import type { Client } from "../db.js";
+import { transaction, type Client, type Pool } from "../db.js";
 import type { Json, NewChunk } from "../../content-types.js";
+import type { IndexWrites } from "../../content-store.js";
 import { analyzeChunk, headingsField, type ChunkTerms } from "../../../search/lexical/analyze.js";
 import { ANALYZER, MAX_TERM_BYTES } from "./lexical.js";
 import { insertVectors } from "./vector-embeddings.js";
@@ -47,7 +48,7 @@ async function insertChunks(c: Client, tenantId: string, documentId: string, sou
 }
 
 /** replaceDocumentIndex inside its transaction: the document row is locked first. */
-export async function replaceIndex(
+async function replaceIndex(
   c: Client,
   tenantId: string,
   documentId: string,
@@ -72,4 +73,12 @@ export async function replaceIndex(
      WHERE tenant_id = $1 AND id = $2`,
     [tenantId, documentId, doc.title, JSON.stringify(doc.metadata as Json), chunks.length, new Date().toISOString()],
   );
+}
+
+export function indexWriteMethods(pool: Pool): IndexWrites {
+  return {
+    async replaceDocumentIndex(tenantId, documentId, doc, chunks, vectors) {
+      await transaction(pool, (c) => replaceIndex(c, tenantId, documentId, doc, chunks, vectors));
+    },
+  };
 }

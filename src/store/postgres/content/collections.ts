@@ -1,5 +1,6 @@
 import { transaction, type Pool, type Queryable } from "../db.js";
-import type { CollectionRow, CollectionView, CollectionMethods } from "../../content-types.js";
+import type { CollectionRow, CollectionView } from "../../content-types.js";
+import type { CollectionCatalog } from "../../content-store.js";
 import { parseJson } from "./rows.js";
 
 type Raw = Omit<CollectionView, "settings"> & { settings: string };
@@ -26,7 +27,7 @@ async function setSources(q: Queryable, tenantId: string, collectionId: string, 
   await q.query(LINK, [tenantId, collectionId, ids]);
 }
 
-export function collectionMethods(pool: Pool): CollectionMethods {
+export function collectionMethods(pool: Pool): CollectionCatalog {
   const existing = (table: string) => async (tenantId: string, ids: string[]) => {
     if (ids.length === 0) return [];
     const r = await pool.query<{ id: string }>(`SELECT id FROM ${table} WHERE tenant_id = $1 AND id = ANY($2::text[])`, [tenantId, ids]);

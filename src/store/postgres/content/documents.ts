@@ -1,16 +1,16 @@
-// Documents on PostgreSQL: uploads (upsert under the tenant's limit lock), listing, status, and
-// the swap of a document's chunks for a fresh index (chunk-writes.ts writes those).
+// Documents on PostgreSQL: uploads (upsert under the tenant's limit lock), listing and status; the
+// swap of a document's chunks for a fresh index is chunk-writes.ts.
 import { transaction, type Client, type Pool } from "../db.js";
-import { LimitReached, type ContentStore, type DocumentMethods, type DocumentRow } from "../../content-types.js";
+import { LimitReached, type DocumentRow } from "../../content-types.js";
+import type { DocumentCatalog } from "../../content-store.js";
 import { CHUNK_COLS, LIMIT_LOCK, LOCK_DOCUMENTS, toChunk, toDoc, type RawChunk, type RawDoc } from "./rows.js";
-import { replaceIndex } from "./chunk-writes.js";
 
 /** a document row with how many of its chunks still wait for a vector (partial index on chunks) */
 const DOC = `SELECT d.*, (SELECT count(*) FROM chunks c WHERE c.tenant_id = d.tenant_id AND c.document_id = d.id
     AND c.embedded_in IS NULL)::int AS chunks_pending_vectors
   FROM documents d`;
 
-async function upsert(c: Client, tenantId: string, sourceId: string, docs: Parameters<ContentStore["upsertDocuments"]>[2], limit: number | null) {
+async function upsert(c: Client, tenantId: string, sourceId: string, docs: Parameters<DocumentCatalog["upsertDocuments"]>[2], limit: number | null) {
   // one upload of the tenant at a time counts and inserts: limits stay exact across processes, and
   // two uploads of the same new name cannot both insert it
   await c.query(LIMIT_LOCK, [LOCK_DOCUMENTS, tenantId]);
@@ -50,7 +50,7 @@ async function upsert(c: Client, tenantId: string, sourceId: string, docs: Param
   return ids.map((id) => byId.get(id)!);
 }
 
-type ListFilter = Parameters<DocumentMethods["listDocuments"]>[1];
+type ListFilter = Parameters<DocumentCatalog["listDocuments"]>[1];
 
 /** The listing's WHERE clause and parameters, the limit last. */
 function listQuery(tenantId: string, f: ListFilter): { where: string[]; params: unknown[] } {
@@ -73,7 +73,7 @@ function listQuery(tenantId: string, f: ListFilter): { where: string[]; params: 
   return { where, params };
 }
 
-function documentReads(pool: Pool): Pick<DocumentMethods, "listDocuments" | "getDocument" | "findDocumentBySource" | "listChunks" | "documentIds"> {
+function documentReads(pool: Pool): Pick<DocumentCatalog, "listDocuments" | "getDocument" | "findDocumentBySource" | "listChunks" | "documentIds"> {
   const one = async (sql: string, params: unknown[]): Promise<DocumentRow | null> => {
     const r = await pool.query<RawDoc>(sql, params);
     return r.rows[0] ? toDoc(r.rows[0]) : null;
@@ -112,7 +112,7 @@ function documentReads(pool: Pool): Pick<DocumentMethods, "listDocuments" | "get
   };
 }
 
-function documentWrites(pool: Pool): Pick<DocumentMethods, "upsertDocuments" | "deleteDocument" | "setDocumentStatus" | "replaceDocumentIndex"> {
+function documentWrites(pool: Pool): Pick<DocumentCatalog, "upsertDocuments" | "deleteDocument" | "setDocumentStatus"> {
   return {
     async upsertDocuments(tenantId, sourceId, docs, limit) {
       return transaction(pool, (c) => upsert(c, tenantId, sourceId, docs, limit));
@@ -136,12 +136,22 @@ function documentWrites(pool: Pool): Pick<DocumentMethods, "upsertDocuments" | "
         );
       });
     },
-    async replaceDocumentIndex(tenantId, documentId, doc, chunks, vectors) {
-      await transaction(pool, (c) => replaceIndex(c, tenantId, documentId, doc, chunks, vectors));
+  };
+}
+
+/** the ingest recovery's query (DocumentCatalog.documentsAwaitingIngest) */
+function awaitingIngest(pool: Pool): Pick<DocumentCatalog, "documentsAwaitingIngest"> {
+  return {
+    async documentsAwaitingIngest(updatedBefore, limit) {
+      const r = await pool.query<{ tenant_id: string; id: string }>(
+        `SELECT tenant_id, id FROM documents WHERE status IN ('queued', 'processing') AND updated_at < $1 ORDER BY updated_at LIMIT $2`,
+        [updatedBefore.toISOString(), limit],
+      );
+      return r.rows;
     },
   };
 }
 
-export function documentMethods(pool: Pool): DocumentMethods {
-  return { ...documentReads(pool), ...documentWrites(pool) };
+export function documentMethods(pool: Pool): DocumentCatalog {
+  return { ...documentReads(pool), ...documentWrites(pool), ...awaitingIngest(pool) };
 }

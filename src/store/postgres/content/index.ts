@@ -3,10 +3,12 @@
 // names the tenant in SQL; tenant deletion reaches all of it by cascade (vectors cascade from
 // chunks, lexical statistics are kept by triggers).
 import type { Pool } from "../db.js";
-import type { ChunkHit, ContentStore } from "../../content-types.js";
+import type { ChunkHit } from "../../content-types.js";
+import type { ContentStore, ChunkSearch } from "../../content-store.js";
 import { collectionMethods } from "./collections.js";
 import { sourceMethods } from "./sources.js";
 import { documentMethods } from "./documents.js";
+import { indexWriteMethods } from "./chunk-writes.js";
 import { lexicalMethods } from "./lexical.js";
 import { vectorMethods, type VectorSearchOptions } from "./vectors.js";
 import { jobMethods } from "./jobs.js";
@@ -21,7 +23,7 @@ export interface PostgresContentOptions {
   vectors?: VectorSearchOptions;
 }
 
-function hitMethods(pool: Pool): Pick<ContentStore, "hydrateChunks" | "chunkDocuments" | "chunksInRanges"> {
+function hitMethods(pool: Pool): Pick<ChunkSearch, "hydrateChunks" | "chunkDocuments" | "chunksInRanges"> {
   return {
     async chunkDocuments(tenantId, ids) {
       const out = new Map<string, string>();
@@ -63,6 +65,7 @@ export function postgresContent(pool: Pool, opts: PostgresContentOptions = {}): 
     ...collectionMethods(pool),
     ...sourceMethods(pool),
     ...documentMethods(pool),
+    ...indexWriteMethods(pool),
     ...lexicalMethods(pool),
     ...vectorMethods(pool, opts.vectors),
     ...hitMethods(pool),

@@ -4,13 +4,12 @@
 // per subject even when two processes claim two versions of it at the same instant.
 import { isUniqueViolation, transaction, type Pool, type Queryable } from "../db.js";
 import { toJobRow } from "../../json.js";
-import type { ContentStore, JobClaim, JobRow, JobStoreMethods } from "../../content-types.js";
+import type { JobClaim, JobRow } from "../../content-types.js";
+import type { JobTable } from "../../content-store.js";
 import { LIMIT_LOCK, LOCK_CLAIMS, bigintId } from "./rows.js";
 
 type Raw = Omit<JobRow, "payload" | "id"> & { id: string; payload: string };
 const toJob = (r: Raw): JobRow => toJobRow(r);
-
-type JobMethods = JobStoreMethods & Pick<ContentStore, "documentsAwaitingIngest">;
 
 // The oldest ready job (optionally of one tenant, under its cap) whose subject has no running job.
 // A row another claimer holds is skipped, not waited for.
@@ -72,7 +71,7 @@ async function claimJob(pool: Pool, kinds: string[], now: Date, claim: JobClaim)
 }
 
 /** A job's way through the queue: enqueued, claimed, kept alive, finished or failed. */
-function lifecycleMethods(pool: Pool): Pick<JobMethods, "enqueueJob" | "claimJob" | "renewJobLeases" | "completeJob" | "failJob"> {
+function lifecycleMethods(pool: Pool): Pick<JobTable, "enqueueJob" | "claimJob" | "renewJobLeases" | "completeJob" | "failJob"> {
   return {
     async enqueueJob(job) {
       const now = new Date();
@@ -126,7 +125,7 @@ function lifecycleMethods(pool: Pool): Pick<JobMethods, "enqueueJob" | "claimJob
 /** The queue seen from above: loads per tenant, live owners, stalled jobs, cancellation, counts. */
 function oversightMethods(
   pool: Pool,
-): Pick<JobMethods, "jobTenantLoads" | "requeueStalledJobs" | "jobOwners" | "cancelJobs" | "pendingJobCount" | "documentsAwaitingIngest"> {
+): Pick<JobTable, "jobTenantLoads" | "requeueStalledJobs" | "jobOwners" | "cancelJobs" | "pendingJobCount"> {
   return {
     async jobTenantLoads(kinds, now) {
       const r = await pool.query<{ tenant_id: string; running: number; first_ready: string }>(TENANT_LOADS, [now.toISOString(), kinds]);
@@ -163,17 +162,9 @@ function oversightMethods(
         : await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE status IN ('queued', 'running')");
       return r.rows[0]!.n;
     },
-
-    async documentsAwaitingIngest(updatedBefore, limit) {
-      const r = await pool.query<{ tenant_id: string; id: string }>(
-        `SELECT tenant_id, id FROM documents WHERE status IN ('queued', 'processing') AND updated_at < $1 ORDER BY updated_at LIMIT $2`,
-        [updatedBefore.toISOString(), limit],
-      );
-      return r.rows;
-    },
   };
 }
 
-export function jobMethods(pool: Pool): JobMethods {
+export function jobMethods(pool: Pool): JobTable {
   return { ...lifecycleMethods(pool), ...oversightMethods(pool) };
 }

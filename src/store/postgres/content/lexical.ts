@@ -6,7 +6,8 @@
 // triggers keep in the chunk writes' transactions (migration 050). Phrases are verified on the
 // best candidates by re-analysing their text and add BM25 of their occurrences (search/lexical/phrases.ts).
 import { transaction, type Pool, type Queryable } from "../db.js";
-import type { ContentStore, Scored } from "../../content-types.js";
+import type { Scored } from "../../content-types.js";
+import type { ChunkSearch } from "../../content-store.js";
 import type { LexicalQuery, LexicalWeights } from "../../../search/lexical/types.js";
 import { DEFAULT_ANALYZER, headingsField } from "../../../search/lexical/analyze.js";
 import { B, K1 } from "../../../search/lexical/bm25.js";
@@ -103,7 +104,7 @@ async function search(q: Queryable, tenantId: string, sourceIds: string[], query
   return hits.slice(0, limit).map((h): Scored => ({ chunkId: h.id, score: h.score }));
 }
 
-export function lexicalMethods(pool: Pool): Pick<ContentStore, "lexicalSearch"> {
+export function lexicalMethods(pool: Pool): Pick<ChunkSearch, "lexicalSearch"> {
   return {
     async lexicalSearch(tenantId, sourceIds, query, limit, w) {
       if (sourceIds.length === 0 || limit <= 0 || query.terms.length === 0) return [];

@@ -1,5 +1,6 @@
 import { transaction, type Pool } from "../db.js";
-import { LimitReached, type SourceMethods, type SourceView } from "../../content-types.js";
+import { LimitReached, type SourceView } from "../../content-types.js";
+import type { SourceCatalog } from "../../content-store.js";
 import { LIMIT_LOCK, LOCK_SOURCES, parseJson } from "./rows.js";
 
 type Raw = Omit<SourceView, "configuration"> & { configuration: string };
@@ -30,7 +31,7 @@ const view = (withCrawls: boolean) => `
 
 const toView = (r: Raw): SourceView => ({ ...r, configuration: parseJson(r.configuration, {}), collection_ids: [...r.collection_ids].sort() });
 
-export function sourceMethods(pool: Pool): SourceMethods {
+export function sourceMethods(pool: Pool): SourceCatalog {
   let viewSql: Promise<string> | null = null;
   const VIEW = () =>
     (viewSql ??= pool

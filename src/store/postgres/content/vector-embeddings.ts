@@ -1,12 +1,13 @@
 // Writing vectors: those of freshly indexed chunks (in the indexing transaction) and the
 // backfill's, which finds chunks without a vector in the active index and stores theirs.
 import { transaction, type Client, type Pool } from "../db.js";
-import type { ChunkRow, ContentStore } from "../../content-types.js";
+import type { ChunkRow } from "../../content-types.js";
+import type { VectorStore } from "../../content-store.js";
 import { vectorTable } from "../../json.js";
 import { vectorLiteral } from "./pgvector.js";
 import { CHUNK_COLS, bigintIds, toChunk, type RawChunk } from "./rows.js";
 
-type EmbeddingMethods = Pick<ContentStore, "unembeddedChunks" | "storeEmbeddings" | "countUnembedded">;
+type EmbeddingMethods = Pick<VectorStore, "unembeddedChunks" | "storeEmbeddings" | "countUnembedded">;
 
 /** Writes the vectors of newly inserted chunks (ids parallel to values). */
 export async function insertVectors(c: Client, indexName: string, tenantId: string, sourceId: string, ids: string[], values: Float32Array[]) {

@@ -2,7 +2,8 @@
 // inside the scan: small scopes are searched exactly through the scope B-tree (every vector of the
 // scope, sorted by distance); larger ones walk the HNSW graph with pgvector 0.8's iterative scan.
 import type { Pool } from "../db.js";
-import type { ContentStore, Scored } from "../../content-types.js";
+import type { Scored } from "../../content-types.js";
+import type { ChunkSearch } from "../../content-store.js";
 import { vectorTable } from "../../json.js";
 import { HNSW_MAX_DIM, vectorLiteral } from "./pgvector.js";
 import type { Dimensions } from "./vector-tables.js";
@@ -96,7 +97,7 @@ async function graphSearch(pool: Pool, q: Query, opts: VectorSearchOptions, maxS
 }
 
 /** `exactBelow` arrives resolved: the index status reports the same threshold. */
-export function vectorSearchMethods(pool: Pool, dims: Dimensions, opts: VectorSearchOptions & { exactBelow: number }): Pick<ContentStore, "vectorSearch"> {
+export function vectorSearchMethods(pool: Pool, dims: Dimensions, opts: VectorSearchOptions & { exactBelow: number }): Pick<ChunkSearch, "vectorSearch"> {
   const maxScan = opts.maxScanTuples ?? 200_000;
   const scopeSize = scopeSizer(pool, opts.exactBelow);
   return {

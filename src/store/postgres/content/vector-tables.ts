@@ -1,7 +1,8 @@
 // The vector tables themselves: one per index name (vec_<name>, its own fixed dimension), created
 // once under an advisory lock, their dimensions remembered per process, and their /health status.
 import { transaction, type Client, type Pool } from "../db.js";
-import type { ContentStore, VectorIndexStatus } from "../../content-types.js";
+import type { VectorIndexStatus } from "../../content-types.js";
+import type { VectorStore } from "../../content-store.js";
 import { vectorTable } from "../../json.js";
 import { HNSW_EF_CONSTRUCTION, HNSW_M, HNSW_MAX_DIM } from "./pgvector.js";
 
@@ -79,7 +80,7 @@ async function countVectors(pool: Pool, t: string): Promise<number> {
   return estimate >= 1_000_000 ? Math.round(estimate) : (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${t}`)).rows[0]!.n;
 }
 
-export function vectorTableMethods(pool: Pool, dims: Dimensions, exactBelow: number): Pick<ContentStore, "ensureVectorIndex" | "vectorIndexStatus"> {
+export function vectorTableMethods(pool: Pool, dims: Dimensions, exactBelow: number): Pick<VectorStore, "ensureVectorIndex" | "vectorIndexStatus"> {
   return {
     async ensureVectorIndex(indexName, dimension) {
       await ensureVectorIndex(pool, indexName, dimension);

@@ -8,7 +8,7 @@
 // The parts: vector-tables.ts (tables, dimensions, status), vector-embeddings.ts (writes),
 // vector-search.ts (the two scans); pgvector.ts holds what they share.
 import type { Pool } from "../db.js";
-import type { ContentStore } from "../../content-types.js";
+import type { ChunkSearch, VectorStore } from "../../content-store.js";
 import { vectorTable } from "../../json.js";
 import { dimensionCache, vectorTableMethods } from "./vector-tables.js";
 import { embeddingMethods, insertVectors } from "./vector-embeddings.js";
@@ -17,10 +17,7 @@ import { vectorLiteral } from "./pgvector.js";
 
 export { vectorTable, vectorLiteral, insertVectors, type VectorSearchOptions };
 
-type VectorMethods = Pick<
-  ContentStore,
-  "ensureVectorIndex" | "unembeddedChunks" | "storeEmbeddings" | "countUnembedded" | "vectorSearch" | "vectorIndexStatus"
->;
+type VectorMethods = VectorStore & Pick<ChunkSearch, "vectorSearch">;
 
 export function vectorMethods(pool: Pool, opts: VectorSearchOptions = {}): VectorMethods {
   const exactBelow = opts.exactBelow ?? 20_000;

@@ -1,13 +1,13 @@
 // Chunk vectors in SQLite: the vec0 table of an embedding profile, and the backfill's view of which
 // chunks still need a vector. `embedded_in` on a chunk names the index its vector is in.
 import type { DB } from "../db.js";
-import type { ContentStore } from "../../content-types.js";
+import type { VectorStore } from "../../content-store.js";
 import { vectorTable } from "./json.js";
 import { createVectorTable, vectorBytes } from "./index-entries.js";
 import { toChunk, type RawChunk } from "./document-rows.js";
 import type { VectorIndexes } from "./vector-indexes.js";
 
-type EmbeddingMethods = Pick<ContentStore, "ensureVectorIndex" | "unembeddedChunks" | "storeEmbeddings" | "countUnembedded">;
+type EmbeddingMethods = Pick<VectorStore, "ensureVectorIndex" | "unembeddedChunks" | "storeEmbeddings" | "countUnembedded">;
 
 export function embeddingMethods(db: DB, vectors: VectorIndexes): EmbeddingMethods {
   const store = db.transaction((indexName: string, items: { chunkId: string; vector: Float32Array }[]) => {

@@ -1,7 +1,8 @@
 // Chunks by id or by position, with their document's title, source and metadata: what search
 // results and context windows are built from.
 import type { DB } from "../db.js";
-import type { ChunkHit, ContentStore } from "../../content-types.js";
+import type { ChunkHit } from "../../content-types.js";
+import type { ChunkSearch } from "../../content-store.js";
 import { parseJson } from "./json.js";
 import { toChunk, type RawChunk } from "./document-rows.js";
 import { rangePositions } from "../../chunk-ranges.js";
@@ -17,7 +18,7 @@ const toHit = (r: RawHit): ChunkHit => ({
 const HIT = `SELECT c.*, d.title AS title, d.source AS source, d.metadata AS document_metadata
   FROM chunks c JOIN documents d ON d.id = c.document_id`;
 
-type HydrationMethods = Pick<ContentStore, "hydrateChunks" | "chunkDocuments" | "chunksInRanges">;
+type HydrationMethods = Pick<ChunkSearch, "hydrateChunks" | "chunkDocuments" | "chunksInRanges">;
 
 export function hydrationMethods(db: DB): HydrationMethods {
   const chunkDocumentsOf = db.prepare("SELECT id, document_id FROM chunks WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?))");

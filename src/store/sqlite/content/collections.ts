@@ -1,5 +1,6 @@
 import type { DB } from "../db.js";
-import type { CollectionPatch, CollectionRow, CollectionView, CollectionMethods } from "../../content-types.js";
+import type { CollectionPatch, CollectionRow, CollectionView } from "../../content-types.js";
+import type { CollectionCatalog } from "../../content-store.js";
 import { parseJson } from "./json.js";
 
 type Raw = Omit<CollectionView, "settings" | "data_source_ids"> & { settings: string; data_source_ids: string };
@@ -20,7 +21,7 @@ const toView = (r: Raw): CollectionView => ({
   data_source_ids: parseJson<string[]>(r.data_source_ids, []).sort(),
 });
 
-export function collectionMethods(db: DB): CollectionMethods {
+export function collectionMethods(db: DB): CollectionCatalog {
   const link = db.prepare(
     "INSERT OR IGNORE INTO collection_sources (tenant_id, collection_id, data_source_id) VALUES (?, ?, ?)",
   );

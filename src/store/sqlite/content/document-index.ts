@@ -1,7 +1,8 @@
 // A document's index in SQLite: its chunks, their lexical terms and (when the vectors came with
 // them) their vector entries, replaced as one transaction so search never sees half a document.
 import type { DB } from "../db.js";
-import type { DocumentMethods, Json, NewChunk } from "../../content-types.js";
+import type { Json, NewChunk } from "../../content-types.js";
+import type { IndexWrites } from "../../content-store.js";
 import { vectorTable } from "./json.js";
 import { removeChunkEntries, vectorBytes } from "./index-entries.js";
 import { chunkTermsWriter } from "./lexical-index.js";
@@ -13,7 +14,7 @@ type Doc = { title: string; metadata: Json };
 /** where a document's chunks go: its tenant, id and data source */
 type Target = { tenantId: string; documentId: string; sourceId: string };
 
-export function documentIndexMethods(db: DB): Pick<DocumentMethods, "replaceDocumentIndex"> {
+export function documentIndexMethods(db: DB): IndexWrites {
   const byId = db.prepare(`${DOC} WHERE d.tenant_id = ? AND d.id = ?`);
   const writeChunks = chunksWriter(db);
   const replace = db.transaction((tenantId: string, documentId: string, doc: Doc, chunks: NewChunk[], vectors: Vectors) => {

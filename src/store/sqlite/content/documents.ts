@@ -1,18 +1,29 @@
 // Documents and their chunks in SQLite: reads, writes and status changes here; replacing a
-// document's index (chunks, terms, vectors) is in document-index.ts.
+// document's index (chunks, terms, vectors) is document-index.ts.
 import type { DB } from "../db.js";
-import { LimitReached, type DocumentMethods, type DocumentRow, type IncomingDocument } from "../../content-types.js";
+import { LimitReached, type DocumentRow, type IncomingDocument } from "../../content-types.js";
+import type { DocumentCatalog } from "../../content-store.js";
 import { removeChunkEntries } from "./index-entries.js";
 import { DOC, toChunk, toDoc, type RawChunk, type RawDoc } from "./document-rows.js";
-import { documentIndexMethods } from "./document-index.js";
 
 export { toChunk, toDoc } from "./document-rows.js";
 
-type DocumentReads = Pick<DocumentMethods, "listDocuments" | "getDocument" | "findDocumentBySource" | "listChunks" | "documentIds">;
-type DocumentWrites = Pick<DocumentMethods, "upsertDocuments" | "deleteDocument" | "setDocumentStatus">;
+type DocumentReads = Pick<DocumentCatalog, "listDocuments" | "getDocument" | "findDocumentBySource" | "listChunks" | "documentIds">;
+type DocumentWrites = Pick<DocumentCatalog, "upsertDocuments" | "deleteDocument" | "setDocumentStatus">;
 
-export function documentMethods(db: DB): DocumentMethods {
-  return { ...documentReads(db), ...documentWrites(db), ...documentIndexMethods(db) };
+export function documentMethods(db: DB): DocumentCatalog {
+  return { ...documentReads(db), ...documentWrites(db), ...awaitingIngest(db) };
+}
+
+/** the ingest recovery's query (DocumentCatalog.documentsAwaitingIngest) */
+function awaitingIngest(db: DB): Pick<DocumentCatalog, "documentsAwaitingIngest"> {
+  return {
+    async documentsAwaitingIngest(updatedBefore, limit) {
+      return db
+        .prepare("SELECT tenant_id, id FROM documents WHERE status IN ('queued', 'processing') AND updated_at < ? ORDER BY updated_at LIMIT ?")
+        .all(updatedBefore.toISOString(), limit) as { tenant_id: string; id: string }[];
+    },
+  };
 }
 
 function documentReads(db: DB): DocumentReads {
@@ -49,7 +60,7 @@ function documentReads(db: DB): DocumentReads {
 }
 
 /** WHERE conditions (on documents d) and their parameters for listDocuments' filter. */
-function listFilter(tenantId: string, f: Parameters<DocumentMethods["listDocuments"]>[1]) {
+function listFilter(tenantId: string, f: Parameters<DocumentCatalog["listDocuments"]>[1]) {
   const where = ["d.tenant_id = ?"];
   const params: unknown[] = [tenantId];
   if (f.sourceId) {

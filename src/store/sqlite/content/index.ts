@@ -1,8 +1,9 @@
 import type { DB } from "../db.js";
-import type { ContentStore } from "../../content-types.js";
+import type { ContentStore } from "../../content-store.js";
 import { collectionMethods } from "./collections.js";
 import { sourceMethods } from "./sources.js";
 import { documentMethods } from "./documents.js";
+import { documentIndexMethods } from "./document-index.js";
 import { searchMethods } from "./search.js";
 import { jobMethods } from "./jobs.js";
 import type { VectorIndexes } from "./vector-indexes.js";
@@ -12,6 +13,7 @@ export function sqliteContent(db: DB, vectors: VectorIndexes): ContentStore {
     ...collectionMethods(db),
     ...sourceMethods(db),
     ...documentMethods(db),
+    ...documentIndexMethods(db),
     ...searchMethods(db, vectors),
     ...jobMethods(db),
   };

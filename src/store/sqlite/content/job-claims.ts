@@ -1,10 +1,10 @@
 // Claiming queue jobs in SQLite: a claim is one UPDATE ... RETURNING, so two workers can never
 // take the same job, and the per-tenant cap and one-running-job-per-subject rule are checked in it.
 import type { DB } from "../db.js";
-import type { JobStoreMethods } from "../../content-types.js";
+import type { JobTable } from "../../content-store.js";
 import { kindsJson, toJob, type RawJob } from "./job-rows.js";
 
-type ClaimMethods = Pick<JobStoreMethods, "jobTenantLoads" | "claimJob">;
+type ClaimMethods = Pick<JobTable, "jobTenantLoads" | "claimJob">;
 
 // Walks queued jobs in id order (index jobs_claim_order, or jobs_tenant_order for one tenant) and
 // stops at the first ready one; `+run_after` keeps the planner off the run_after index, which

@@ -2,23 +2,22 @@
 // (SQLite serialises writers), so several worker processes on one database file stay consistent.
 // Claiming is in job-claims.ts; queueing, finishing, recovery and counts are here.
 import type { DB } from "../db.js";
-import type { ContentStore, JobStoreMethods, NewJob } from "../../content-types.js";
+import type { NewJob } from "../../content-types.js";
+import type { JobTable } from "../../content-store.js";
 import { kindsJson, rowId } from "./job-rows.js";
 import { jobClaimMethods } from "./job-claims.js";
 
-type JobMethods = JobStoreMethods & Pick<ContentStore, "documentsAwaitingIngest">;
-
-export function jobMethods(db: DB): JobMethods {
+export function jobMethods(db: DB): JobTable {
   return {
     ...queueMethods(db),
     ...jobClaimMethods(db),
-    ...heldJobMethods(db),
+    ...heldJobTable(db),
     ...jobRecoveryMethods(db),
   };
 }
 
 /** Jobs in and out of the queue from the producer's side: queue, cancel, count. */
-function queueMethods(db: DB): Pick<JobMethods, "enqueueJob" | "cancelJobs" | "pendingJobCount"> {
+function queueMethods(db: DB): Pick<JobTable, "enqueueJob" | "cancelJobs" | "pendingJobCount"> {
   const existing = db.prepare(
     "SELECT id FROM jobs WHERE subject = ? AND kind = ? AND (status = 'queued' OR (? AND status = 'running')) LIMIT 1",
   );
@@ -56,7 +55,7 @@ function queueMethods(db: DB): Pick<JobMethods, "enqueueJob" | "cancelJobs" | "p
 }
 
 /** What a worker does with the jobs it holds: keep its leases, then complete or fail each. */
-function heldJobMethods(db: DB): Pick<JobMethods, "renewJobLeases" | "completeJob" | "failJob"> {
+function heldJobTable(db: DB): Pick<JobTable, "renewJobLeases" | "completeJob" | "failJob"> {
   return {
     async renewJobLeases(owner, leaseUntil) {
       const rows = db
@@ -82,7 +81,7 @@ function heldJobMethods(db: DB): Pick<JobMethods, "renewJobLeases" | "completeJo
 }
 
 /** Recovery: running jobs whose owner died or whose lease ran out go back to the queue. */
-function jobRecoveryMethods(db: DB): Pick<JobMethods, "requeueStalledJobs" | "jobOwners" | "documentsAwaitingIngest"> {
+function jobRecoveryMethods(db: DB): Pick<JobTable, "requeueStalledJobs" | "jobOwners"> {
   return {
     async requeueStalledJobs(kinds, now, deadOwners) {
       return db
@@ -98,11 +97,6 @@ function jobRecoveryMethods(db: DB): Pick<JobMethods, "requeueStalledJobs" | "jo
         .prepare("SELECT DISTINCT owner FROM jobs WHERE status = 'running' AND owner IS NOT NULL AND kind IN (SELECT value FROM json_each(?))")
         .all(kindsJson(kinds)) as { owner: string }[];
       return rows.map((r) => r.owner);
-    },
-    async documentsAwaitingIngest(updatedBefore, limit) {
-      return db
-        .prepare("SELECT tenant_id, id FROM documents WHERE status IN ('queued', 'processing') AND updated_at < ? ORDER BY updated_at LIMIT ?")
-        .all(updatedBefore.toISOString(), limit) as { tenant_id: string; id: string }[];
     },
   };
 }

@@ -2,7 +2,7 @@
 // graph when one is open, else exact over sqlite-vec), plus the embedding backfill and the
 // hydration of hits, which live in chunk-embeddings.ts and chunk-hydration.ts.
 import type { DB } from "../db.js";
-import type { ContentStore } from "../../content-types.js";
+import type { ChunkSearch, VectorStore } from "../../content-store.js";
 import { vectorTable } from "./json.js";
 import { vectorBytes } from "./index-entries.js";
 import { backfillChunkTerms, LexicalIndexes } from "./lexical-index.js";
@@ -10,20 +10,7 @@ import type { VectorIndexes } from "./vector-indexes.js";
 import { embeddingMethods } from "./chunk-embeddings.js";
 import { hydrationMethods } from "./chunk-hydration.js";
 
-type SearchMethods = Pick<
-  ContentStore,
-  | "ensureVectorIndex"
-  | "unembeddedChunks"
-  | "storeEmbeddings"
-  | "countUnembedded"
-  | "lexicalSearch"
-  | "vectorSearch"
-  | "hydrateChunks"
-  | "chunkDocuments"
-  | "chunksInRanges"
-  | "vectorIndexStatus"
-  | "warmUp"
->;
+type SearchMethods = ChunkSearch & VectorStore;
 
 type Scored = { chunkId: string; score: number };
 

@@ -1,5 +1,6 @@
 import type { DB } from "../db.js";
-import { LimitReached, type SourceMethods, type SourceRow, type SourceView } from "../../content-types.js";
+import { LimitReached, type SourceRow, type SourceView } from "../../content-types.js";
+import type { SourceCatalog } from "../../content-store.js";
 import { parseJson } from "./json.js";
 import { removeChunkEntries } from "./index-entries.js";
 
@@ -24,7 +25,7 @@ const toView = (r: Raw): SourceView => ({
   collection_ids: parseJson<string[]>(r.collection_ids, []).sort(),
 });
 
-export function sourceMethods(db: DB): SourceMethods {
+export function sourceMethods(db: DB): SourceCatalog {
   const create = db.transaction((row: SourceRow, collectionIds: string[], limit: number | null) => {
     if (limit !== null) {
       const used = (db.prepare("SELECT count(*) AS n FROM data_sources WHERE tenant_id = ?").get(row.tenant_id) as { n: number }).n;
