@@ -51,6 +51,17 @@ function expectSameTopK(a: { key: number; score: number }[], b: { key: number; s
   expect(firm(a)).toEqual(firm(b));
 }
 
+/** Two indexes of the same chunks: equal statistics, and identical answers to 30 random queries over either source. */
+function expectSameAnswers(a: Bm25Index, b: Bm25Index, rand: () => number): void {
+  expect(a.docCount).toBe(b.docCount);
+  expect(a.avgdl).toBe(b.avgdl);
+  for (let q = 0; q < 30; q++) {
+    const query = randomQuery(rand, 800);
+    const allowed = new Uint8Array([1, q % 2]);
+    expect(a.search(query, 10, W, allowed)).toEqual(b.search(query, 10, W, allowed));
+  }
+}
+
 describe("Bm25Index", () => {
   it("MaxScore top-k equals exhaustive BM25 top-k on random corpora, with source filters", () => {
     for (let seed = 1; seed <= 6; seed++) {
@@ -76,13 +87,7 @@ describe("Bm25Index", () => {
     chunks.forEach((c, i) => one.add(i + 1, i % 2, c));
     const bulk = new Bm25Index();
     bulk.bulkAdd(chunks.map((chunk, i) => ({ key: i + 1, source: i % 2, chunk })));
-    expect(bulk.docCount).toBe(one.docCount);
-    expect(bulk.avgdl).toBe(one.avgdl);
-    for (let q = 0; q < 30; q++) {
-      const query = randomQuery(rand, 800);
-      const allowed = new Uint8Array([1, q % 2]);
-      expect(bulk.search(query, 10, W, allowed)).toEqual(one.search(query, 10, W, allowed));
-    }
+    expectSameAnswers(bulk, one, rand);
   });
 
   it("a load in parts (page by page, a repeated key skipped) answers exactly like one bulk load", () => {
@@ -96,13 +101,7 @@ describe("Bm25Index", () => {
     expect(() => parts.startLoad()).toThrow(/not loading/);
     parts.finishLoad();
     expect(() => parts.finishLoad()).toThrow(/without startLoad/);
-    expect(parts.docCount).toBe(bulk.docCount);
-    expect(parts.avgdl).toBe(bulk.avgdl);
-    for (let q = 0; q < 30; q++) {
-      const query = randomQuery(rand, 800);
-      const allowed = new Uint8Array([1, q % 2]);
-      expect(parts.search(query, 10, W, allowed)).toEqual(bulk.search(query, 10, W, allowed));
-    }
+    expectSameAnswers(parts, bulk, rand);
   });
 
   it("after deletes, statistics and scores equal those of a fresh index of the remaining chunks", () => {
