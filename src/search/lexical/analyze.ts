@@ -10,7 +10,7 @@ const stemCache = new Map<string, string>();
 const STEM_CACHE_MAX = 200_000;
 
 /** Porter stem of a normalised (folded) word; memoised because vocabularies repeat heavily. */
-export function stem(word: string): string {
+function stem(word: string): string {
   let s = stemCache.get(word);
   if (s === undefined) {
     // stemmer only rewrites ASCII suffixes; other scripts come back unchanged.
@@ -23,7 +23,7 @@ export function stem(word: string): string {
 }
 
 /** The index terms of a text, in order (one per token). */
-export function analyzeText(text: string): string[] {
+function analyzeText(text: string): string[] {
   return tokenizeWords(text).map((t) => stem(t.norm));
 }
 

@@ -9,7 +9,7 @@ import { transaction, type Pool, type Queryable } from "../db.js";
 import type { Scored } from "../../content-types.js";
 import type { ChunkSearch } from "../../content-store.js";
 import type { LexicalQuery, LexicalWeights } from "../../../search/lexical/types.js";
-import { DEFAULT_ANALYZER, headingsField } from "../../../search/lexical/analyze.js";
+import { DEFAULT_ANALYZER, HEADINGS_SHIFT, MAX_BODY_TF, MAX_HEADINGS_TF, MAX_TITLE_TF, TITLE_SHIFT, headingsField } from "../../../search/lexical/analyze.js";
 import { B, K1 } from "../../../search/lexical/bm25.js";
 import { PHRASE_POOL_FACTOR, boostPhrases, type CandidateText, type LexicalStatistics } from "../../../search/lexical/phrases.js";
 import { parseJson } from "./rows.js";
@@ -35,7 +35,8 @@ const SEARCH = `
       sum(q.w * (f.f * ${K1 + 1}) / (f.f + ${K1} * (${1 - B} + (${B} * p.lex_length) / st.avgdl))) AS score
     FROM q JOIN lexical_postings p ON p.tenant_id = $1 AND p.term = q.term
     CROSS JOIN st
-    CROSS JOIN LATERAL (SELECT ((p.tf >> 13) & 7) * $5::float8 + ((p.tf >> 10) & 7) * $6::float8 + (p.tf & 1023) * $7::float8 AS f) f
+    CROSS JOIN LATERAL (SELECT ((p.tf >> ${TITLE_SHIFT}) & ${MAX_TITLE_TF}) * $5::float8 + ((p.tf >> ${HEADINGS_SHIFT}) & ${MAX_HEADINGS_TF}) * $6::float8
+      + (p.tf & ${MAX_BODY_TF}) * $7::float8 AS f) f
     WHERE p.data_source_id = ANY($4::text[])
     GROUP BY p.chunk_id
     -- equal scores in arrival order (chunk ids grow), as the SQLite engine breaks ties
