@@ -1,7 +1,7 @@
 // Embedding profiles (what the API shows as EmbeddingProfileOut) and the embedder interface the
 // ingest pipeline and the search engine call. Providers live beside this file.
 
-export type EmbeddingProvider = "use-lite" | "static" | "onnx" | "openai";
+export type EmbeddingProvider = "quarry" | "use-lite" | "static" | "onnx" | "openai";
 
 export interface EmbeddingProfile {
   name: string;

@@ -91,7 +91,12 @@ export function readModel(file: string): ModelFile {
   if (buf.subarray(0, MAGIC.length).toString("latin1") !== MAGIC) throw new ModelFileError(`${file} is not a Quarry model file`);
   const len = buf.readUInt32LE(MAGIC.length);
   const start = MAGIC.length + 4 + len;
-  const header = JSON.parse(buf.subarray(MAGIC.length + 4, start).toString("utf8")) as ModelHeader;
+  let header: ModelHeader;
+  try {
+    header = JSON.parse(buf.subarray(MAGIC.length + 4, start).toString("utf8")) as ModelHeader;
+  } catch {
+    throw new ModelFileError(`${file} is damaged (its header is unreadable)`);
+  }
   if (header.format !== 1) throw new ModelFileError(`${file} has format ${String(header.format)}; this version reads format 1`);
   if (header.tokenizer_version !== TOKENIZER_VERSION) {
     throw new ModelFileError(`${file} was trained with tokenizer version ${header.tokenizer_version}; this version tokenizes with ${TOKENIZER_VERSION}`);

@@ -40,6 +40,31 @@ export function globalIds(bags: Bags, i: number): Set<number> {
   return new Set(bags.ids.subarray(bags.offsets[i]!, bags.offsets[i + 1]!));
 }
 
+/** a[ao .. ao+d) . b[bo .. bo+d), unrolled by 4 (d is a multiple of 4) */
+function dotAt(a: Float32Array, ao: number, b: Float32Array, bo: number, d: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  for (let k = 0; k < d; k += 4) {
+    s0 += a[ao + k]! * b[bo + k]!;
+    s1 += a[ao + k + 1]! * b[bo + k + 1]!;
+    s2 += a[ao + k + 2]! * b[bo + k + 2]!;
+    s3 += a[ao + k + 3]! * b[bo + k + 3]!;
+  }
+  return s0 + s1 + s2 + s3;
+}
+
+/** y[yo .. yo+d) += alpha * x[xo .. xo+d) */
+function axpyAt(alpha: number, x: Float32Array, xo: number, y: Float32Array, yo: number, d: number): void {
+  for (let k = 0; k < d; k += 4) {
+    y[yo + k] += alpha * x[xo + k]!;
+    y[yo + k + 1] += alpha * x[xo + k + 1]!;
+    y[yo + k + 2] += alpha * x[xo + k + 2]!;
+    y[yo + k + 3] += alpha * x[xo + k + 3]!;
+  }
+}
+
 interface Pooled {
   vectors: Float32Array;
   norms: Float32Array;
@@ -85,27 +110,14 @@ export function trainBatch(shape: Shape, p: PoolParams, queries: TokenBag[], pas
   const c = poolAll(shape, p, passages);
   const inv = 1 / s.temperature;
   const sim = new Float32Array(n * m);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < m; j++) {
-      let dot = 0;
-      for (let k = 0; k < d; k++) dot += q.vectors[i * d + k]! * c.vectors[j * d + k]!;
-      sim[i * m + j] = dot * inv;
-    }
-  }
+  for (let i = 0; i < n; i++) for (let j = 0; j < m; j++) sim[i * m + j] = dotAt(q.vectors, i * d, c.vectors, j * d, d) * inv;
   const g = new Float32Array(n * m);
   const loss = contrastiveLoss(sim, n, m, g, inv, s.symmetric);
   const dq = new Float32Array(n * d);
   const dc = new Float32Array(m * d);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < m; j++) {
-      const gij = g[i * m + j]!;
-      if (gij === 0) continue;
-      for (let k = 0; k < d; k++) {
-        dq[i * d + k] += gij * c.vectors[j * d + k]!;
-        dc[j * d + k] += gij * q.vectors[i * d + k]!;
-      }
-    }
-  }
+  // two passes, each accumulating into one row at a time (cache-friendly): dq = G C, dc = G^T Q
+  for (let i = 0; i < n; i++) for (let j = 0; j < m; j++) axpyAt(g[i * m + j]!, c.vectors, j * d, dq, i * d, d);
+  for (let j = 0; j < m; j++) for (let i = 0; i < n; i++) axpyAt(g[i * m + j]!, q.vectors, i * d, dc, j * d, d);
   const du = new Float32Array(d);
   queries.forEach((b, i) => poolBackward(shape, p, b, q.vectors.subarray(i * d, (i + 1) * d), q.norms[i]!, dq.subarray(i * d, (i + 1) * d), grad, du));
   passages.forEach((b, j) => poolBackward(shape, p, b, c.vectors.subarray(j * d, (j + 1) * d), c.norms[j]!, dc.subarray(j * d, (j + 1) * d), grad, du));

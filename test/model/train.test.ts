@@ -4,30 +4,19 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readPairCorpus, type PairCorpus } from "../../src/model/corpus.js";
-import { train, TRAIN_DEFAULTS, type TrainedModel } from "../../src/model/train.js";
+import type { PairCorpus } from "../../src/model/corpus.js";
+import { train, type TrainedModel } from "../../src/model/train.js";
 import { StaticEncoder } from "../../src/model/encoder.js";
 import { readModel, writeModel } from "../../src/model/artifact.js";
 import { Random } from "../../src/model/random.js";
+import { TINY_SETTINGS, TOPICS, topicCorpus, topicPair } from "./fixture.js";
 
-const TOPICS = 24;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-train-"));
-const word = (kind: string, topic: number, i: number) => `${kind}${String.fromCharCode(97 + (topic % 26))}${String.fromCharCode(97 + Math.floor(topic / 26))}${String.fromCharCode(97 + i)}x`;
-
-/** A query of two of the topic's asking words; a passage of six of its answering words. */
-function pair(rnd: Random, topic: number): { q: string; p: string } {
-  const pick = (kind: string, n: number, of: number) => Array.from({ length: n }, () => word(kind, topic, Math.floor(rnd.next() * of))).join(" ");
-  return { q: pick("ask", 2, 4), p: pick("ans", 6, 10) };
-}
-
 let corpus: PairCorpus;
-const settings = { ...TRAIN_DEFAULTS, dim: 32, identityDim: 32, vocabSize: 1000, minCount: 1, batchSize: 24, epochs: 6, heldOut: 0, lr: 0.05, mask: 0 };
+const settings = TINY_SETTINGS;
 
 beforeAll(async () => {
-  const rnd = new Random(1);
-  const lines = Array.from({ length: 720 }, (_, i) => JSON.stringify({ s: "synthetic", k: "heading", ...pair(rnd, i % TOPICS) }));
-  fs.writeFileSync(path.join(dir, "pairs.jsonl"), `${lines.join("\n")}\n`);
-  corpus = await readPairCorpus(path.join(dir, "pairs.jsonl"));
+  corpus = await topicCorpus(dir);
 });
 
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -35,7 +24,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 function heldOutRecall(model: TrainedModel): number {
   const enc = new StaticEncoder({ vocabulary: model.vocabulary, params: model.params, shape: model.shape, identitySeed: model.settings.seed });
   const rnd = new Random(99);
-  const pairs = Array.from({ length: TOPICS }, (_, t) => pair(rnd, t));
+  const pairs = Array.from({ length: TOPICS }, (_, t) => topicPair(rnd, t));
   const passages = pairs.map((p) => enc.embed(p.p));
   let hits = 0;
   pairs.forEach((p, i) => {
