@@ -31,7 +31,6 @@ export interface Config {
   logFormat: "json" | "pretty";
   /** how long a stopping process waits for running jobs before leaving them to be requeued */
   shutdownTimeoutMs: number;
-  maxUploadBytes: number;
   beirDataDir: string | null;
   rateLimitPerMinute: number;
   rateLimitAnonymousPerMinute: number;
@@ -46,8 +45,14 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-/** HNSW ef per graph search: recall@10 0.978 at 200,000 synthetic vectors against 0.938 at 128, for
- * ~3 ms more (docs/benchmarks.md, "Vector search depth"); the store's default too */
+/** Largest file an upload may carry: a fixed limit, not a setting. The upload route enforces it
+ * while streaming (413) and GET /capabilities reports it as max_upload_bytes. */
+export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+/** MAX_UPLOAD_BYTES as messages name it ("50 MB") */
+export const MAX_UPLOAD_TEXT = `${MAX_UPLOAD_BYTES / (1024 * 1024)} MB`;
+
+/** HNSW ef per graph search (the store's default too): a greedy walk with fewer candidates stops
+ * early inside large, tightly clustered graphs; the recall it buys is in docs/benchmarks.md */
 export const DEFAULT_EF_SEARCH = 256;
 
 interface Setting {
@@ -190,7 +195,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: str(env, "LOG_LEVEL") ?? "info",
     logFormat: logFormat(env),
     shutdownTimeoutMs: int(env, "SHUTDOWN_TIMEOUT_SECONDS", 8, 0, 3600) * 1000,
-    maxUploadBytes: 50 * 1024 * 1024,
     beirDataDir: str(env, "BEIR_DATA_DIR"),
     rateLimitPerMinute: int(env, "RATE_LIMIT_PER_MINUTE", 6000, 0, 10_000_000),
     rateLimitAnonymousPerMinute: int(env, "RATE_LIMIT_ANONYMOUS_PER_MINUTE", 300, 1, 10_000_000),
