@@ -1,5 +1,5 @@
-// Every setting, read once from the environment and validated. README's configuration table
-// mirrors SETTINGS below; keep them in step.
+// Every setting, read once from the environment and validated. docs/reference/configuration.md
+// is generated from SETTINGS below (npm run docs:config); every variable loadConfig reads is one.
 import path from "node:path";
 import fs from "node:fs";
 
@@ -61,13 +61,13 @@ interface Setting {
   doc: string;
 }
 
-/** The documented settings, in README order. */
+/** The documented settings, in the order of docs/reference/configuration.md. */
 export const SETTINGS: Setting[] = [
   { env: "PORT", default: "8000", doc: "HTTP port" },
   { env: "HOST", default: "127.0.0.1", doc: "Interface to listen on (0.0.0.0 to expose)" },
   { env: "PUBLIC_URL", default: "http://127.0.0.1:8000", doc: "Base URL used in emailed links; https makes the session cookie Secure" },
   { env: "DATA_DIR", default: "./data", doc: "Where the SQLite database, uploaded files and the mail outbox live" },
-  { env: "DATABASE_URL", default: "(unset)", doc: "Unset: SQLite at DATA_DIR/quarry.db. postgres://... selects PostgreSQL with pgvector (scale-out: README, Scale-out)" },
+  { env: "DATABASE_URL", default: "(unset)", doc: "Unset: SQLite at DATA_DIR/quarry.db. postgres://... selects PostgreSQL with pgvector (scale-out: docs/scale-out.md)" },
   { env: "REDIS_URL", default: "(unset)", doc: "Unset: durable job queue in the database. redis://... runs jobs on BullMQ in Redis (scale-out)" },
   { env: "PLATFORM_API_KEY", default: "(unset)", doc: "Operator key with the platform scope (manages tenants; X-Tenant-Id acts inside one). Unset: no platform access" },
   { env: "SMTP_URL", default: "(unset)", doc: "smtp(s)://user:pass@host:port for outgoing mail. Unset: messages are written to DATA_DIR/outbox/ and logged" },
