@@ -48,16 +48,18 @@ export function anchorsOf(markdown: string): Set<string> {
 
 export interface MarkdownLink {
   href: string;
-  /** 1-based line of the paragraph or cell the link is in */
+  /** 1-based line of the paragraph or table row the link is in */
   line: number;
 }
 
 /** Every link and image target of the file, with the line it is on. */
 export function linksOf(markdown: string): MarkdownLink[] {
   const out: MarkdownLink[] = [];
+  let line = 1;
   for (const block of md.parse(markdown, {})) {
+    // table cells carry no line of their own: they are on the line of the row before them
+    if (block.map) line = block.map[0] + 1;
     if (block.type !== "inline") continue;
-    const line = (block.map?.[0] ?? 0) + 1;
     for (const t of block.children ?? []) {
       const href = t.type === "link_open" ? t.attrGet("href") : t.type === "image" ? t.attrGet("src") : null;
       if (href !== null) out.push({ href: String(href), line });
