@@ -139,15 +139,18 @@ async function main(): Promise<number> {
     if (uncrawled.length) log(`${uncrawled.length} pages of the set were not crawled: ${uncrawled.slice(0, 20).join(", ")}${uncrawled.length > 20 ? ", ..." : ""}`);
     const broken = new Set([...failed.map((f) => f.page), ...uncrawled]);
     const intact = new Set(questions.filter((q) => !Object.keys(q.relevant).some((p) => broken.has(p))).map((q) => q.id));
-    const subset = broken.size ? o.modes.map((m) => summarize(m, results.filter((r) => r.mode === m && intact.has(r.id)))) : null;
+    // the second table only when it leaves a question out (pages nobody judged do not change the scores)
+    const subset = intact.size < questions.length ? o.modes.map((m) => summarize(m, results.filter((r) => r.mode === m && intact.has(r.id)))) : null;
     let table = renderTable(summaries);
-    if (subset) {
+    if (broken.size) {
       if (failed.length) log(`${failed.length} pages failed to index: ${failed.map((f) => f.page).join(", ")}`);
       const what = [
         failed.length ? `${failed.length} of ${pages.length} pages failed to index (${failed.map((f) => f.page).join(", ")})` : "",
         uncrawled.length ? `${uncrawled.length} of ${pages.length} pages were not crawled` : "",
       ].filter(Boolean);
-      table += `\n${what.join("; ")}; over the ${intact.size} questions none of whose judged pages failed:\n\n${renderTable(subset)}`;
+      table += subset
+        ? `\n${what.join("; ")}; over the ${intact.size} questions none of whose judged pages failed:\n\n${renderTable(subset)}`
+        : `\n${what.join("; ")}; no question judges any of them.\n`;
     }
     const report: DocsReport = {
       date: new Date().toISOString(),
