@@ -52,6 +52,11 @@ export class QuarryStaticEmbedder implements Embedder {
     return this.header;
   }
 
+  /** the file's creation date and the first hex digits of its payload checksum, e.g. 2026-11-27.3f2a9c01 */
+  modelVersion(): string | null {
+    return this.header ? `${this.header.created_at.slice(0, 10)}.${this.header.payload_sha256.slice(0, 8)}` : null;
+  }
+
   status(): EmbedderStatus {
     return { ...this.state };
   }

@@ -139,6 +139,7 @@ function systemFacts(rt: Runtime): SystemFacts {
     profiles: rt.profiles,
     activeProfile: rt.activeProfile,
     embedderStatus: () => rt.embedderStatus(),
+    embedderVersion: () => rt.embedderVersion(),
     extraHealthChecks: () => rt.extraHealthChecks(),
     vectorHealth: () => rt.vectorHealth(),
   };

@@ -51,18 +51,25 @@ function identifierParts(raw: string): string[] {
   return parts && parts.length > 1 ? parts.filter((p) => p.length > 1) : [];
 }
 
-/** The model's tokens of a text, in order: each word's stem, then its identifier parts' stems. */
-export function modelTokens(text: string): string[] {
-  const out: string[] = [];
+/** Calls `fn` with each token of the text in order (a word's stem, then its identifier parts' stems) and the folded word it came from. */
+export function forEachToken(text: string, fn: (token: string, word: string) => void): void {
   const re = isAscii(text) ? ASCII_WORD_RE : WORD_RE;
-  re.lastIndex = 0;
   for (const m of text.matchAll(re)) {
     const raw = m[0];
     if (raw.length > MAX_TOKEN_LENGTH) continue;
     const folded = fold(raw);
     if (!/[\p{L}\p{N}]/u.test(folded)) continue;
-    out.push(stemWord(folded));
-    for (const part of identifierParts(raw)) out.push(stemWord(part.toLowerCase()));
+    fn(stemWord(folded), folded);
+    for (const part of identifierParts(raw)) {
+      const word = part.toLowerCase();
+      fn(stemWord(word), word);
+    }
   }
+}
+
+/** The model's tokens of a text, in order: each word's stem, then its identifier parts' stems. */
+export function modelTokens(text: string): string[] {
+  const out: string[] = [];
+  forEachToken(text, (t) => out.push(t));
   return out;
 }

@@ -7,6 +7,7 @@ import type { PoolGradients, PoolParams, Shape } from "./pooling.js";
 import { Random } from "./random.js";
 import { chooseVocabulary, passageIdf, type Vocabulary } from "./vocabulary.js";
 import { evaluateHeldOut } from "./held-out.js";
+import { mineHardNegatives } from "./hard-negatives.js";
 
 export interface TrainSettings {
   seed: number;
@@ -29,6 +30,8 @@ export interface TrainSettings {
   sourceCaps: Record<string, number>;
   /** pairs held out to watch generalisation */
   heldOut: number;
+  /** add each pair's hard negative (hard-negatives.ts) to the batch's passages */
+  hardNegatives: boolean;
 }
 
 export const TRAIN_DEFAULTS: TrainSettings = {
@@ -47,6 +50,7 @@ export const TRAIN_DEFAULTS: TrainSettings = {
   mask: 0.5,
   sourceCaps: { wordnet: 60_000, gcide: 60_000 },
   heldOut: 2000,
+  hardNegatives: false,
 };
 
 export interface TrainedModel {
@@ -66,11 +70,15 @@ export interface TrainProgress {
 
 type TrainParams = PoolParams & { table: Float32Array };
 
-function initialParams(corpus: PairCorpus, vocab: Vocabulary, s: TrainSettings, rnd: Random): TrainParams {
+function initialParams(corpus: PairCorpus, vocab: Vocabulary, s: TrainSettings, rnd: Random, rows?: Float32Array): TrainParams {
   const v = vocab.tokens.length;
   const table = new Float32Array(v * s.dim);
   const sd = s.initNorm / Math.sqrt(s.dim);
   for (let i = 0; i < table.length; i++) table[i] = rnd.normal() * sd;
+  if (rows) {
+    if (rows.length !== table.length) throw new Error(`starting rows: ${rows.length} values for a ${v} x ${s.dim} table`);
+    table.set(rows);
+  }
   const weights = new Float32Array(v);
   const global = new Map(corpus.tokens.map((t, id) => [t, id]));
   vocab.tokens.forEach((t, row) => (weights[row] = Math.max(0.05, passageIdf(corpus, global.get(t)!))));
@@ -94,13 +102,16 @@ function epochOrder(corpus: PairCorpus, s: TrainSettings, heldOut: Set<number>, 
   return rnd.shuffle(Uint32Array.from(chosen));
 }
 
-/** Trains on the corpus; `onProgress` sees every batch. */
-export function train(corpus: PairCorpus, s: TrainSettings, onProgress?: (p: TrainProgress) => void): TrainedModel {
+/**
+ * Trains on the corpus; `onProgress` sees every batch. `startRows` (vocabulary x dim, in the order
+ * of chooseVocabulary(corpus, s.vocabSize, s.minCount)) replaces the random starting table.
+ */
+export function train(corpus: PairCorpus, s: TrainSettings, onProgress?: (p: TrainProgress) => void, startRows?: Float32Array): TrainedModel {
   const rnd = new Random(s.seed);
   const vocab = chooseVocabulary(corpus, s.vocabSize, s.minCount);
   const maps: TokenMaps = { rowOf: vocab.rowOf, hashes: tokenHashes(corpus, s.seed) };
   const shape: Shape = { dim: s.dim, identityDim: s.identityDim };
-  const params = initialParams(corpus, vocab, s, rnd);
+  const params = initialParams(corpus, vocab, s, rnd, startRows);
   const nPairs = corpus.sourceOf.length;
   const heldOut = new Set<number>();
   while (heldOut.size < Math.min(s.heldOut, nPairs / 10)) heldOut.add(Math.floor(rnd.next() * nPairs));
@@ -112,6 +123,7 @@ export function train(corpus: PairCorpus, s: TrainSettings, onProgress?: (p: Tra
   const weightOpt = new SparseAdam(logW, 1, { ...ADAM_DEFAULTS, lr: s.weightLr });
   const scalarOpt = new SparseAdam(scalars, 1, { ...ADAM_DEFAULTS, lr: s.weightLr });
   const history: TrainedModel["history"] = [];
+  const negatives = s.hardNegatives ? mineHardNegatives(corpus) : null;
   const t0 = performance.now();
   let step = 0;
   for (let epoch = 1; epoch <= s.epochs; epoch++) {
@@ -122,6 +134,7 @@ export function train(corpus: PairCorpus, s: TrainSettings, onProgress?: (p: Tra
       const ids = order.subarray(b * s.batchSize, (b + 1) * s.batchSize);
       const queries = [...ids].map((i) => bagOf(corpus.queries, i, maps));
       const passages = [...ids].map((i) => bagOf(corpus.passages, i, maps, rnd.next() < s.mask ? globalIds(corpus.queries, i) : undefined));
+      if (negatives) for (const i of ids) if (negatives[i]! >= 0 && !heldOut.has(negatives[i]!)) passages.push(bagOf(corpus.passages, negatives[i]!, maps));
       const loss = trainBatch(shape, params, queries, passages, { temperature: s.temperature, symmetric: s.symmetric }, grad);
       step++;
       tableOpt.step(grad.table, grad.touched, step);

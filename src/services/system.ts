@@ -26,6 +26,8 @@ export interface SystemFacts {
   profiles: EmbeddingProfile[];
   activeProfile: EmbeddingProfile;
   embedderStatus(): EmbedderStatus;
+  /** the active model's version (Embedder.modelVersion), null when unknown */
+  embedderVersion(): string | null;
   /** queue, index and model checks (the database is checked here) */
   extraHealthChecks(): Promise<Record<string, CheckResult>>;
   vectorHealth(): Promise<VectorHealth>;
@@ -106,6 +108,8 @@ export function capabilities(rt: SystemFacts) {
     max_page_limit: rt.limits.maxPageLimit,
     file_types: rt.limits.fileTypes,
     embedding_profile: rt.activeProfile.name,
+    embedding_model: rt.activeProfile.model,
+    embedding_model_version: rt.embedderVersion(),
     /** scanned PDFs are read with OCR (tesseract-ocr and poppler-utils found on this server) */
     ocr: ocrAvailable(),
   };

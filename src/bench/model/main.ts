@@ -1,4 +1,4 @@
-// npm run model:eval -- [--model FILE] [--sets scifact,node] [--promote]: scores a static model
+// npm run model:eval -- [--model FILE] [--sets scifact,node,libreoffice] [--promote]: scores a static model
 // file on the evaluation sets in memory (vector-only, lexical, hybrid nDCG@10; per question kind
 // for the docs sets) and, with --promote, copies it into model/ with its scores when it is at least
 // as good as the shipped model on every set (hybrid), so the committed model only ever improves.
@@ -9,7 +9,7 @@ import { readModel, writeModel, type ModelHeader } from "../../model/artifact.js
 import { StaticEncoder } from "../../model/encoder.js";
 import { MODEL_DIR, MODEL_FILE } from "../../model/paths.js";
 import { beirDataDir } from "../../services/industry-benchmarks.js";
-import { docsDir } from "../docs-questions/questions.js";
+import { DOCS_SETS } from "../docs-questions/sets.js";
 import { scoreSet, type SetScores } from "./evaluate.js";
 import { docsSet, scifactSet, type EvalSet } from "./sets.js";
 
@@ -18,14 +18,14 @@ const log = (m: string) => process.stderr.write(`${m}\n`);
 const { values } = parseArgs({
   options: {
     model: { type: "string", default: path.join("data", "model", "trained.qsm") },
-    sets: { type: "string", default: "scifact,node" },
+    sets: { type: "string", default: "scifact,node,libreoffice" },
     cache: { type: "string", default: path.join("bench-results", "model-cache") },
     promote: { type: "boolean", default: false },
     help: { type: "boolean", short: "h" },
   },
 });
 if (values.help) {
-  process.stdout.write("Usage: npm run model:eval -- [--model FILE] [--sets scifact,node] [--promote]\n");
+  process.stdout.write("Usage: npm run model:eval -- [--model FILE] [--sets scifact,node,libreoffice] [--promote]\n");
   process.exit(0);
 }
 
@@ -35,11 +35,11 @@ async function loadSet(name: string): Promise<EvalSet | null> {
     if (!fs.existsSync(path.join(dir, "corpus.jsonl"))) return log(`scifact skipped: no BEIR data at ${dir} (BEIR_DATA_DIR)`), null;
     return scifactSet(dir, "test");
   }
-  if (name === "node") {
-    const set = docsSet("node", docsDir(), path.join("bench", "questions", "node-api.jsonl"), values.cache);
-    return set ?? (log(`node skipped: no Node.js API docs at ${docsDir()} (QUESTIONS_DOCS_DIR)`), null);
-  }
-  throw new Error(`--sets: unknown set ${name}; use scifact, node`);
+  const docs = DOCS_SETS[name];
+  if (!docs) throw new Error(`--sets: unknown set ${name}; use scifact, ${Object.keys(DOCS_SETS).join(", ")}`);
+  const set = docsSet(docs, values.cache);
+  if (!set) log(`${name} skipped: the docs are absent (${docs.env}; ${docs.install})`);
+  return set;
 }
 
 function summary(s: SetScores): Record<string, number> {

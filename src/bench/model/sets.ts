@@ -6,9 +6,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { readCorpus, readQrels, readQueries } from "../../search/beir.js";
 import { parseHtml } from "../../ingest/parse/html.js";
+import { isParseError } from "../../ingest/parse/errors.js";
 import { chunkDocument } from "../../ingest/chunk.js";
 import { passageText } from "../../services/ingest-index.js";
-import { docsPages, readQuestions } from "../docs-questions/questions.js";
+import { docsDir, docsPages, readQuestions } from "../docs-questions/questions.js";
+import type { DocsSet } from "../docs-questions/sets.js";
 
 export interface EvalPassage {
   /** the judged unit: a BEIR document id or a page */
@@ -50,12 +52,18 @@ export async function scifactSet(dir: string, split: string): Promise<EvalSet> {
 /** The profile's chunk sizes: the default profile's, so passages match what the service indexes. */
 const CHUNKING = { chunkSizeTokens: 400, chunkOverlapTokens: 40 };
 
-/** Parses and chunks every page of a docs directory (cached in `cacheFile` when given). */
-export function docsPassages(dir: string, pages: string[], cacheFile?: string): EvalPassage[] {
+/** Parses and chunks every page of a docs set (cached in `cacheFile` when given). */
+export function docsPassages(root: string, pages: string[], cacheFile?: string): EvalPassage[] {
   if (cacheFile && fs.existsSync(cacheFile)) return JSON.parse(fs.readFileSync(cacheFile, "utf8")) as EvalPassage[];
   const passages: EvalPassage[] = [];
   for (const page of pages) {
-    const doc = parseHtml(fs.readFileSync(path.join(dir, page)), page);
+    let doc;
+    try {
+      doc = parseHtml(fs.readFileSync(path.join(root, page)), path.basename(page));
+    } catch (err) {
+      if (isParseError(err)) continue; // pages without text (screenshots): the service indexes nothing either
+      throw err;
+    }
     for (const c of chunkDocument(doc, CHUNKING)) passages.push({ doc: page, title: doc.title, headings: c.headingPath, body: c.text });
   }
   if (cacheFile) {
@@ -65,11 +73,12 @@ export function docsPassages(dir: string, pages: string[], cacheFile?: string): 
   return passages;
 }
 
-/** A documentation question set (JSONL) over the HTML pages of `dir`, judged by page. */
-export function docsSet(name: string, dir: string, questionsFile: string, cacheDir?: string): EvalSet | null {
-  const pages = docsPages(dir);
+/** A documentation question set over its docs (where its environment variable or default says), judged by page; null when the docs are absent. */
+export function docsSet(set: DocsSet, cacheDir?: string): EvalSet | null {
+  const dir = docsDir(process.env, set);
+  const pages = docsPages(dir, set);
   if (!pages) return null;
-  const passages = docsPassages(dir, pages, cacheDir ? path.join(cacheDir, `${name}-passages.json`) : undefined);
-  const queries = readQuestions(questionsFile).map((q) => ({ text: q.question, relevant: new Map(Object.entries(q.relevant)), group: q.kind }));
-  return { name, passages, queries };
+  const passages = docsPassages(path.join(dir, set.pagesDir), pages, cacheDir ? path.join(cacheDir, `${set.name}-passages.json`) : undefined);
+  const queries = readQuestions(set.questions, set).map((q) => ({ text: q.question, relevant: new Map(Object.entries(q.relevant)), group: q.kind }));
+  return { name: set.name, passages, queries };
 }
