@@ -10,8 +10,7 @@ const UNIT = [
   "test/crawl/parsers.test.ts",
   "test/benchmarks/tuning-search.test.ts",
   "test/bench/scale-corpus.test.ts",
-  "test/foundation/readme-config.test.ts",
-  "test/ops/readme-cli.test.ts",
+  "test/docs/{references,links}.test.ts", // docs/reference/api.md needs a server: api-reference stays in api
   "test/scaleout/compose.test.ts",
   "test/jobs/sleepers.test.ts",
 ];

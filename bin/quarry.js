@@ -2,7 +2,7 @@
 // The `quarry` command. In a source checkout (src/ present) it runs the TypeScript sources through
 // tsx's loader registered in this very process, so there is no build step and no stale build; in a
 // built image or package without src/ it runs the compiled dist/. Either way there is one Node
-// process, so signals reach Quarry itself. Production: `node dist/cli.js serve` (README).
+// process, so signals reach Quarry itself. Production: `node dist/cli.js serve` (docs/self-hosting.md).
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
 

@@ -14,7 +14,7 @@ let reason = null;
 try {
   await client.connect();
   const r = await client.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
-  if (r.rowCount === 0) reason = "pgvector is not installed in this PostgreSQL (README, Scale-out)";
+  if (r.rowCount === 0) reason = "pgvector is not installed in this PostgreSQL (docs/scale-out.md)";
 } catch (err) {
   reason = `PostgreSQL is not reachable at ${url}: ${err.message}`;
 } finally {

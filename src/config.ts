@@ -1,5 +1,5 @@
-// Every setting, read once from the environment and validated. README's configuration table
-// mirrors SETTINGS below; keep them in step.
+// Every setting, read once from the environment and validated. docs/reference/configuration.md
+// is generated from SETTINGS below (npm run docs:config); every variable loadConfig reads is one.
 import path from "node:path";
 import fs from "node:fs";
 
@@ -31,7 +31,6 @@ export interface Config {
   logFormat: "json" | "pretty";
   /** how long a stopping process waits for running jobs before leaving them to be requeued */
   shutdownTimeoutMs: number;
-  maxUploadBytes: number;
   beirDataDir: string | null;
   rateLimitPerMinute: number;
   rateLimitAnonymousPerMinute: number;
@@ -46,8 +45,14 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-/** HNSW ef per graph search: recall@10 0.978 at 200,000 synthetic vectors against 0.938 at 128, for
- * ~3 ms more (docs/benchmarks.md, "Vector search depth"); the store's default too */
+/** Largest file an upload may carry: a fixed limit, not a setting. The upload route enforces it
+ * while streaming (413) and GET /capabilities reports it as max_upload_bytes. */
+export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+/** MAX_UPLOAD_BYTES as messages name it ("50 MB") */
+export const MAX_UPLOAD_TEXT = `${MAX_UPLOAD_BYTES / (1024 * 1024)} MB`;
+
+/** HNSW ef per graph search (the store's default too): a greedy walk with fewer candidates stops
+ * early inside large, tightly clustered graphs; the recall it buys is in docs/benchmarks.md */
 export const DEFAULT_EF_SEARCH = 256;
 
 interface Setting {
@@ -56,13 +61,13 @@ interface Setting {
   doc: string;
 }
 
-/** The documented settings, in README order. */
+/** The documented settings, in the order of docs/reference/configuration.md. */
 export const SETTINGS: Setting[] = [
   { env: "PORT", default: "8000", doc: "HTTP port" },
   { env: "HOST", default: "127.0.0.1", doc: "Interface to listen on (0.0.0.0 to expose)" },
   { env: "PUBLIC_URL", default: "http://127.0.0.1:8000", doc: "Base URL used in emailed links; https makes the session cookie Secure" },
   { env: "DATA_DIR", default: "./data", doc: "Where the SQLite database, uploaded files and the mail outbox live" },
-  { env: "DATABASE_URL", default: "(unset)", doc: "Unset: SQLite at DATA_DIR/quarry.db. postgres://... selects PostgreSQL with pgvector (scale-out: README, Scale-out)" },
+  { env: "DATABASE_URL", default: "(unset)", doc: "Unset: SQLite at DATA_DIR/quarry.db. postgres://... selects PostgreSQL with pgvector (scale-out: docs/scale-out.md)" },
   { env: "REDIS_URL", default: "(unset)", doc: "Unset: durable job queue in the database. redis://... runs jobs on BullMQ in Redis (scale-out)" },
   { env: "PLATFORM_API_KEY", default: "(unset)", doc: "Operator key with the platform scope (manages tenants; X-Tenant-Id acts inside one). Unset: no platform access" },
   { env: "SMTP_URL", default: "(unset)", doc: "smtp(s)://user:pass@host:port for outgoing mail. Unset: messages are written to DATA_DIR/outbox/ and logged" },
@@ -190,7 +195,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: str(env, "LOG_LEVEL") ?? "info",
     logFormat: logFormat(env),
     shutdownTimeoutMs: int(env, "SHUTDOWN_TIMEOUT_SECONDS", 8, 0, 3600) * 1000,
-    maxUploadBytes: 50 * 1024 * 1024,
     beirDataDir: str(env, "BEIR_DATA_DIR"),
     rateLimitPerMinute: int(env, "RATE_LIMIT_PER_MINUTE", 6000, 0, 10_000_000),
     rateLimitAnonymousPerMinute: int(env, "RATE_LIMIT_ANONYMOUS_PER_MINUTE", 300, 1, 10_000_000),

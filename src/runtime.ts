@@ -83,6 +83,8 @@ export interface Runtime {
   /** limits reported by GET /capabilities */
   limits: { pageSizeLimitBytes: number; maxPageLimit: number; fileTypes: string[] };
   embedderStatus(): EmbedderStatus;
+  /** the active model's own version, null when unknown */
+  embedderVersion(): string | null;
   /** queue, index and model checks of GET /health (database is checked by the caller) */
   extraHealthChecks(): Promise<Record<string, CheckResult>>;
   /** the vector backlog and the approximate index behind vector search, for GET /health */
@@ -342,6 +344,12 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   return { accounts, auth, search, collections, sources, benchmarks, industryBenchmarks, apiKeys, tenants, documents, tuneQueue };
 }
 
+/** "default: quarry-static-v1 2026-11-27.3f2a9c01 (ready)": the profile, the model and its version */
+function modelDetail(profile: EmbeddingProfile, state: string, embedder: Embedder | null): string {
+  const version = embedder?.modelVersion?.();
+  return `${profile.name}: ${profile.model}${version ? ` ${version}` : ""} (${state})`;
+}
+
 async function extraHealthChecks(b: Base, j: Queues): Promise<Record<string, CheckResult>> {
   const { store, activeProfile } = b;
   const { queue, crawlQueue, tuneQueue } = j;
@@ -361,7 +369,7 @@ async function extraHealthChecks(b: Base, j: Queues): Promise<Record<string, Che
     index: await Promise.all([store.content.countUnembedded(activeProfile.index_name!), store.content.vectorIndexStatus(activeProfile.index_name!)])
       .then(([n, v]) => ({ status: "up" as const, detail: `${store.kind} store: lexical (BM25) and vector (${v.kind}) indexes; ${n} chunks awaiting vectors` }))
       .catch((err: unknown) => ({ status: "down" as const, detail: err instanceof Error ? err.message : String(err) })),
-    model: { status: model.state === "ready" ? "up" : "degraded", detail: model.detail ?? `${activeProfile.name}: ${model.state}` },
+    model: { status: model.state === "ready" ? "up" : "degraded", detail: model.detail ?? modelDetail(activeProfile, model.state, b.embedder) },
   };
 }
 
@@ -439,6 +447,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     purgeTenantContent: b.purgeTenantContent,
     limits: { pageSizeLimitBytes: PAGE_SIZE_LIMIT_BYTES, maxPageLimit: MAX_PAGE_LIMIT, fileTypes: [...SUPPORTED_FILE_TYPES] },
     embedderStatus: () => embedder?.status() ?? { state: "unavailable", detail: "The active embedding profile cannot be served." },
+    embedderVersion: () => embedder?.modelVersion?.() ?? null,
     extraHealthChecks: () => extraHealthChecks(b, q),
     async vectorHealth() {
       const index = activeProfile.index_name!;

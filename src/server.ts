@@ -82,8 +82,8 @@ export async function serve(opts: { workers?: boolean } = {}): Promise<void> {
   const port = typeof address === "object" && address ? address.port : config.port;
   const url = `http://${config.host}:${port}`;
   // this process answers queries (a worker process never does): every tenant's lexical index is
-  // loaded in the background now, so no tenant's first query after a restart pays its load (~1 s
-  // per 20,000 chunks); a failure only leaves the load at the first query in place
+  // loaded in the background now, so no tenant's first query after a restart pays its load
+  // (seconds for a large tenant); a failure only leaves the load at the first query in place
   void rt.store.content.warmUp?.().catch((err: unknown) => rt.log.warn({ err }, "lexical warm-up stopped; tenants load at their first query"));
   const summary = startupSummary(rt, rt.workers ? "api+worker" : "api");
   rt.log.info({ url, ...summary.fields }, `Quarry ${VERSION} serving at ${url}: ${summary.text}`);

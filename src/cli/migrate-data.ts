@@ -1,7 +1,7 @@
 // quarry migrate-data --from DATA_DIR --to postgres://...: copies an embedded deployment into the
 // scale-out store, entity by entity in batches (store/transfer-types.ts), resuming after the last
 // committed batch when run again, copies the stored originals when asked, and ends with a table of
-// source and target counts per entity (docs/decisions.md, "Scale-out operations").
+// source and target counts per entity (docs/decisions.md, "migrate-data").
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";

@@ -27,12 +27,12 @@ function table(rows: Record<string, unknown>[]): string {
 
 export function buildProgram(hooks: ProgramHooks): Command {
   const program = new Command("quarry")
-    .description("Quarry: multi-tenant hybrid search (BM25 + embeddings). Settings come from the environment (README: Configuration).")
+    .description("Quarry: multi-tenant hybrid search (BM25 + embeddings). Settings come from the environment (docs/reference/configuration.md).")
     .version(VERSION, "-V, --version", "print the version")
     .helpOption("-h, --help", "show help for this command")
     .showSuggestionAfterError(true);
-  program.addHelpText("after", "\nEvery command also reads DATA_DIR, LOG_LEVEL and the other settings of the README's configuration table.");
-  // the order here is the order of `quarry --help` and of the README's CLI reference
+  program.addHelpText("after", "\nEvery command also reads DATA_DIR, LOG_LEVEL and the other settings of docs/reference/configuration.md.");
+  // the order here is the order of `quarry --help` and of docs/reference/cli.md
   addProcessCommands(program);
   addMigrationCommands(program, hooks);
   addImportAndBenchCommands(program, hooks);
@@ -253,7 +253,7 @@ const fullName = (c: Command): string => (c.parent ? `${fullName(c.parent)} ${c.
 /** Usage errors become one line that says how to get the command's help; applied to every command. */
 function configureErrors(cmd: Command): void {
   cmd.exitOverride();
-  cmd.configureHelp({ helpWidth: 100 }); // the same text at any terminal width (README reference)
+  cmd.configureHelp({ helpWidth: 100 }); // the same text at any terminal width (docs/reference/cli.md)
   if (cmd.parent) cmd.version(VERSION, "-V, --version", "print the version");
   cmd.configureOutput({
     outputError: (str, write) => {
@@ -264,7 +264,7 @@ function configureErrors(cmd: Command): void {
   for (const sub of cmd.commands) configureErrors(sub);
 }
 
-/** Every command's --help text, for the README's CLI reference (scripts/cli-reference). */
+/** Every command's --help text, for the CLI reference (scripts/docs/cli-reference.ts). */
 export function helpTexts(program: Command): { command: string; help: string }[] {
   const out: { command: string; help: string }[] = [];
   const walk = (c: Command) => {
@@ -273,12 +273,4 @@ export function helpTexts(program: Command): { command: string; help: string }[]
   };
   walk(program);
   return out;
-}
-
-/** The README's CLI reference: each command's --help in a block, at a fixed width of 100 columns. */
-export function cliReferenceMarkdown(helps: { command: string; help: string }[]): string {
-  return helps
-    .filter((h) => !h.command.endsWith(" help"))
-    .map((h) => `#### \`${h.command}\`\n\n\`\`\`text\n${h.help.trimEnd()}\n\`\`\`\n`)
-    .join("\n");
 }

@@ -4,6 +4,7 @@ import { OnnxEmbedder } from "./onnx.js";
 import { OpenAiEmbedder } from "./openai.js";
 import { UseLiteEmbedder } from "./use-lite.js";
 import { StaticEmbedder } from "./static.js";
+import { QuarryStaticEmbedder } from "./quarry-static.js";
 import type { Embedder, EmbeddingProfile } from "./types.js";
 
 export type { Embedder, EmbedderState, EmbedderStatus, EmbeddingProfile, EmbeddingProvider } from "./types.js";
@@ -23,6 +24,7 @@ export {
 export { UseLiteEmbedder, type PassageOptions, type UseLiteOptions, type UseLiteStats } from "./use-lite.js";
 export { OnnxEmbedder } from "./onnx.js";
 export { StaticEmbedder, type StaticOptions } from "./static.js";
+export { QuarryStaticEmbedder } from "./quarry-static.js";
 export { SentencePieceTokenizer } from "./sentencepiece.js";
 export { OpenAiEmbedder } from "./openai.js";
 
@@ -47,6 +49,8 @@ export interface CreateEmbedderOptions {
 export function createEmbedder(profile: EmbeddingProfile, options: CreateEmbedderOptions): Embedder {
   const logger = options.logger ?? silentLogger;
   switch (profile.provider) {
+    case "quarry":
+      return new QuarryStaticEmbedder(profile, { logger });
     case "use-lite":
       return new UseLiteEmbedder(profile, { logger, poolSize: options.poolSize, queryWorker: options.queryWorker });
     case "static":

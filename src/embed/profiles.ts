@@ -5,8 +5,9 @@ import fs from "node:fs";
 import { createHash } from "node:crypto";
 import { EmbeddingProfileError } from "./errors.js";
 import type { EmbeddingProfile, EmbeddingProvider } from "./types.js";
+import { MODEL_FILE, MODEL_ID } from "../model/paths.js";
 
-export const PROVIDERS: readonly EmbeddingProvider[] = ["use-lite", "static", "onnx", "openai"];
+export const PROVIDERS: readonly EmbeddingProvider[] = ["quarry", "use-lite", "static", "onnx", "openai"];
 
 /** The default model clips its input at this many of its own SentencePiece tokens
  * (the graph's ClipToMaxLength node compares positions with 128; text beyond it is ignored). */
@@ -118,6 +119,25 @@ const BUILT_INS: readonly EmbeddingProfile[] = [
       "(default 0.241) but hybrid 0.692 (default 0.702), so it is opt-in (docs/decisions.md, Embedding speed).",
     index_name: null,
     options: { sif_a: 1e-3 },
+  },
+  {
+    name: "quarry-static",
+    provider: "quarry",
+    model: MODEL_ID,
+    dimension: 512,
+    // pooling has no length limit; chunks are sized like the other profiles' so BM25 sees the same passages
+    max_input_tokens: 8192,
+    chunk_size_tokens: 400,
+    chunk_overlap_tokens: 40,
+    query_prefix: "",
+    passage_prefix: "",
+    modalities: ["text"],
+    description:
+      "Quarry's own static retrieval model (512-d: 256 trained dimensions per word plus 256 hashed word-identity dimensions), " +
+      "trained in this repository on openly licensed Debian and npm documentation (model/DATA.md). Runs in process: " +
+      "thousands of passages per second, a query in well under a millisecond.",
+    index_name: null,
+    options: { file: MODEL_FILE },
   },
 ];
 
@@ -325,6 +345,9 @@ function validateProviderOptions(p: EmbeddingProfile, where: string): void {
         );
       }
       optPosInt("batch_size");
+      break;
+    case "quarry":
+      if (o.file !== undefined && (typeof o.file !== "string" || o.file.trim() === "")) fail("file", "must be the path of a model file (relative paths are read from the model/ directory)");
       break;
     case "static": {
       if (p.dimension !== 512) {

@@ -1,7 +1,7 @@
 // Embedding profiles (what the API shows as EmbeddingProfileOut) and the embedder interface the
 // ingest pipeline and the search engine call. Providers live beside this file.
 
-export type EmbeddingProvider = "use-lite" | "static" | "onnx" | "openai";
+export type EmbeddingProvider = "quarry" | "use-lite" | "static" | "onnx" | "openai";
 
 export interface EmbeddingProfile {
   name: string;
@@ -32,6 +32,8 @@ export interface EmbedderStatus {
 export interface Embedder {
   readonly profile: EmbeddingProfile;
   status(): EmbedderStatus;
+  /** the model's own version (a file's date and checksum, a package's version), null when unknown or not loaded */
+  modelVersion?(): string | null;
   /** resolves true once the model can embed, false when it gave up (unavailable) */
   whenReady(): Promise<boolean>;
   /** query embedding (query_prefix applied), L2-normalised, length profile.dimension */

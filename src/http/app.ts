@@ -113,7 +113,7 @@ async function registerRoutes(app: TypedApp, rt: Runtime) {
   await app.register(authRoutes({ accounts: rt.accounts, publicUrl: rt.config.publicUrl }));
   await app.register(collectionRoutes({ collections: rt.collections }));
   await app.register(dataSourceRoutes({ sources: rt.sources, documents: rt.documents }));
-  await app.register(documentRoutes({ documents: rt.documents, tempPath: () => rt.files.tempPath(), maxUploadBytes: rt.config.maxUploadBytes }));
+  await app.register(documentRoutes({ documents: rt.documents, tempPath: () => rt.files.tempPath() }));
   await app.register(searchRoutes({ search: rt.search }));
   await app.register(crawlRoutes({ crawls: rt.crawls }));
   await app.register(benchmarkRoutes({ benchmarks: rt.benchmarks, industryBenchmarks: rt.industryBenchmarks }));
@@ -139,6 +139,7 @@ function systemFacts(rt: Runtime): SystemFacts {
     profiles: rt.profiles,
     activeProfile: rt.activeProfile,
     embedderStatus: () => rt.embedderStatus(),
+    embedderVersion: () => rt.embedderVersion(),
     extraHealthChecks: () => rt.extraHealthChecks(),
     vectorHealth: () => rt.vectorHealth(),
   };

@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ErrorObject } from "ajv";
 import type { Socket } from "node:net";
+import { MAX_UPLOAD_TEXT } from "../config.js";
 import { ServiceError, ValidationError, type ErrorKind, type FieldIssue } from "../services/errors.js";
 import { toFieldIssues } from "./validation.js";
 import { drainRequest } from "./drain.js";
@@ -55,7 +56,7 @@ function frameworkError(err: FastifyError): { status: number; body: unknown } | 
     return { status: 400, body: { detail: `The multipart body could not be read: ${err.message}` } };
   }
   if (err.code === "FST_REQ_FILE_TOO_LARGE") {
-    return { status: 413, body: { detail: "A file is larger than 50 MB, the upload limit. Split it or upload a smaller file." } };
+    return { status: 413, body: { detail: `A file is larger than ${MAX_UPLOAD_TEXT}, the upload limit. Split it or upload a smaller file.` } };
   }
   return null;
 }

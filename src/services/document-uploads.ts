@@ -120,9 +120,9 @@ async function uploadSource(deps: Pick<DocumentServiceDeps, "store">, tenantId: 
 /** The batch's documents, one per file or per record, the last of each name only. */
 async function prepareBatch(files: UploadedFile[], records: boolean, recordTemps: string[]): Promise<PreparedFile[]> {
   // Files are read and sniffed a few at a time: one after another, each file's handful of
-  // I/O steps waits behind every search the event loop serves meanwhile (an upload of 10
-  // files took 5-30 s under 8 searching clients); all at once, 100 files of 50 MB would be
-  // held in memory together.
+  // I/O steps waits behind every search the event loop serves meanwhile, so a batch takes
+  // seconds under search load; all at once, 100 files at the upload limit would be held in
+  // memory together.
   let prepared = await pMap(files, (f) => prepareFile(f), { concurrency: PREPARE_CONCURRENCY });
   if (records) {
     prepared = (await pMap(prepared, (x) => splitIntoRecords(x, recordTemps), { concurrency: 1 })).flat();

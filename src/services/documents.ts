@@ -1,6 +1,6 @@
 // Documents: listing, reading chunks, deleting, and accepting uploads. Uploads are validated as
 // a batch before anything is stored: the route has already streamed each file to a temp file
-// (enforcing the 50 MB limit while streaming); here types are sniffed from the bytes, then the
+// (enforcing the upload limit while streaming); here types are sniffed from the bytes, then the
 // batch is accepted atomically (services/acceptance.ts: bytes staged, rows committed with the
 // document quota checked, bytes placed) and only then are the ingest jobs queued. The jobs are not
 // part of the rows' transaction: a process that dies between the commit and the enqueue leaves

@@ -3,7 +3,7 @@
 // the facts without this module importing it back.
 import { VERSION } from "../version.js";
 import type { EmbeddingProfile, EmbedderStatus } from "../embed/types.js";
-import type { Config } from "../config.js";
+import { MAX_UPLOAD_BYTES, type Config } from "../config.js";
 import type { Store } from "../store/types.js";
 import type { VectorIndexStatus } from "../store/content-types.js";
 import { ocrAvailable } from "../ingest/parse/ocr.js";
@@ -21,11 +21,13 @@ export interface VectorHealth extends VectorIndexStatus {
 /** What GET /health, /readyz, /capabilities and /embedding-profile(s) read; a Runtime is one. */
 export interface SystemFacts {
   store: Pick<Store, "kind" | "ping">;
-  config: Pick<Config, "crawlRenderJs" | "maxUploadBytes">;
+  config: Pick<Config, "crawlRenderJs">;
   limits: { pageSizeLimitBytes: number; maxPageLimit: number; fileTypes: string[] };
   profiles: EmbeddingProfile[];
   activeProfile: EmbeddingProfile;
   embedderStatus(): EmbedderStatus;
+  /** the active model's version (Embedder.modelVersion), null when unknown */
+  embedderVersion(): string | null;
   /** queue, index and model checks (the database is checked here) */
   extraHealthChecks(): Promise<Record<string, CheckResult>>;
   vectorHealth(): Promise<VectorHealth>;
@@ -101,11 +103,13 @@ export function capabilities(rt: SystemFacts) {
   return {
     connectors: ["upload", "website"],
     render_js: rt.config.crawlRenderJs,
-    max_upload_bytes: rt.config.maxUploadBytes,
+    max_upload_bytes: MAX_UPLOAD_BYTES,
     page_size_limit_bytes: rt.limits.pageSizeLimitBytes,
     max_page_limit: rt.limits.maxPageLimit,
     file_types: rt.limits.fileTypes,
     embedding_profile: rt.activeProfile.name,
+    embedding_model: rt.activeProfile.model,
+    embedding_model_version: rt.embedderVersion(),
     /** scanned PDFs are read with OCR (tesseract-ocr and poppler-utils found on this server) */
     ocr: ocrAvailable(),
   };

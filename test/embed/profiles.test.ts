@@ -89,10 +89,11 @@ describe("profiles file", () => {
       "multilingual-e5-small",
       "openai",
       "use-lite-static",
+      "quarry-static",
       "mine",
     ]);
     expect(profiles[0].chunk_size_tokens).toBe(100);
-    expect(profiles[5]).toEqual({
+    expect(profiles[6]).toEqual({
       ...minimal,
       provider: "onnx",
       chunk_size_tokens: 256,
@@ -117,7 +118,7 @@ describe("profiles file", () => {
     ["not an array", { profiles: [] }, /must contain a JSON array of profiles, got an object/],
     ["entry not an object", [42], /profiles\[0\] must be an object, got 42/],
     ["missing name", [{ ...minimal, name: undefined }], /profiles\[0\]\.name must be a string \(got nothing\)/],
-    ["unknown provider", [{ ...minimal, provider: "cohere" }], /profiles\[0\]\.provider must be one of "use-lite", "static", "onnx", "openai" \(got "cohere"\)/],
+    ["unknown provider", [{ ...minimal, provider: "cohere" }], /profiles\[0\]\.provider must be one of "quarry", "use-lite", "static", "onnx", "openai" \(got "cohere"\)/],
     ["dimension as string", [minimal, { ...minimal, name: "b", dimension: "384" }], /profiles\[1\]\.dimension must be a positive integer \(got "384"\)/],
     ["overlap too big", [{ ...minimal, chunk_size_tokens: 100, chunk_overlap_tokens: 100 }], /chunk_overlap_tokens must be smaller than chunk_size_tokens \(100\)/],
     ["bad modalities", [{ ...minimal, modalities: [] }], /modalities must be a non-empty array/],

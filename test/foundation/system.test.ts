@@ -118,6 +118,9 @@ describe("GET /capabilities", () => {
     expect(Array.isArray(c.file_types)).toBe(true);
     const active = await s.call("GET", "/embedding-profile", { key: t.adminKey });
     expect(c.embedding_profile).toBe(active.body.name);
+    // the model and its own version, so an operator can tell which model answers
+    expect(c.embedding_model).toBe(active.body.model);
+    expect(c.embedding_model_version).toMatch(/\d/);
   });
 });
 

@@ -17,7 +17,7 @@ export async function pgUnavailableReason(): Promise<string | null> {
   try {
     await c.connect();
     const r = await c.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
-    if (r.rowCount === 0) return "pgvector is not installed in this PostgreSQL (see README, Scale-out)";
+    if (r.rowCount === 0) return "pgvector is not installed in this PostgreSQL (see docs/scale-out.md)";
     return null;
   } catch (err) {
     return `PostgreSQL not reachable at ${PG_ADMIN_URL}: ${(err as Error).message}`;

@@ -1,5 +1,5 @@
 // compose.scale.yaml, the operators' scale-out shape: parsed as YAML (with its merge keys, as
-// Compose reads them) and checked for what the README promises — pgvector and Redis images with
+// Compose reads them) and checked for what docs/scale-out.md promises — pgvector and Redis images with
 // health checks, migrations once before anything starts, API replicas that run no jobs, worker
 // replicas that serve no HTTP, all on one database, one queue and one shared file volume, built
 // from the project's Dockerfile with commands that exist in its CLI.

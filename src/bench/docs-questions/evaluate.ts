@@ -1,8 +1,9 @@
 // Every question through the search API in each mode, judged at page level: a hit counts by the
-// file name of its document URL, graded as the question file says (search/metrics.ts: graded
+// page id of its document URL (the set's rule, sets.ts), graded as the question file says (search/metrics.ts: graded
 // nDCG@10 with gain = grade, recall@10 over all relevant pages).
 import { evaluateQuery, type QueryMetrics } from "../../search/metrics.js";
-import { QUESTION_KINDS, KIND_LABELS, pageOf, type DocsQuestion, type QuestionKind } from "./questions.js";
+import { QUESTION_KINDS, KIND_LABELS, type DocsQuestion, type QuestionKind } from "./questions.js";
+import type { DocsSet } from "./sets.js";
 
 export const DOCS_MODES = ["lexical", "vector", "hybrid"] as const;
 export type DocsMode = (typeof DOCS_MODES)[number];
@@ -39,7 +40,7 @@ export interface ModeSummary {
   by_kind: Record<QuestionKind | "overall", Aggregate>;
 }
 
-async function search(url: string, key: string, mode: DocsMode, collectionId: string, query: string) {
+async function search(url: string, key: string, mode: DocsMode, collectionId: string, query: string, pageOf: DocsSet["pageOf"]) {
   const res = await fetch(url + ENDPOINT[mode], {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -56,10 +57,11 @@ export async function runQuestions(
   collectionId: string,
   questions: DocsQuestion[],
   mode: DocsMode,
+  pageOf: DocsSet["pageOf"],
 ): Promise<QuestionResult[]> {
   const out: QuestionResult[] = [];
   for (const q of questions) {
-    const r = await search(url, key, mode, collectionId, q.question);
+    const r = await search(url, key, mode, collectionId, q.question, pageOf);
     const m: QueryMetrics = evaluateQuery(r.pages, new Map(Object.entries(q.relevant)), TOP_K);
     out.push({ id: q.id, kind: q.kind, mode, answered: r.answered, pages: r.pages, ndcg: m.ndcg, recall: m.recall, mrr: m.mrr, took_ms: r.took });
   }

@@ -1,6 +1,8 @@
 // The documentation bench's deployment: a runtime on its own DATA_DIR (temporary, or kept with
 // --keep and reused when it already holds the same docs), listening on loopback with the bench
-// routes, and the docs crawled into it through POST /crawl from a static site on loopback.
+// routes, and a set's docs crawled into it through POST /crawl from a static site on loopback.
+// The load waits for the vectors only when a vector mode is asked: a lexical-only run leaves the
+// rest of the backfill to the next run on the kept load, which waits for it.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,7 +11,7 @@ import type { Runtime } from "../../runtime.js";
 import { openBenchRuntime, operatorPrincipal } from "../load.js";
 import { startBenchServer } from "../speed.js";
 import { serveDocs, type DocsSite } from "./site.js";
-import { pageOf } from "./questions.js";
+import type { DocsSet } from "./sets.js";
 
 export interface DocsLoadStats {
   pages: number;
@@ -20,18 +22,41 @@ export interface DocsLoadStats {
   crawl_s: number;
   /** POST /crawl until every page was indexed (lexically searchable) */
   lexical_s: number;
-  /** POST /crawl until every chunk had its vector (null: model unavailable) */
+  /** POST /crawl until every chunk had its vector (null: not waited for: model unavailable, or a lexical-only load) */
   vectors_s: number | null;
   reused: boolean;
+  /** a reused load: chunks still without a vector when this run opened it, and how long it waited for them */
+  pending_vectors_at_open?: number;
+  vectors_wait_s?: number | null;
+}
+
+/** Every document of the crawl's source (GET /documents, followed page by page). */
+async function listDocuments(d: Pick<DocsDeployment, "url" | "key" | "sourceId">): Promise<any[]> {
+  const out: any[] = [];
+  let next: string | null = `/documents?data_source_id=${d.sourceId}&limit=1000`;
+  while (next) {
+    const res: Response = await fetch(d.url + next, { headers: { authorization: `Bearer ${d.key}` } });
+    if (res.status !== 200) throw new Error(`GET ${next}: ${res.status} ${await res.text()}`);
+    out.push(...((await res.json()) as any[]));
+    next = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get("link") ?? "")?.[1] ?? null;
+  }
+  return out;
 }
 
 /** Pages whose document failed to index (parse errors, limits), with the reason, from GET /documents. */
-export async function failedPages(d: Pick<DocsDeployment, "url" | "key" | "sourceId">): Promise<{ page: string; error: string }[]> {
-  const docs: any[] = await apiClient(d.url, d.key)("GET", `/documents?data_source_id=${d.sourceId}`);
-  return docs.filter((x) => x.status === "failed").map((x) => ({ page: pageOf(x.source), error: String(x.error ?? "") }));
+export async function failedPages(d: Pick<DocsDeployment, "url" | "key" | "sourceId" | "set">): Promise<{ page: string; error: string }[]> {
+  const docs = await listDocuments(d);
+  return docs.filter((x) => x.status === "failed").map((x) => ({ page: d.set.pageOf(x.source), error: String(x.error ?? "") }));
+}
+
+/** Pages of the set that have no document at all: the crawl never reached them. */
+export async function uncrawledPages(d: Pick<DocsDeployment, "url" | "key" | "sourceId" | "set">, pages: string[]): Promise<string[]> {
+  const have = new Set((await listDocuments(d)).map((x) => d.set.pageOf(x.source)));
+  return pages.filter((p) => !have.has(p));
 }
 
 export interface DocsDeployment {
+  set: DocsSet;
   rt: Runtime;
   /** the app on loopback: POST /search plus /bench/lexical-search and /bench/vector-search */
   url: string;
@@ -74,8 +99,8 @@ function apiClient(url: string, key: string): Api {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls the crawl and its source until every page is indexed and (model ready) embedded; logs counts. */
-async function waitLoaded(api: Api, crawlId: string, sourceId: string, wantVectors: boolean, log: Log) {
+/** Polls the crawl and its source until every page is indexed and (wantVectors) embedded; logs counts. */
+async function waitLoaded(api: Api, list: () => Promise<any[]>, crawlId: string, sourceId: string, wantVectors: boolean, log: Log) {
   const t0 = performance.now();
   const secs = () => (performance.now() - t0) / 1000;
   let crawlS: number | null = null;
@@ -86,7 +111,7 @@ async function waitLoaded(api: Api, crawlId: string, sourceId: string, wantVecto
   for (;;) {
     const job = await api("GET", `/crawl/${crawlId}`);
     const src = await api("GET", `/data-sources/${sourceId}`);
-    const docs: any[] = await api("GET", `/documents?data_source_id=${sourceId}`);
+    const docs = await list();
     const chunks = docs.reduce((n, d) => n + (d.chunk_count ?? 0), 0);
     const pending = src.chunks_pending_vectors ?? 0;
     const settled = docs.filter((d) => d.status === "indexed" || d.status === "failed").length;
@@ -102,7 +127,7 @@ async function waitLoaded(api: Api, crawlId: string, sourceId: string, wantVecto
       lastLog = performance.now();
       log(
         `  ${secs().toFixed(0).padStart(4)} s  crawl ${job.status}, ${job.pages_crawled} pages; documents ${settled}/${docs.length} indexed; ` +
-          `${chunks} chunks, ${wantVectors ? `${chunks - pending}/${chunks} with vectors` : "no vectors (model unavailable)"}`,
+          `${chunks} chunks, ${chunks - pending}/${chunks} with vectors${wantVectors ? "" : " (not waited for)"}`,
       );
     }
     if (done) {
@@ -115,26 +140,49 @@ async function waitLoaded(api: Api, crawlId: string, sourceId: string, wantVecto
   }
 }
 
+/** On a reused load: waits until every chunk of the source has its vector, logging the rate. */
+async function waitVectors(api: Api, sourceId: string, log: Log): Promise<{ pending: number; wait_s: number }> {
+  const t0 = performance.now();
+  const first = ((await api("GET", `/data-sources/${sourceId}`)).chunks_pending_vectors ?? 0) as number;
+  let pending = first;
+  let lastLog = performance.now();
+  let lastChange = performance.now();
+  if (first > 0) log(`  ${first} chunks of the kept load wait for their vectors; waiting`);
+  while (pending > 0) {
+    await sleep(5000);
+    const now = ((await api("GET", `/data-sources/${sourceId}`)).chunks_pending_vectors ?? 0) as number;
+    if (now !== pending) lastChange = performance.now();
+    pending = now;
+    const secs = (performance.now() - t0) / 1000;
+    if (pending === 0 || performance.now() - lastLog > 30_000) {
+      lastLog = performance.now();
+      log(`  ${secs.toFixed(0).padStart(5)} s  ${first - pending}/${first} vectors (${((first - pending) / secs).toFixed(1)} chunks/s), ${pending} to go`);
+    }
+    if (performance.now() - lastChange > 15 * 60_000) throw new Error(`no vector progress for 15 minutes (${pending} chunks pending)`);
+  }
+  return { pending: first, wait_s: (performance.now() - t0) / 1000 };
+}
+
 /** Crawls the docs through the API into a new tenant; returns the ids and the load's numbers. */
-async function crawlDocs(rt: Runtime, url: string, docsDir: string, pages: string[], log: Log) {
+async function crawlDocs(rt: Runtime, url: string, set: DocsSet, docsDir: string, pages: string[], wantVectors: boolean, log: Log) {
   const created = await rt.tenants.create({ name: "Docs questions bench" });
   await rt.tenants.setPlan(created.tenant.id, "enterprise");
   const key = created.admin_key.key;
   const api = apiClient(url, key);
   let site: DocsSite | null = null;
   try {
-    site = await serveDocs(docsDir, pages);
-    const collection = await api("POST", "/collections", { name: "Node.js API docs" });
+    site = await serveDocs(docsDir, pages, set);
+    const collection = await api("POST", "/collections", { name: set.title });
     log(`crawling ${pages.length} pages of ${docsDir} served at ${site.start} with ${rt.activeProfile.name}...`);
     const job = await api("POST", "/crawl", {
       url: site.start,
       collection_id: collection.id,
-      max_depth: 2,
+      max_depth: set.maxDepth,
       page_limit: pages.length + 10,
       include_paths: [site.prefix],
     });
-    const wantVectors = rt.embedderStatus().state === "ready";
-    const stats = await waitLoaded(api, job.id, job.data_source_id, wantVectors, log);
+    const list = () => listDocuments({ url, key, sourceId: job.data_source_id });
+    const stats = await waitLoaded(api, list, job.id, job.data_source_id, wantVectors, log);
     log(`  the static site answered ${site.requests()} requests`);
     return { tenantId: created.tenant.id, key, collectionId: collection.id as string, sourceId: job.data_source_id as string, stats };
   } finally {
@@ -151,7 +199,12 @@ function readMarker(dataDir: string, temp: boolean): Marker | null {
   return null;
 }
 
-export async function openDocsDeployment(docsDir: string, pages: string[], keep: string | null, log: Log): Promise<DocsDeployment> {
+/**
+ * Opens the deployment with the set's docs loaded: crawled into a fresh DATA_DIR, or found in the
+ * kept one. `vectors`: the run asks a vector mode, so the load (fresh or reused) waits until every
+ * chunk has its vector when the model is ready.
+ */
+export async function openDocsDeployment(set: DocsSet, docsDir: string, pages: string[], keep: string | null, vectors: boolean, log: Log): Promise<DocsDeployment> {
   const temp = keep === null;
   const dataDir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), "quarry-docs-questions-"));
   fs.mkdirSync(dataDir, { recursive: true });
@@ -168,6 +221,7 @@ export async function openDocsDeployment(docsDir: string, pages: string[], keep:
     app = started.app;
     const p = rt.activeProfile;
     const chunking = `${p.chunk_size_tokens}/${p.chunk_overlap_tokens} tokens, ${p.dimension}-d`;
+    const wantVectors = vectors && rt.embedderStatus().state === "ready";
     if (marker) {
       const same = marker.docsDir === docsDir && marker.pages.join() === pages.join() && marker.profile === p.name && marker.chunking === chunking;
       if (!same) throw new Error(`${dataDir} holds another load (${marker.docsDir}, ${marker.pages.length} pages, ${marker.profile}, ${marker.chunking}); use another --keep`);
@@ -175,15 +229,20 @@ export async function openDocsDeployment(docsDir: string, pages: string[], keep:
       if (!tenant) throw new Error(`${dataDir}: the bench tenant is gone; use a new --keep`);
       const key = (await rt.apiKeys.create(operatorPrincipal(tenant), { name: "docs questions bench", scopes: ["admin"] })).key;
       log(`reusing the docs loaded in ${dataDir} (${marker.load.documents} documents, ${marker.load.chunks} chunks)`);
-      return { rt, url: started.url, key, collectionId: marker.collectionId, sourceId: marker.sourceId, load: { ...marker.load, reused: true }, dataDir, close };
+      const load: DocsLoadStats = { ...marker.load, reused: true };
+      if (wantVectors) {
+        const w = await waitVectors(apiClient(started.url, key), marker.sourceId, log);
+        Object.assign(load, { pending_vectors_at_open: w.pending, vectors_wait_s: w.wait_s });
+      }
+      return { set, rt, url: started.url, key, collectionId: marker.collectionId, sourceId: marker.sourceId, load, dataDir, close };
     }
-    const c = await crawlDocs(rt, started.url, docsDir, pages, log);
+    const c = await crawlDocs(rt, started.url, set, docsDir, pages, wantVectors, log);
     const load: DocsLoadStats = { pages: pages.length, ...c.stats, reused: false };
     if (!temp) {
       const m: Marker = { docsDir, pages, profile: p.name, chunking, tenantId: c.tenantId, collectionId: c.collectionId, sourceId: c.sourceId, load };
       fs.writeFileSync(path.join(dataDir, MARKER), JSON.stringify(m, null, 2));
     }
-    return { rt, url: started.url, key: c.key, collectionId: c.collectionId, sourceId: c.sourceId, load, dataDir, close };
+    return { set, rt, url: started.url, key: c.key, collectionId: c.collectionId, sourceId: c.sourceId, load, dataDir, close };
   } catch (err) {
     await close();
     throw err;

@@ -1,8 +1,10 @@
-// The documentation question set (issue 16 item 1): one JSON object per line, judged at page
-// level against the Node.js API HTML docs that Debian's nodejs package installs. Shared by the
-// bench (docs-questions.ts) and the test that checks the file's shape.
+// The documentation question sets (issue 16 item 1, issue 27 item 6): one JSON object per line,
+// judged at page level against a set's docs (sets.ts: the Node.js API docs of Debian's nodejs
+// package, the LibreOffice help of libreoffice-help-en-us). Shared by the bench (main.ts) and the
+// tests that check the files' shape. Without a set argument the functions mean the Node.js set.
 import fs from "node:fs";
 import path from "node:path";
+import { NODE_SET, type DocsSet } from "./sets.js";
 
 export const QUESTION_KINDS = ["keyword", "natural", "howto", "conceptual"] as const;
 export type QuestionKind = (typeof QUESTION_KINDS)[number];
@@ -18,38 +20,35 @@ export interface DocsQuestion {
   id: string;
   kind: QuestionKind;
   question: string;
-  /** page file name (e.g. `fs.html`) -> grade: 2 the page that answers it, 1 a page that helps */
+  /** page id (`fs.html`, `scalc/guide/autofilter.html`) -> grade: 2 the page that answers it, 1 a page that helps */
   relevant: Record<string, 1 | 2>;
 }
 
-export const DEFAULT_DOCS_DIR = "/usr/share/doc/nodejs/api";
-/** The docs set leaves these out: the single-page copy of everything and the table of contents. */
-export const EXCLUDED_PAGES = new Set(["all.html", "index.html"]);
+export const DEFAULT_DOCS_DIR = NODE_SET.defaultDir;
+/** The Node.js set leaves these out: the single-page copy of everything and the table of contents. */
+export const EXCLUDED_PAGES = NODE_SET.excluded;
 
-/** Where the docs are: QUESTIONS_DOCS_DIR, else Debian's location. */
-export function docsDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.QUESTIONS_DOCS_DIR?.trim() || DEFAULT_DOCS_DIR;
+/** Where a set's docs are: its environment variable (QUESTIONS_DOCS_DIR for Node.js), else Debian's location. */
+export function docsDir(env: NodeJS.ProcessEnv = process.env, set: DocsSet = NODE_SET): string {
+  return env[set.env]?.trim() || set.defaultDir;
 }
 
-/** The pages of the set (sorted file names), or null when the directory does not exist. */
-export function docsPages(dir: string): string[] | null {
-  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) return null;
-  return fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith(".html") && !EXCLUDED_PAGES.has(f))
+/** The pages of the set (sorted page ids), or null when the docs directory does not exist. */
+export function docsPages(dir: string, set: DocsSet = NODE_SET): string[] | null {
+  const root = path.join(dir, set.pagesDir);
+  if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) return null;
+  const entries = fs.readdirSync(root, { recursive: set.recursive, withFileTypes: true });
+  return entries
+    .filter((e) => !e.isDirectory() && e.name.endsWith(".html"))
+    .map((e) => path.relative(root, path.join(e.parentPath, e.name)).split(path.sep).join("/"))
+    .filter((p) => !set.excluded.has(p))
     .sort();
 }
 
-/** The page a hit belongs to: the file name of its document URL (`http://x/api/fs.html#y` -> `fs.html`). */
-export function pageOf(source: string): string {
-  try {
-    return path.posix.basename(new URL(source).pathname);
-  } catch {
-    return path.posix.basename(source);
-  }
-}
+/** The page a hit belongs to in the Node.js set: the file name of its document URL (`http://x/api/fs.html#y` -> `fs.html`). */
+export const pageOf = NODE_SET.pageOf;
 
-function checkLine(value: unknown, where: string): { question: DocsQuestion | null; errors: string[] } {
+function checkLine(value: unknown, where: string, set: DocsSet): { question: DocsQuestion | null; errors: string[] } {
   const errors: string[] = [];
   const o = value as Partial<DocsQuestion> | null;
   if (!o || typeof o !== "object" || Array.isArray(o)) return { question: null, errors: [`${where}: not a JSON object`] };
@@ -63,7 +62,7 @@ function checkLine(value: unknown, where: string): { question: DocsQuestion | nu
     errors.push(`${where}: relevant must map at least one page to a grade`);
   } else {
     for (const [page, grade] of Object.entries(rel)) {
-      if (!/^[a-z0-9_-]+\.html$/.test(page) || EXCLUDED_PAGES.has(page)) errors.push(`${where}: '${page}' is not a page of the set`);
+      if (!set.pageShape.test(page) || set.excluded.has(page)) errors.push(`${where}: '${page}' is not a page of the set`);
       if (grade !== 1 && grade !== 2) errors.push(`${where}: grade of ${page} must be 1 or 2`);
     }
     if (!Object.values(rel).includes(2)) errors.push(`${where}: at least one page must have grade 2 (the page that answers it)`);
@@ -72,7 +71,7 @@ function checkLine(value: unknown, where: string): { question: DocsQuestion | nu
 }
 
 /** Parses the JSONL text; every problem is reported (line numbers 1-based), duplicates included. */
-export function parseQuestions(text: string): { questions: DocsQuestion[]; errors: string[] } {
+export function parseQuestions(text: string, set: DocsSet = NODE_SET): { questions: DocsQuestion[]; errors: string[] } {
   const questions: DocsQuestion[] = [];
   const errors: string[] = [];
   const ids = new Set<string>();
@@ -85,7 +84,7 @@ export function parseQuestions(text: string): { questions: DocsQuestion[]; error
       errors.push(`line ${i + 1}: ${(err as Error).message}`);
       return;
     }
-    const r = checkLine(value, `line ${i + 1}`);
+    const r = checkLine(value, `line ${i + 1}`, set);
     errors.push(...r.errors);
     if (!r.question) return;
     if (ids.has(r.question.id)) errors.push(`line ${i + 1}: duplicate id ${r.question.id}`);
@@ -95,13 +94,13 @@ export function parseQuestions(text: string): { questions: DocsQuestion[]; error
   return { questions, errors };
 }
 
-export function readQuestions(file: string): DocsQuestion[] {
-  const { questions, errors } = parseQuestions(fs.readFileSync(file, "utf8"));
+export function readQuestions(file: string, set: DocsSet = NODE_SET): DocsQuestion[] {
+  const { questions, errors } = parseQuestions(fs.readFileSync(file, "utf8"), set);
   if (errors.length) throw new Error(`${file}:\n  ${errors.join("\n  ")}`);
   return questions;
 }
 
-/** Relevant pages that are not in the docs directory (a typo, or a page of another Node.js version). */
+/** Relevant pages that are not in the docs directory (a typo, or a page of another release of the docs). */
 export function missingPages(questions: DocsQuestion[], pages: string[]): string[] {
   const have = new Set(pages);
   const out: string[] = [];

@@ -1,6 +1,7 @@
 // Example values for /openapi.json, one per named schema (plus path and query parameters), so
 // "Try it out" and generated clients have something real to start from. test/agents/openapi
 // checks each one against its schema, so an example cannot drift from the API.
+import { MAX_UPLOAD_BYTES, MAX_UPLOAD_TEXT } from "../../config.js";
 import { VERSION } from "../../version.js";
 
 const T0 = "2026-11-23T09:30:00.000Z";
@@ -283,11 +284,13 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   CapabilitiesOut: {
     connectors: ["upload", "website"],
     render_js: true,
-    max_upload_bytes: 52428800,
+    max_upload_bytes: MAX_UPLOAD_BYTES,
     page_size_limit_bytes: 5242880,
     max_page_limit: 20000,
     file_types: ["pdf", "docx", "html", "markdown", "text", "csv", "json"],
-    embedding_profile: "use-lite",
+    embedding_profile: "default",
+    embedding_model: "quarry-static-v1",
+    embedding_model_version: "2026-11-27.3f2a9c01",
     ocr: true,
   },
   EmbeddingProfileOut: profile,
@@ -463,7 +466,7 @@ export const ERROR_EXAMPLES: Record<string, unknown> = {
   "403": { detail: "This endpoint needs the 'ingest' scope; your credentials have: search." },
   "404": { detail: `Collection '${IDS.collection}' was not found in this workspace.` },
   "409": { detail: "A crawl of this data source is already running; cancel it or wait for it to finish." },
-  "413": { detail: '"scan.pdf" is larger than 50 MB, the upload limit.' },
+  "413": { detail: `"scan.pdf" is larger than ${MAX_UPLOAD_TEXT}, the upload limit.` },
   "415": { detail: '"photo.heic" is not a supported file type. Supported: pdf, docx, html, markdown, text, csv, json.' },
   "422": { detail: [{ type: "too_small", loc: ["body", "query"], msg: "String should have at least 1 character", input: "" }] },
   "429": { detail: "Monthly query limit reached on the free plan: 5000 of 5000 used; resets 2026-12-01." },

@@ -1,6 +1,7 @@
 // What /openapi.json says about each operation beyond its schemas: a stable operationId (generated
 // clients name their methods after it, so never rename one), the contract's description, and what
 // the success answer means. test/agents/openapi checks that every route has an entry.
+import { MAX_UPLOAD_TEXT } from "../../config.js";
 import { VERSION } from "../../version.js";
 
 export interface OperationDoc {
@@ -36,7 +37,7 @@ export const RESPONSE_DESCRIPTIONS: Record<string, string> = {
   "403": "The credentials lack the required scope (the message names it), or the email address is not verified yet for a change.",
   "404": "Not found in this workspace (resources of other workspaces look exactly like missing ones).",
   "409": "Conflicts with the current state (for example a crawl already running); `detail` says what to do.",
-  "413": "An uploaded file is over 50 MB.",
+  "413": `An uploaded file is over ${MAX_UPLOAD_TEXT}.`,
   "415": "No uploaded file has a supported type.",
   "422": "A field is invalid; each item of `detail` names the field (`loc`) and the problem.",
   "429": "A plan limit is reached (sources, documents or queries this month, or too many attempts); `detail` says which and how much room is left.",

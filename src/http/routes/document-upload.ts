@@ -9,6 +9,7 @@ import { errors, ref } from "../schemas/common.js";
 import { DocumentOut, UploadBody } from "../schemas/content.js";
 import { needs } from "../route-config.js";
 import type { RouteApp } from "../route-app.js";
+import { MAX_UPLOAD_BYTES, MAX_UPLOAD_TEXT } from "../../config.js";
 import { ServiceError, ValidationError } from "../../services/errors.js";
 import type { UploadedFile, DocumentService } from "../../services/documents.js";
 
@@ -19,8 +20,6 @@ export interface DocumentUploadRouteDeps {
   documents: DocumentService;
   /** a fresh temp file path: each upload is streamed there before the service takes it */
   tempPath(): string;
-  /** largest accepted file, checked while streaming (413) */
-  maxUploadBytes: number;
 }
 
 export function registerUpload(app: RouteApp, deps: DocumentUploadRouteDeps) {
@@ -33,7 +32,7 @@ export function registerUpload(app: RouteApp, deps: DocumentUploadRouteDeps) {
       schema: {
         tags: ["documents"],
         summary: "Upload files (multipart: data_source_id, files); indexing runs in the background",
-        description: `Each file may be up to 50 MB (checked while streaming; 413 beyond). At most ${MAX_FILES} files a request. Files of an unsupported type become failed documents; when no file can be indexed the answer is 415.`,
+        description: `Each file may be up to ${MAX_UPLOAD_TEXT} (checked while streaming; 413 beyond). At most ${MAX_FILES} files a request. Files of an unsupported type become failed documents; when no file can be indexed the answer is 415.`,
         consumes: ["multipart/form-data"],
         body: ref(UploadBody),
         response: { 202: Type.Array(ref(DocumentOut)), ...errors(400, 401, 403, 404, 413, 415, 422, 429) },
@@ -54,7 +53,7 @@ async function readUpload(req: FastifyRequest, deps: DocumentUploadRouteDeps): P
   const files: UploadedFile[] = [];
   let sourceId: string | undefined;
   try {
-    for await (const part of req.parts({ limits: { fileSize: deps.maxUploadBytes, files: MAX_FILES, fields: 20, fieldSize: 4096 } })) {
+    for await (const part of req.parts({ limits: { fileSize: MAX_UPLOAD_BYTES, files: MAX_FILES, fields: 20, fieldSize: 4096 } })) {
       if (part.type === "file") {
         await saveFilePart(part, files, deps.tempPath);
       } else if (part.fieldname === "data_source_id") {
@@ -81,7 +80,7 @@ async function saveFilePart(part: MultipartFile, files: UploadedFile[], newTempP
   const tempPath = newTempPath();
   const file: UploadedFile = { filename: part.filename, mimetype: part.mimetype, tempPath, size: 0 };
   files.push(file);
-  const tooLarge = () => new ServiceError("payload_too_large", `"${part.filename}" is larger than 50 MB, the upload limit.`);
+  const tooLarge = () => new ServiceError("payload_too_large", `"${part.filename}" is larger than ${MAX_UPLOAD_TEXT}, the upload limit.`);
   // Answer 413 the moment the limit is crossed: left alone, the parser would read (and
   // drop) the rest of an arbitrarily large body before the request could end.
   part.file.once("limit", () => part.file.destroy(tooLarge()));

@@ -18,8 +18,6 @@ export interface DocumentRouteDeps {
   documents: DocumentService;
   /** a fresh temp file path: each upload is streamed there before the service takes it */
   tempPath(): string;
-  /** largest accepted file, checked while streaming (413) */
-  maxUploadBytes: number;
 }
 
 export const documentRoutes =

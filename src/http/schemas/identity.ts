@@ -144,6 +144,8 @@ export const CapabilitiesOut = Type.Object(
     max_page_limit: Type.Integer(),
     file_types: Type.Array(Type.String()),
     embedding_profile: Type.String(),
+    embedding_model: Type.String({ description: "Extension: the active profile's model id" }),
+    embedding_model_version: Type.Union([Type.String(), Type.Null()], { description: "Extension: the model's own version (a model file's date and checksum, a package's version); null when unknown" }),
     ocr: Type.Boolean({ description: "Scanned PDFs are read with OCR (tesseract-ocr and poppler-utils are installed)" }),
   },
   { $id: "CapabilitiesOut" },

@@ -1,8 +1,8 @@
 // Structure limits checked before the expensive parsing steps. Readability and turndown walk the
-// DOM recursively and their cost grows with the square of the nesting depth (measured: 0.2 s at
-// 200 levels, 1.2 s at 500, 10 s at 1,000, 54 s at 2,000 on a loaded 2-core machine), so a
-// 250 KB file of nested <div>s could hold an ingest worker for a minute. Real documents stay far
-// below these numbers; a file above one fails at once with a reason naming the limit.
+// DOM recursively and their cost grows with the square of the nesting depth, so a small file of
+// deeply nested <div>s could hold an ingest worker for a minute (docs/decisions.md, "Bounded
+// parsing"). Real documents stay far below these numbers; a file above one fails at once with a
+// reason naming the limit.
 import { ParseError } from "./errors.js";
 
 export const LIMITS = {

@@ -1,0 +1,91 @@
+// The "quarry" provider: Quarry's own static embedding model (src/model), trained in this repository
+// and shipped as one file under model/. It runs on the calling thread: a query costs a few
+// hundredths of a millisecond (tokenize, then one weighted sum of rows), a passage well under a
+// millisecond, so there is no worker pool and no warm-up; the file loads in milliseconds.
+import path from "node:path";
+import { readModel, type ModelHeader } from "../model/artifact.js";
+import { MODEL_DIR } from "../model/paths.js";
+import { StaticEncoder } from "../model/encoder.js";
+import { EmbedderUnavailableError } from "./errors.js";
+import { silentLogger, type EmbedLogger } from "./logger.js";
+import type { Embedder, EmbedderStatus, EmbeddingProfile } from "./types.js";
+
+/** texts embedded between two yields to the event loop, so a large batch never blocks searches for long */
+const YIELD_EVERY = 256;
+
+/** The profile's model file: options.file, relative paths read from model/ at the package root. */
+export function modelFilePath(profile: EmbeddingProfile): string {
+  const file = typeof profile.options.file === "string" ? profile.options.file : `${profile.model}.qsm`;
+  return path.isAbsolute(file) ? file : path.join(MODEL_DIR, file);
+}
+
+export class QuarryStaticEmbedder implements Embedder {
+  readonly profile: EmbeddingProfile;
+  private encoder: StaticEncoder | null = null;
+  private header: ModelHeader | null = null;
+  private state: EmbedderStatus;
+  private closed = false;
+
+  constructor(profile: EmbeddingProfile, options: { logger?: EmbedLogger } = {}) {
+    this.profile = profile;
+    const log = options.logger ?? silentLogger;
+    const file = modelFilePath(profile);
+    try {
+      const t0 = performance.now();
+      const { header, parts } = readModel(file);
+      if (parts.shape.dim + parts.shape.identityDim !== profile.dimension) {
+        throw new Error(`the model makes ${parts.shape.dim + parts.shape.identityDim}-dimensional vectors but the profile declares ${profile.dimension}`);
+      }
+      this.encoder = new StaticEncoder(parts);
+      this.header = header;
+      this.state = { state: "ready", detail: null };
+      log.info({ file, model: header.model, ms: Math.round(performance.now() - t0) }, "static model loaded");
+    } catch (err) {
+      const detail = `Embedding profile "${profile.name}" cannot load its model file ${file}: ${(err as Error).message}. Reinstall Quarry or point options.file at a model written by npm run model:train.`;
+      this.state = { state: "unavailable", detail };
+      log.error({ profile: profile.name }, detail);
+    }
+  }
+
+  /** The model file's header (name, training provenance, metrics), once loaded. */
+  modelHeader(): ModelHeader | null {
+    return this.header;
+  }
+
+  /** the file's creation date and the first hex digits of its payload checksum, e.g. 2026-11-27.3f2a9c01 */
+  modelVersion(): string | null {
+    return this.header ? `${this.header.created_at.slice(0, 10)}.${this.header.payload_sha256.slice(0, 8)}` : null;
+  }
+
+  status(): EmbedderStatus {
+    return { ...this.state };
+  }
+
+  whenReady(): Promise<boolean> {
+    return Promise.resolve(this.state.state === "ready");
+  }
+
+  async embedQuery(text: string): Promise<Float32Array> {
+    return this.ready().embed(this.profile.query_prefix + text);
+  }
+
+  async embedPassages(texts: string[]): Promise<Float32Array[]> {
+    const encoder = this.ready();
+    const out: Float32Array[] = [];
+    for (let i = 0; i < texts.length; i++) {
+      if (i > 0 && i % YIELD_EVERY === 0) await new Promise((r) => setImmediate(r));
+      if (this.closed) throw new EmbedderUnavailableError("The embedder was closed.");
+      out.push(encoder.embed(this.profile.passage_prefix + texts[i]));
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  private ready(): StaticEncoder {
+    if (!this.encoder || this.closed) throw new EmbedderUnavailableError(this.state.detail ?? "The embedder was closed.");
+    return this.encoder;
+  }
+}
