@@ -29,13 +29,17 @@ export async function surfaceForms(pairsFile: string, wanted: Set<string>): Prom
   return out;
 }
 
+/** Rows the principal directions are fitted on (the first ones: the vocabulary's most frequent tokens). */
+const PCA_FIT_ROWS = 30_000;
+
 /** Centres the rows (n x inDim) and projects them on their top `outDim` principal directions. */
 export function pcaRows(rows: Float32Array, n: number, inDim: number, outDim: number): Float32Array {
+  const fit = Math.min(n, PCA_FIT_ROWS);
   const mean = new Float64Array(inDim);
-  for (let i = 0; i < n; i++) for (let j = 0; j < inDim; j++) mean[j] += rows[i * inDim + j]! / n;
+  for (let i = 0; i < fit; i++) for (let j = 0; j < inDim; j++) mean[j] += rows[i * inDim + j]! / fit;
   const cov = new Float64Array(inDim * inDim);
   const x = new Float64Array(inDim);
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < fit; i++) {
     for (let j = 0; j < inDim; j++) x[j] = rows[i * inDim + j]! - mean[j]!;
     for (let a = 0; a < inDim; a++) {
       const xa = x[a]!;

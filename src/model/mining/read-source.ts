@@ -8,7 +8,7 @@ import { infoSections } from "./formats/texinfo.js";
 import { markdownSections } from "./formats/markdown.js";
 import { podSections } from "./formats/pod.js";
 import { manPairs, roffSections } from "./formats/roff.js";
-import { mallardSections } from "./formats/mallard.js";
+import { xmlHelpSections } from "./formats/xml-help.js";
 import { wordnetPairs } from "./formats/wordnet.js";
 import { definitionPairs, makePair, sectionPairs, type MinedDocument, type Pair } from "./sections.js";
 import type { SourceFormat } from "./sources.js";
@@ -29,9 +29,9 @@ export function filePairs(format: SourceFormat, file: string): { pairs: Pair[]; 
     switch (format) {
       case "html":
         return { pairs: documentPairs(htmlSections(readText(file))) };
-      case "mallard": {
-        const doc = mallardSections(readText(file));
-        const summary = doc.sections[0] ? makePair("summary", doc.desc, [doc.title], doc.sections[0].text) : null;
+      case "xml-help": {
+        const doc = xmlHelpSections(readText(file));
+        const summary = doc.sections[0] && doc.desc ? makePair("summary", doc.desc, [doc.title], doc.sections[0].text) : null;
         return { pairs: [...sectionPairs(doc), ...(summary ? [summary] : [])] };
       }
       case "man":

@@ -6,7 +6,7 @@
 // Held out for evaluation and never read here: PostgreSQL's documentation (any postgresql*
 // package), the Node.js API docs (nodejs), LibreOffice's help (libreoffice*), and no BEIR data
 // set is ever installed by a package.
-export type SourceFormat = "html" | "mallard" | "man" | "info" | "pod" | "dictd" | "wordnet" | "markdown";
+export type SourceFormat = "html" | "xml-help" | "man" | "info" | "pod" | "dictd" | "wordnet" | "markdown";
 
 export interface SourceSpec {
   id: string;
@@ -68,7 +68,15 @@ export const SOURCES: SourceSpec[] = [
     description: "The Rust books, reference and standard library",
   },
   { id: "debian-handbook", format: "html", packages: ["debian-handbook"], files: /\/en-US\/.*\.html$/, description: "The Debian Administrator's Handbook" },
-  { id: "gnome-help", format: "mallard", packages: ["gnome-user-docs", "gnome-devel-docs"], files: /\/help\/C\/.*\.page$/, description: "GNOME user and developer help" },
+  {
+    id: "gnome-help",
+    format: "xml-help",
+    packages: ["gnome-user-docs", "gnome-devel-docs", "gedit-common", "evince-common", "totem-common", "cheese-common", "shotwell-common", "brasero-common", "gnome-terminal-data"],
+    files: /\/help\/C\/.*\.page$/,
+    description: "GNOME desktop and application help (Mallard)",
+  },
+  { id: "gnumeric-help", format: "xml-help", packages: ["gnumeric-doc"], files: /\/help\/C\/gnumeric\/.*\.xml$/, description: "Gnumeric spreadsheet manual (DocBook)" },
+  { id: "gnucash-docs", format: "html", packages: ["gnucash-docs"], files: /\/gnucash-(guide|help)-en\/.*\.html$/, description: "GnuCash tutorial, guide and help" },
   { id: "perl-pod", format: "pod", packages: ["perl-doc"], files: /\/pod\/[^/]+\.pod$/, description: "Perl manual and FAQ (POD)" },
   { id: "man-pages", format: "man", packages: "*", files: /^\/usr\/share\/man\/man[1-8][^/]*\/[^/]+\.gz$/, description: "English manual pages of every installed package" },
   { id: "info-manuals", format: "info", packages: "*", files: /^\/usr\/share\/info\/[^/]+\.info(-\d+)?\.gz$/, description: "GNU Info manuals of every installed package" },
