@@ -1432,6 +1432,10 @@ export interface components {
             max_page_limit: number;
             file_types: string[];
             embedding_profile: string;
+            /** @description Extension: the active profile's model id */
+            embedding_model: string;
+            /** @description Extension: the model's own version (a model file's date and checksum, a package's version); null when unknown */
+            embedding_model_version: string | null;
             /** @description Scanned PDFs are read with OCR (tesseract-ocr and poppler-utils are installed) */
             ocr: boolean;
         };
@@ -2373,7 +2377,9 @@ export interface operations {
                      *         "csv",
                      *         "json"
                      *       ],
-                     *       "embedding_profile": "use-lite",
+                     *       "embedding_profile": "default",
+                     *       "embedding_model": "quarry-static-v1",
+                     *       "embedding_model_version": "2026-11-27.3f2a9c01",
                      *       "ocr": true
                      *     }
                      */
