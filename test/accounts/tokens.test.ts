@@ -27,7 +27,7 @@ describe("email verification tokens", () => {
   it("refuses an expired link with a detail that says how to get a new one", async () => {
     const u = await signup(s);
     const token = await verifyToken(u.email);
-    expire(u.email, "verify_email");
+    await expire(u.email, "verify_email");
     const r = await s.call("POST", "/auth/verify", { json: { token } });
     expect(r.status).toBe(400);
     expect(r.body.detail).toMatch(/has expired \(links are valid for 24 hours\).*POST \/auth\/resend-verification/);
@@ -132,7 +132,7 @@ describe("password reset", () => {
     const u = await signup(s);
     await s.call("POST", "/auth/forgot-password", { json: { email: u.email } });
     const t1 = await resetToken(u.email);
-    expire(u.email, "reset_password");
+    await expire(u.email, "reset_password");
     const expired = await s.call("POST", "/auth/reset-password", { json: { token: t1, password: "new passphrase 1" } });
     expect(expired.status).toBe(400);
     expect(expired.body.detail).toMatch(/has expired \(links are valid for 1 hour\)/);
