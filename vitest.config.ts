@@ -13,6 +13,7 @@ const UNIT = [
   "test/docs/{references,links}.test.ts", // docs/reference/api.md needs a server: api-reference stays in api
   "test/scaleout/compose.test.ts",
   "test/jobs/sleepers.test.ts",
+  "test/model/{tokenizer,pooling,train,eigen}.test.ts",
 ];
 
 // slow: the embedding model, Chromium, whole processes, scale, soak and scale-out runs.
@@ -29,6 +30,7 @@ const SLOW = [
   "test/ingest/isolated.test.ts", // parser workers killed on time and memory limits: 17 s of waiting
   "test/ops/cli.test.ts",
   "test/ops/production.test.ts",
+  "test/http/scope-matrix.test.ts", // vi.mock("fastify"): a module mock needs a module cache of its own
 ];
 
 // every file in exactly one project: slow leaves unit's files out, api takes the rest
@@ -41,15 +43,20 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // the fast static model for test servers and the processes tests spawn (test/kit/server.ts)
+    env: { EMBEDDING_PROFILE: process.env.EMBEDDING_PROFILE ?? "quarry-static" },
     // 2 cores: two test files at a time keeps model-heavy suites from starving each other
     maxWorkers: 2,
     reporters: ["default", "./test/helpers/summary-reporter.ts"],
     coverage: { provider: "v8", include: ["src/**/*.ts"], reporter: ["text-summary", "html"], reportsDirectory: "test-output/coverage" },
     projects: [
-      { extends: true, test: { name: "unit", include: UNIT } },
+      // unit and api files share their worker's module cache (isolate: false): each file would
+      // otherwise import and transform the app's whole module graph again, most of a small suite's
+      // time. A file that changes process-wide state (env, mocks) undoes it, or runs in slow.
+      { extends: true, test: { name: "unit", include: UNIT, isolate: false } },
       { extends: true, test: { name: "slow", include: SLOW, exclude: slowExclude } },
       // api: the HTTP suites and everything not placed above, so a new suite lands here
-      { extends: true, test: { name: "api", include: ["test/**/*.test.ts"], exclude: apiExclude } },
+      { extends: true, test: { name: "api", include: ["test/**/*.test.ts"], exclude: apiExclude, isolate: false } },
     ],
   },
 });

@@ -33,6 +33,6 @@ export default defineConfig({
       "test/benchmarks/tune-calibration.test.ts",
     ],
     globalSetup: ["./test/helpers/pg-global.ts"],
-    env: { TEST_STORE: "postgres" },
+    env: { ...baseTest.env, TEST_STORE: "postgres" },
   },
 });

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// npm run test:pg: the storage-touching HTTP suites on the PostgreSQL store, twice: with the job
-// queue in PostgreSQL (DATABASE_URL only), then on BullMQ in Redis (DATABASE_URL and REDIS_URL,
-// REDIS_TEST_URL default the local server). Without a reachable PostgreSQL that offers pgvector
+// npm run test:pg: the storage-touching HTTP suites on the PostgreSQL store with the job queue in
+// PostgreSQL (DATABASE_URL only), then the suites whose jobs are the subject (uploads, crawls,
+// restarts, tuning jobs, the queue's health) again on BullMQ in Redis (DATABASE_URL and REDIS_URL,
+// REDIS_TEST_URL default the local server): the others only store rows, and which queue ran
+// their few ingest jobs changes nothing they check. Without a reachable PostgreSQL that offers pgvector
 // (TEST_PG_URL, default the local trust-auth server) it prints why and skips, and without Redis it
 // skips the second pass, so a clone without them still passes `npm test` on the embedded store.
 import { spawnSync } from "node:child_process";
@@ -24,7 +26,18 @@ if (reason) {
   console.log(`test:pg skipped: ${reason}`);
   process.exit(0);
 }
-const vitest = (env) => spawnSync("npx", ["vitest", "run", "-c", "vitest.pg.config.ts", ...process.argv.slice(2)], { stdio: "inherit", env: { ...process.env, ...env } });
+const QUEUE_SUITES = [
+  "test/foundation/system.test.ts",
+  "test/content/upload.test.ts",
+  "test/content/durability.test.ts",
+  "test/crawl-api/crawl.test.ts",
+  "test/crawl-api/restart.test.ts",
+  "test/crawl-api/policy.test.ts",
+  "test/benchmarks/tune-jobs.test.ts",
+];
+const args = process.argv.slice(2);
+const vitest = (env, files = []) =>
+  spawnSync("npx", ["vitest", "run", "-c", "vitest.pg.config.ts", ...files, ...args], { stdio: "inherit", env: { ...process.env, ...env } });
 
 console.log("test:pg: PostgreSQL store, job queue in PostgreSQL");
 const first = vitest({});
@@ -40,5 +53,6 @@ if (!redisUp) {
   process.exit(0);
 }
 console.log("test:pg: PostgreSQL store, job queue on BullMQ in Redis");
-const second = vitest({ TEST_QUEUE: "redis" });
+// files named on the command line choose the suites themselves
+const second = vitest({ TEST_QUEUE: "redis" }, args.some((a) => !a.startsWith("-")) ? [] : QUEUE_SUITES);
 process.exit(second.status ?? 1);

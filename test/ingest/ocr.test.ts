@@ -56,8 +56,12 @@ describe.skipIf(!ocrAvailable())("OCR of scanned PDFs (tesseract-ocr and poppler
 describe("without OCR", () => {
   it("fails a scanned PDF with a reason that names what is missing", async () => {
     process.env.QUARRY_DISABLE_OCR = "1";
-    const scanned = await makeScannedPdfOrImageOnly();
-    await expect(parseDocument(scanned, "pdf", "scan.pdf")).rejects.toThrow(/no text layer .* OCR is not available on this server \(it needs tesseract-ocr and poppler-utils\)/);
+    try {
+      const scanned = await makeScannedPdfOrImageOnly();
+      await expect(parseDocument(scanned, "pdf", "scan.pdf")).rejects.toThrow(/no text layer .* OCR is not available on this server \(it needs tesseract-ocr and poppler-utils\)/);
+    } finally {
+      delete process.env.QUARRY_DISABLE_OCR; // test files share their worker process
+    }
   });
 });
 

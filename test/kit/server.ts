@@ -14,6 +14,14 @@ import { dropPrefix, REDIS_URL, testPrefix } from "../jobs/redis.js";
 
 export const PLATFORM_KEY = "test-platform-key-0123456789";
 
+/**
+ * The embedding profile of test servers (and, through vitest.config.ts, of the processes tests
+ * spawn): Quarry's static model loads in milliseconds and embeds on the calling thread, where the
+ * default USE lite starts worker threads and embeds a few chunks a second. The suites that are
+ * about USE lite, or about the out-of-the-box default, name their profile themselves.
+ */
+export const TEST_EMBEDDING_PROFILE = process.env.EMBEDDING_PROFILE ?? "quarry-static";
+
 export type { CallOptions };
 
 export interface TestServer {
@@ -82,6 +90,7 @@ export async function startServer(env: Record<string, string> = {}, opts: StartO
     PORT: "0",
     PLATFORM_API_KEY: PLATFORM_KEY,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    EMBEDDING_PROFILE: TEST_EMBEDDING_PROFILE,
     ...env,
   });
   const rt = await createRuntime(config, { log: pino({ level: config.logLevel }) });

@@ -41,7 +41,8 @@ describe("hybrid fusion on the paraphrase fixture", () => {
   const sourceOf = new Map<string, string>();
 
   beforeAll(async () => {
-    s = await startServer({}, { listen: false });
+    // the out-of-the-box model: its paraphrase matches are what this suite proves
+    s = await startServer({ EMBEDDING_PROFILE: "default" }, { listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(true);
     const t = await s.tenant();
     const src = await createSource(s, t.adminKey);

@@ -55,7 +55,8 @@ describe("search and retrieve", () => {
   const docIds: Record<string, string> = {};
 
   beforeAll(async () => {
-    s = await startServer({}, { listen: false });
+    // the out-of-the-box model: its paraphrase matches are what this suite proves
+    s = await startServer({ EMBEDDING_PROFILE: "default" }, { listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(true);
     key = (await s.tenant()).adminKey;
     srcA = await createSource(s, key, "Support");
