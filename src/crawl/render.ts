@@ -11,7 +11,7 @@ import { accessSync, constants as fsConstants } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { chromium, type BrowserContext, type Page, type Route } from "playwright-core";
+import type { BrowserContext, Page, Route } from "playwright-core";
 import { FetchError, UrlPolicyError, describeError } from "./errors.js";
 import { createFetcher, type Fetcher } from "./fetcher.js";
 import { DEFAULT_REQUEST_TIMEOUT_MS, PAGE_SIZE_LIMIT_BYTES, USER_AGENT } from "./limits.js";
@@ -152,7 +152,10 @@ export async function createRenderer(options: RendererOptions): Promise<Renderer
   };
 }
 
-function launchBrowser(executablePath: string, userDataDir: string, userAgent: string): Promise<BrowserContext> {
+async function launchBrowser(executablePath: string, userDataDir: string, userAgent: string): Promise<BrowserContext> {
+  // imported at first launch: playwright-core takes about two seconds to load, which every process
+  // would pay although only crawls with render_js ever start a browser
+  const { chromium } = await import("playwright-core");
   return chromium.launchPersistentContext(userDataDir, {
     executablePath,
     headless: true,

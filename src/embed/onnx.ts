@@ -8,7 +8,7 @@
 // the cores and a query never waits behind more than the batch in flight.
 import fs from "node:fs";
 import path from "node:path";
-import { AutoModel, AutoTokenizer, env, LogLevel, type ProgressInfo } from "@huggingface/transformers";
+import type { ProgressInfo } from "@huggingface/transformers";
 import { EmbedderUnavailableError, EmbeddingError } from "./errors.js";
 import { silentLogger, type EmbedLogger } from "./logger.js";
 import { SerialRunner } from "./serial.js";
@@ -194,6 +194,9 @@ export class OnnxEmbedder implements Embedder {
           `--local-dir ${this.modelDir}\` on a machine with network) or set ALLOW_MODEL_DOWNLOAD=true.`,
       );
     }
+    // imported here, not at the top: transformers.js and its runtime take about half a second to
+    // load, which every process (and test worker) would pay although most never use an ONNX profile
+    const { AutoModel, AutoTokenizer, env, LogLevel } = await import("@huggingface/transformers");
     // transformers.js keeps these settings globally; every ONNX embedder of a process shares one
     // MODELS_DIR, so setting them per load is harmless. cacheDir = modelsDir stores downloads as
     // <modelsDir>/<model id>/<file>, exactly where the local lookup looks next time.
