@@ -33,9 +33,20 @@ const SLOW = [
   "test/http/scope-matrix.test.ts", // vi.mock("fastify"): a module mock needs a module cache of its own
 ];
 
+// api suites that wait on processes, crawls, job queues or the default model: `npm run test:quick`
+// (QUICK=1, unit and api) leaves them to `npm test` so the inner loop answers in about a minute
+const QUICK_SKIPS = [
+  "test/content/{durability,upload,upload-bad-input,related-rules}.test.ts",
+  "test/crawl-api/**/*.test.ts",
+  "test/search-api/{vector-index,search,fusion-quality,lexical-exactness,exact-match}.test.ts",
+  "test/jobs/{fair-scheduling,bullmq-queue,embedded-queue}.test.ts",
+  "test/agents/{mcp,client}.test.ts",
+  "test/ops/{cli-postgres,crawl-progress}.test.ts",
+];
+
 // every file in exactly one project: slow leaves unit's files out, api takes the rest
 const slowExclude = [...configDefaults.exclude, ...UNIT];
-const apiExclude = [...slowExclude, ...SLOW];
+const apiExclude = [...slowExclude, ...SLOW, ...(process.env.QUICK === "1" ? QUICK_SKIPS : [])];
 
 export default defineConfig({
   test: {

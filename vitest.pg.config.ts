@@ -33,6 +33,8 @@ export default defineConfig({
       "test/benchmarks/tune-calibration.test.ts",
     ],
     globalSetup: ["./test/helpers/pg-global.ts"],
+    // these are api-project suites: they share a worker's module cache there too (vitest.config.ts)
+    isolate: false,
     env: { ...baseTest.env, TEST_STORE: "postgres" },
   },
 });
