@@ -81,7 +81,7 @@ describe.each(shapes)("API and worker processes (%s)", (shape, envOf) => {
         });
         return { status: r.status, body: (await r.json()) as any };
       };
-      await until(() => fetch(`${url}/health`).then((r) => r.ok || r.status === 503), "the API process", 60_000, api.output);
+      await until(() => fetch(`${url}/health`).then((r) => r.ok || r.status === 503), "the API process", 120_000, api.output);
 
       const t = await call("POST", "/tenants", PLATFORM_KEY, { name: "Split" });
       const key = t.body.admin_key.key as string;
