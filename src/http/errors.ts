@@ -73,9 +73,11 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
   // Content-Length nor Transfer-Encoding (Node's http client sends a DELETE body that way), which
   // HTTP/1.1 reads as a request without a body followed by garbage. The request it read is being
   // answered: a second, raw answer written now would reach the client first and the socket would
-  // be gone under the real one. Let that answer go out with Connection: close, then close.
+  // be gone under the real one. Let that answer go out with Connection: close, then close. Not
+  // when the pending request itself is incomplete (a broken chunk, a stalled body): the 400 or 408
+  // below is its answer.
   const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (pending && !pending.writableEnded) {
+  if (pending && !pending.writableEnded && pending.req?.complete) {
     pending.shouldKeepAlive = false;
     pending.once("finish", () => socket.end());
     return;

@@ -4,6 +4,7 @@
 // that do not start a request, and the parse error tore the socket down under the reply.
 // Every such request must get a 4xx with a detail or a 2xx, and the client keep working.
 import http from "node:http";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { noModelEnv, startServer, PLATFORM_KEY, type TestServer } from "../kit/index.js";
 import { operations } from "../soak/corpus.js";
@@ -91,5 +92,21 @@ describe("a JSON null body", () => {
       }
     }
     expect(problems.filter(Boolean)).toEqual([]);
+  });
+
+  it("leaves a request whose own chunked body is broken to the parser's 400, at once", async () => {
+    const { port } = new URL(s.url);
+    const text = await new Promise<string>((resolve) => {
+      const sock = net.connect(Number(port), "127.0.0.1", () =>
+        sock.write("POST /auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nnull\r\n0\r\n\r\n"),
+      );
+      let got = "";
+      sock.setEncoding("utf8");
+      sock.on("data", (c: string) => (got += c));
+      sock.on("close", () => resolve(got));
+      sock.on("error", (e) => resolve(`error ${e.message}`));
+    });
+    expect(text).toMatch(/^HTTP\/1\.1 400 /);
+    expect(text).toContain('{"detail":"The HTTP request is malformed.');
   });
 });
