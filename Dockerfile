@@ -6,7 +6,8 @@
 # The final command is `node dist/cli.js serve`: Node is PID 1's only process and receives SIGTERM
 # itself (no npm or tsx in between), finishes in-flight work and exits within the stop timeout.
 
-ARG NODE_VERSION=22
+# the Node release CI tests on (.nvmrc); test/ops/node-version.test.ts keeps the two equal
+ARG NODE_VERSION=24.21.0
 
 # --- build: dependencies with their native modules, TypeScript compiled to dist/, console built ---
 FROM node:${NODE_VERSION}-bookworm-slim AS build

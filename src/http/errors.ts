@@ -2,11 +2,15 @@
 // {"detail": "<what to change>"}. Unexpected errors are logged and answered with a generic 500.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ErrorObject } from "ajv";
+import type { ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { MAX_UPLOAD_TEXT } from "../config.js";
 import { ServiceError, ValidationError, type ErrorKind, type FieldIssue } from "../services/errors.js";
 import { toFieldIssues } from "./validation.js";
 import { drainRequest } from "./drain.js";
+
+/** how long a connection answered with a parser error may stay half-open */
+const CLOSE_GRACE_MS = 5_000;
 
 const STATUS: Record<ErrorKind, number> = {
   bad_request: 400,
@@ -65,6 +69,19 @@ function frameworkError(err: FastifyError): { status: number; body: unknown } | 
  * malformed request line, a timeout), answered in the same {"detail"} shape as the rest. */
 export function clientErrorHandler(err: Error & { code?: string }, socket: Socket): void {
   if (err.code === "ECONNRESET" || socket.destroyed) return;
+  // Bytes after a whole request that do not start another one: mostly a body sent with neither
+  // Content-Length nor Transfer-Encoding (Node's http client sends a DELETE body that way), which
+  // HTTP/1.1 reads as a request without a body followed by garbage. The request it read is being
+  // answered: a second, raw answer written now would reach the client first and the socket would
+  // be gone under the real one. Let that answer go out with Connection: close, then close. Not
+  // when the pending request itself is incomplete (a broken chunk, a stalled body): the 400 or 408
+  // below is its answer.
+  const pending = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (pending && !pending.writableEnded && pending.req?.complete) {
+    pending.shouldKeepAlive = false;
+    pending.once("finish", () => socket.end());
+    return;
+  }
   const [status, reason, detail] =
     err.code === "HPE_HEADER_OVERFLOW"
       ? [431, "Request Header Fields Too Large", "The request headers are too large (16 KB in all at most). Send fewer or shorter headers."]
@@ -72,12 +89,11 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Socke
         ? [408, "Request Timeout", "The request did not arrive in time. Send it again."]
         : [400, "Bad Request", "The HTTP request is malformed. Check the request line and headers."];
   const body = JSON.stringify({ detail });
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy(err);
+  if (!socket.writable) return void socket.destroy(err);
+  // end, not destroy: closing at once while unread bytes wait would send a reset that can overtake
+  // the answer. The timer closes it for a client that never closes its side.
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
 }
 
 /** Errors the router raises before any route runs (a percent-escape that does not decode, a path
