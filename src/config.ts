@@ -27,6 +27,8 @@ export interface Config {
   ingestWorkers: number;
   queueTenantConcurrency: number;
   queuePrefix: string;
+  /** BullMQ: how long a running job's lock lasts without renewal before another worker takes it over */
+  queueLockMs: number;
   logLevel: string;
   logFormat: "json" | "pretty";
   /** how long a stopping process waits for running jobs before leaving them to be requeued */
@@ -86,6 +88,7 @@ export const SETTINGS: Setting[] = [
   { env: "INGEST_WORKERS", default: "2", doc: "Concurrent ingest jobs in this process" },
   { env: "QUEUE_TENANT_CONCURRENCY", default: "1", doc: "Most jobs of one kind a tenant runs at once while another tenant's jobs wait (a tenant alone uses every worker)" },
   { env: "QUEUE_PREFIX", default: "quarry", doc: "Key prefix of the BullMQ queues in Redis (separates deployments sharing one Redis)" },
+  { env: "QUEUE_LOCK_MS", default: "30000", doc: "BullMQ: a running job's lock, renewed while its worker lives; a killed worker's jobs are taken over this long (up to twice) after it died" },
   { env: "LOG_LEVEL", default: "info", doc: "pino log level (fatal, error, warn, info, debug, trace, silent)" },
   { env: "RATE_LIMIT_PER_MINUTE", default: "6000", doc: "Requests a minute per API key or console session (429 with Retry-After beyond); 0 turns rate limiting off" },
   { env: "RATE_LIMIT_ANONYMOUS_PER_MINUTE", default: "300", doc: "Requests a minute per client address without credentials (signup, login, password reset)" },
@@ -192,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestWorkers: int(env, "INGEST_WORKERS", 2, 1, 32),
     queueTenantConcurrency: int(env, "QUEUE_TENANT_CONCURRENCY", 1, 1, 64),
     queuePrefix: queuePrefix(env),
+    queueLockMs: int(env, "QUEUE_LOCK_MS", 30_000, 1_000, 600_000),
     logLevel: str(env, "LOG_LEVEL") ?? "info",
     logFormat: logFormat(env),
     shutdownTimeoutMs: int(env, "SHUTDOWN_TIMEOUT_SECONDS", 8, 0, 3600) * 1000,

@@ -209,6 +209,7 @@ async function assembleJobs(b: Base): Promise<Jobs> {
     redisUrl: config.redisUrl,
     prefix: config.queuePrefix,
     tenantConcurrency: config.queueTenantConcurrency,
+    lockMs: config.queueLockMs,
     store: store.content,
     log,
   });

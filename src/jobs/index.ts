@@ -12,6 +12,8 @@ export interface BackendOptions {
   redisUrl: string | null;
   prefix: string;
   tenantConcurrency: number;
+  /** BullMQ's job lock (QUEUE_LOCK_MS); the queue in the database has leases of its own */
+  lockMs: number;
   store: JobTable;
   log: Logger;
 }
@@ -19,7 +21,7 @@ export interface BackendOptions {
 export async function createQueueBackend(o: BackendOptions): Promise<QueueBackend> {
   if (o.redisUrl) {
     const { createBullBackend } = await import("./bullmq-queue.js");
-    return createBullBackend({ url: o.redisUrl, prefix: o.prefix, tenantConcurrency: o.tenantConcurrency, log: o.log });
+    return createBullBackend({ url: o.redisUrl, prefix: o.prefix, tenantConcurrency: o.tenantConcurrency, lockMs: o.lockMs, log: o.log });
   }
   return {
     name: "embedded",

@@ -55,7 +55,8 @@ async function until<T>(f: () => Promise<T | null | false>, what: string, ms: nu
 
 const shapes: [string, () => Promise<Record<string, string> | null>][] = [
   ["queue in the database", async () => ({})],
-  ["BullMQ on Redis", async () => ((await redisReachable()) ? { REDIS_URL, QUEUE_PREFIX: testPrefix() } : null)],
+  // a 5 s lock: the killed worker's job is taken over within 10 s instead of a minute
+  ["BullMQ on Redis", async () => ((await redisReachable()) ? { REDIS_URL, QUEUE_PREFIX: testPrefix(), QUEUE_LOCK_MS: "5000" } : null)],
 ];
 
 describe.each(shapes)("API and worker processes (%s)", (shape, envOf) => {

@@ -120,6 +120,7 @@ async function startDeployment(): Promise<Deployment> {
     ...(db ? { DATABASE_URL: db.url } : {}),
     REDIS_URL,
     QUEUE_PREFIX: prefix,
+    QUEUE_LOCK_MS: "5000", // the SIGKILLed worker's jobs are taken over within 10 s, not a minute
     DATA_DIR: dataDir,
     HOST: "127.0.0.1",
     DEFAULT_PLAN: "enterprise",
