@@ -24,6 +24,7 @@ import type {
   VectorIndexStatus,
 } from "./content-types.js";
 import type { LexicalQuery, LexicalWeights } from "../search/lexical/types.js";
+import type { SearchFilter } from "../search/filter/types.js";
 
 /** Collections: named sets of a tenant's data sources, with their search settings. */
 export interface CollectionCatalog {
@@ -110,10 +111,13 @@ export interface ChunkSearch {
    * BM25 over the tenant's chunks in these sources, best first (search/lexical/bm25.ts). The query
    * comes analysed (search/lexical/analyze-query.ts) with the analyzer the store indexes with;
    * statistics (N, average length, document frequencies) are the tenant's live chunks only, so
-   * other tenants' writes never change the scores.
+   * other tenants' writes never change the scores. With a filter, only chunks of documents that
+   * pass it are candidates, inside the scan: the top `limit` of the filtered set, never a filtered
+   * top `limit`; statistics stay the tenant's (a filter narrows, it does not rescore).
    */
-  lexicalSearch(tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, weights: LexicalWeights): Promise<Scored[]>;
-  vectorSearch(indexName: string, tenantId: string, sourceIds: string[], vector: Float32Array, k: number): Promise<Scored[]>;
+  lexicalSearch(tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, weights: LexicalWeights, filter?: SearchFilter): Promise<Scored[]>;
+  /** The k nearest of these sources' chunks (and of documents passing the filter, as lexicalSearch). */
+  vectorSearch(indexName: string, tenantId: string, sourceIds: string[], vector: Float32Array, k: number, filter?: SearchFilter): Promise<Scored[]>;
   hydrateChunks(tenantId: string, chunkIds: string[]): Promise<Map<string, ChunkHit>>;
   /**
    * The document of each of these chunks of the tenant (missing or foreign ids left out): what
