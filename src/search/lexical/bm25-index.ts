@@ -338,8 +338,10 @@ export class Bm25Index {
    * The k best live chunks for an OR of the terms whose source passes `allowed` (indexed by source
    * ordinal), best first; equal scores in arrival order. Scores are summed in query-term order
    * after selection, so a chunk's score does not depend on what pruning happened to skip.
+   * `accept` (a search filter's chunk keys) narrows the candidates further, inside the scan: the
+   * k best of the accepted chunks, never a filtered k best.
    */
-  search(query: QueryTerm[], k: number, w: LexicalWeights, allowed: Uint8Array): IndexHit[] {
+  search(query: QueryTerm[], k: number, w: LexicalWeights, allowed: Uint8Array, accept?: (key: number) => boolean): IndexHit[] {
     if (k <= 0 || this.live === 0 || !allowed.includes(1)) return [];
     const avgdl = this.avgdl;
     const n = this.live;
@@ -367,7 +369,7 @@ export class Bm25Index {
         if (cd < d) d = cd;
       }
       if (d === 0xffffffff) break;
-      if (!this.alive[d] || !allowed[this.srcs[d]!]) {
+      if (!this.alive[d] || !allowed[this.srcs[d]!] || (accept !== undefined && !accept(this.keys[d]!))) {
         for (let i = firstEssential; i < m; i++) if (qs[i]!.cur.doc() === d) qs[i]!.cur.i++;
         continue;
       }

@@ -152,8 +152,11 @@ export class LexicalIndexes {
     );
   }
 
-  /** BM25 top `limit` of the tenant's chunks in these sources; ids are chunk rowids as strings. */
-  search(tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights): Scored[] {
+  /**
+   * BM25 top `limit` of the tenant's chunks in these sources (and among `accept`, a filter's
+   * chunks, when given); ids are chunk rowids as strings.
+   */
+  search(tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights, accept?: ReadonlySet<number>): Scored[] {
     if (sourceIds.length === 0 || limit <= 0) return [];
     const t = this.tenant(tenantId);
     const allowed = new Uint8Array(t.sources.size);
@@ -161,7 +164,8 @@ export class LexicalIndexes {
       const o = t.sources.get(s);
       if (o !== undefined) allowed[o] = 1;
     }
-    return rankLexical(t.index, allowed, query, limit, w, (keys) => this.fieldsOf(keys), ANALYZER).map((h) => ({ chunkId: String(h.key), score: h.score }));
+    const filter = accept && ((key: number) => accept.has(key));
+    return rankLexical(t.index, allowed, query, limit, w, (keys) => this.fieldsOf(keys), ANALYZER, filter).map((h) => ({ chunkId: String(h.key), score: h.score }));
   }
 
   /** drops in-memory state (tests, memory pressure); the next query reloads from chunk_terms */
