@@ -6,7 +6,9 @@ import type { RankedChunk, RankedId, RetrievalMode } from "../search/engine.js";
 import { assembleRetrieve, neighbourRanges, selectMatches, type ChunkRecord, type RetrieveOptions, type ScoredChunk } from "../search/retrieve-assembly.js";
 import { cutoffFor, relativeCutoff } from "../search/calibration.js";
 import { tenantOf, type Principal } from "./auth.js";
-import { notFound } from "./errors.js";
+import { notFound, ValidationError } from "./errors.js";
+import { FilterInvalid, parseFilter } from "../search/filter/parse.js";
+import type { SearchFilter } from "../search/filter/types.js";
 import { chunkRecord, searchHit } from "./chunk-hits.js";
 import { highlightTerms } from "../search/snippet.js";
 import { roundScore, settingsFor, type CollectionScope, type RetrieveRequest, type SearchControls, type SearchDeps, type SearchRequest } from "./search-model.js";
@@ -44,14 +46,26 @@ function rankingOf(deps: SearchDeps, c: CollectionScope, req: SearchControls, mo
   return { settings: blend.settings, mode: mode ?? blend.mode };
 }
 
+/** The request's filter as the stores take it; a 422 naming each bad part (loc body.filter...). */
+function filterOf(req: SearchControls): SearchFilter | undefined {
+  if (req.filter === undefined) return undefined;
+  try {
+    return parseFilter(req.filter);
+  } catch (err) {
+    if (!(err instanceof FilterInvalid)) throw err;
+    throw new ValidationError(err.issues.map((i) => ({ type: "filter_invalid", loc: ["body", "filter", ...i.path], msg: i.msg, input: i.input })));
+  }
+}
+
 export async function searchChunks(deps: SearchDeps, p: Principal, req: SearchRequest, opts: { mode?: RetrievalMode; countQuery?: boolean } = {}) {
   const started = performance.now();
   const c = await collectionOf(deps, p, req.collection_id);
   const ranking = rankingOf(deps, c, req, opts.mode);
+  const filter = filterOf(req);
   if (opts.countQuery !== false) await deps.quotas.consumeQueries(tenantOf(p), 1);
   const topK = req.top_k ?? 10;
   const tenantId = tenantOf(p).id;
-  const result = await deps.engine.rankIds(tenantId, c.data_source_ids, req.query, ranking.settings, ranking.mode);
+  const result = await deps.engine.rankIds(tenantId, c.data_source_ids, req.query, ranking.settings, ranking.mode, filter);
   const minScore = req.min_score ?? 0;
   let ranked = minScore > 0 ? result.ranked.filter((r) => roundScore(r.score) >= minScore) : result.ranked;
   if (req.collapse_documents ?? true) ranked = firstPerDocument(ranked);
@@ -105,8 +119,9 @@ export async function retrieveContexts(deps: SearchDeps, p: Principal, req: Retr
   const tenant = tenantOf(p);
   const c = await collectionOf(deps, p, req.collection_id);
   const { settings, mode } = rankingOf(deps, c, req);
+  const filter = filterOf(req);
   await deps.quotas.consumeQueries(tenant, 1);
-  const result = await deps.engine.rankIds(tenant.id, c.data_source_ids, req.query, settings, mode);
+  const result = await deps.engine.rankIds(tenant.id, c.data_source_ids, req.query, settings, mode, filter);
   const options = retrieveOptions(req);
   // The matches that become contexts are chosen on ids and scores; only they are read in full.
   const chosen = await deps.engine.hydrate(tenant.id, selectMatches(retrievable(result.ranked, req, cutoffFor(settings.calibration, result.mode)), options));

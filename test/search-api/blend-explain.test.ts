@@ -105,6 +105,18 @@ describe("search blend and explanations", () => {
     expect(plain.body.contexts[0]).not.toHaveProperty("explain");
   });
 
+  it("filters the vector and hybrid lists inside the scan", async () => {
+    const all = await search({ query: "gearbox oil", top_k: 50, collapse_documents: false, hybrid: { semantic_ratio: 1 } });
+    const some = all.body.results.filter((_: unknown, i: number) => i % 3 === 1).map((h: any) => h.document_id);
+    for (const ratio of [1, 0.5]) {
+      const r = await search({ query: "gearbox oil", top_k: 50, collapse_documents: false, hybrid: { semantic_ratio: ratio }, filter: { document_id: { $in: some } }, explain: true });
+      expect(r.status).toBe(200);
+      expect(r.body.results.map((h: any) => h.document_id).sort()).toEqual([...some].sort());
+      // vector ranks are places among the filtered chunks
+      expect(r.body.results.map((h: any) => h.explain.vector.rank).sort((a: number, b: number) => a - b)).toEqual(some.map((_: unknown, i: number) => i + 1));
+    }
+  });
+
   it("refuses a ratio outside 0..1 with a 422 naming it", async () => {
     for (const hybrid of [{ semantic_ratio: 1.5 }, { semantic_ratio: -0.1 }, { semantic_ratio: "half" }, {}, { semantic_ratio: 0.5, extra: 1 }]) {
       const r = await search({ query: "oil", hybrid });

@@ -10,6 +10,7 @@ import { analyzeQuery } from "../../src/search/lexical/analyze-query.js";
 import { DEFAULT_ANALYZER } from "../../src/search/lexical/analyze.js";
 import { parseFilter } from "../../src/search/filter/parse.js";
 import { describeEachContentStore, type ContentBackend } from "./content-backends.js";
+import { holds, type FilterDoc as Doc } from "../helpers/filter-reference.js";
 
 const cleanup: ContentBackend[] = [];
 afterEach(async () => {
@@ -36,14 +37,6 @@ function rng(seed: number) {
 }
 type Rng = ReturnType<typeof rng>;
 
-interface Doc {
-  id: string;
-  data_source_id: string;
-  kind: string | null;
-  created_at: string;
-  updated_at: string;
-  metadata: Record<string, unknown>;
-}
 
 const DATES = ["2025-03-01T00:00:00.000Z", "2025-11-15T08:30:00.000Z", "2026-01-01T00:00:00.000Z", "2026-06-30T23:59:59.000Z", "2026-11-27T12:00:00.000Z"];
 
@@ -61,65 +54,6 @@ function randomMetadata(r: Rng): Record<string, unknown> {
   maybe(0.5, "nested", () => (r.next() < 0.8 ? { level: r.int(4) } : "flat"));
   maybe(0.3, "file_type", () => r.pick(["csv", "json"]));
   return m;
-}
-
-// ---- the reference: the filter's JSON evaluated on a document, from the rules as documented ----
-
-function fieldValue(d: Doc, name: string): unknown {
-  if (name === "data_source_id") return d.data_source_id;
-  if (name === "document_id") return d.id;
-  if (name === "created_at") return d.created_at;
-  if (name === "updated_at") return d.updated_at;
-  if (name === "file_type") return typeof d.metadata.file_type === "string" ? d.metadata.file_type : (d.kind ?? undefined);
-  let v: unknown = d.metadata;
-  for (const seg of name.slice("metadata.".length).split(".")) {
-    if (typeof v !== "object" || v === null || Array.isArray(v)) return undefined;
-    v = (v as Record<string, unknown>)[seg];
-  }
-  return v;
-}
-
-const dateField = (name: string) => name === "created_at" || name === "updated_at";
-const norm = (name: string, x: unknown) => (dateField(name) && typeof x === "string" ? new Date(x).toISOString() : x);
-const scalar = (v: unknown) => typeof v === "string" || typeof v === "number" || typeof v === "boolean";
-const same = (v: unknown, x: unknown) => scalar(v) && typeof v === typeof x && v === x;
-const order = (v: unknown, x: unknown, test: (a: any, b: any) => boolean) =>
-  (typeof v === "number" && typeof x === "number") || (typeof v === "string" && typeof x === "string") ? test(v, x) : false;
-
-function holdsOp(v: unknown, op: string, arg: unknown, name: string): boolean {
-  const x = norm(name, arg);
-  switch (op) {
-    case "$eq":
-      return same(v, x);
-    case "$ne":
-      return !same(v, x);
-    case "$gt":
-      return order(v, x, (a, b) => a > b);
-    case "$gte":
-      return order(v, x, (a, b) => a >= b);
-    case "$lt":
-      return order(v, x, (a, b) => a < b);
-    case "$lte":
-      return order(v, x, (a, b) => a <= b);
-    case "$in":
-      return (arg as unknown[]).some((y) => same(v, norm(name, y)));
-    case "$nin":
-      return !(arg as unknown[]).some((y) => same(v, norm(name, y)));
-    case "$exists":
-      return (v !== undefined) === arg;
-  }
-  throw new Error(`reference: unknown ${op}`);
-}
-
-function holds(f: Record<string, unknown>, d: Doc): boolean {
-  return Object.entries(f).every(([k, v]) => {
-    if (k === "$and") return (v as Record<string, unknown>[]).every((g) => holds(g, d));
-    if (k === "$or") return (v as Record<string, unknown>[]).some((g) => holds(g, d));
-    if (k === "$not") return !holds(v as Record<string, unknown>, d);
-    const value = fieldValue(d, k);
-    if (typeof v === "object" && v !== null) return Object.entries(v).every(([op, arg]) => holdsOp(value, op, arg, k));
-    return same(value, norm(k, v));
-  });
 }
 
 // ---- random filters ----
@@ -195,7 +129,7 @@ async function corpus(b: ContentBackend, r: Rng, count: number): Promise<Doc[]> 
       metadata: randomMetadata(r),
     };
     const texts = Array.from({ length: 1 + r.int(2) }, () => `common ${Array.from({ length: 1 + r.int(6) }, () => r.pick(WORDS)).join(" ")}`);
-    await c.upsertDocuments(tenant, d.data_source_id, [{ id: d.id, source: `${d.id}.txt`, title: `Doc ${i}`, source_type: "upload", kind: d.kind, content_type: null, size_bytes: 1, content_hash: d.id, metadata: d.metadata }], null);
+    await c.upsertDocuments(tenant, d.data_source_id, [{ id: d.id, source: `${d.id}.txt`, title: `Doc ${i}`, source_type: "upload", kind: d.kind ?? null, content_type: null, size_bytes: 1, content_hash: d.id, metadata: d.metadata }], null);
     const chunks = texts.map((text, position) => ({ position, text, heading_path: [], token_count: 3, metadata: {} }));
     await c.replaceDocumentIndex(tenant, d.id, { title: `Doc ${i}`, metadata: d.metadata }, chunks, { indexName: "filter_vec", values: texts.map(() => unitVector(r)) });
     await b.sql("UPDATE documents SET created_at = ?, updated_at = ? WHERE id = ?", [d.created_at, d.updated_at, d.id]);
