@@ -9,7 +9,7 @@ import { lexicalQueryOf } from "./lexical/analyze-query.js";
 import { DEFAULT_ANALYZER } from "./lexical/analyze.js";
 import { fuse, type Candidate, type FusedHit, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
 import { calibrate, calibrationFusion, modelsWith, sameFusion, type OwnCalibration } from "./calibration.js";
-import { rulesOf, type ExplainRule } from "./explain.js";
+import { rulesOf, type RankedScores } from "./explain.js";
 import type { SearchFilter } from "./filter/types.js";
 
 // the analyzer the stores index with (one for every collection until collections choose a language)
@@ -47,20 +47,11 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   documentEvidence: { weight: 0, others: DOCUMENT_EVIDENCE_OTHERS },
 };
 
-export interface RankedChunk {
+/** A ranked chunk: its place in each list and fused score (explain.ts RankedScores) and its relevance. */
+export interface RankedChunk extends RankedScores {
   chunk: ChunkHit;
   /** calibrated relevance in [0, 1] (calibration.ts), non-increasing down the list */
   score: number;
-  /** the fused score the list is ordered by (fusion.ts) */
-  fusedScore: number;
-  lexicalRank: number | null;
-  vectorRank: number | null;
-  /** BM25 score (higher is better), null when the chunk did not match lexically */
-  lexicalScore: number | null;
-  /** cosine similarity, null when the chunk was not among the vector candidates */
-  vectorScore: number | null;
-  /** the ranking rules that moved its fused score (explain.ts) */
-  rules: ExplainRule[];
 }
 
 export interface EngineResult {

@@ -17,13 +17,18 @@ export interface Explanation {
   rules: ExplainRule[];
 }
 
-/** What the engine keeps of a ranked chunk (engine.ts RankedId's scores). */
+/** What the engine keeps of a ranked chunk's ranking (engine.ts RankedChunk and RankedId). */
 export interface RankedScores {
+  /** the fused score the list is ordered by (fusion.ts, with document evidence) */
   fusedScore: number;
+  /** 1-based places in the candidate lists, null when absent from one */
   lexicalRank: number | null;
   vectorRank: number | null;
+  /** BM25 score (higher is better), null when the chunk did not match lexically */
   lexicalScore: number | null;
+  /** cosine similarity, null when the chunk was not among the vector candidates */
   vectorScore: number | null;
+  /** the ranking rules that moved its fused score */
   rules: ExplainRule[];
 }
 
