@@ -34,6 +34,8 @@ export interface SearchRequest extends SearchControls {
   collapse_documents?: boolean;
   /** drop hits whose relevance is below this (0..1) */
   min_score?: number;
+  /** fields to count the matched documents by (search/facet-counts.ts) */
+  facets?: string[];
 }
 
 export interface RetrieveRequest extends SearchControls {

@@ -8,6 +8,8 @@ import { cutoffFor, relativeCutoff } from "../search/calibration.js";
 import { tenantOf, type Principal } from "./auth.js";
 import { notFound, ValidationError } from "./errors.js";
 import { FilterInvalid, parseFilter } from "../search/filter/parse.js";
+import { parseFacets } from "../search/filter/facets.js";
+import { facetCounts } from "../search/facet-counts.js";
 import type { SearchFilter } from "../search/filter/types.js";
 import { chunkRecord, searchHit } from "./chunk-hits.js";
 import { highlightTerms } from "../search/snippet.js";
@@ -46,22 +48,25 @@ function rankingOf(deps: SearchDeps, c: CollectionScope, req: SearchControls, mo
   return { settings: blend.settings, mode: mode ?? blend.mode };
 }
 
-/** The request's filter as the stores take it; a 422 naming each bad part (loc body.filter...). */
-function filterOf(req: SearchControls): SearchFilter | undefined {
-  if (req.filter === undefined) return undefined;
+/** A part of the body read by a filter-core parser; a 422 naming each bad part (loc body.<field>...). */
+function readBody<T>(field: "filter" | "facets", read: () => T): T {
   try {
-    return parseFilter(req.filter);
+    return read();
   } catch (err) {
     if (!(err instanceof FilterInvalid)) throw err;
-    throw new ValidationError(err.issues.map((i) => ({ type: "filter_invalid", loc: ["body", "filter", ...i.path], msg: i.msg, input: i.input })));
+    throw new ValidationError(err.issues.map((i) => ({ type: `${field}_invalid`, loc: ["body", field, ...i.path], msg: i.msg, input: i.input })));
   }
 }
+
+/** The request's filter as the stores take it. */
+const filterOf = (req: SearchControls): SearchFilter | undefined => (req.filter === undefined ? undefined : readBody("filter", () => parseFilter(req.filter)));
 
 export async function searchChunks(deps: SearchDeps, p: Principal, req: SearchRequest, opts: { mode?: RetrievalMode; countQuery?: boolean } = {}) {
   const started = performance.now();
   const c = await collectionOf(deps, p, req.collection_id);
   const ranking = rankingOf(deps, c, req, opts.mode);
   const filter = filterOf(req);
+  const facets = req.facets && readBody("facets", () => parseFacets(req.facets!));
   if (opts.countQuery !== false) await deps.quotas.consumeQueries(tenantOf(p), 1);
   const topK = req.top_k ?? 10;
   const tenantId = tenantOf(p).id;
@@ -72,12 +77,15 @@ export async function searchChunks(deps: SearchDeps, p: Principal, req: SearchRe
   // only the hits returned are read in full
   const top = await deps.engine.hydrate(tenantId, ranked.slice(0, topK));
   const terms = highlightTerms(result.parsed);
+  const documentIds = [...new Set(ranked.map((r) => r.documentId))];
+  const counts = facets && (await facetCounts(deps.store.content, tenantId, c.data_source_ids, req.query, { mode: result.mode, documentIds, filter }, facets));
   return {
     query: req.query,
     took_ms: Math.round(performance.now() - started),
     total: ranked.length,
     results: top.map((r) => ({ ...searchHit(r.chunk, roundScore(r.score), terms), ...(req.explain ? { explain: explanationOf(r) } : {}) })),
     mode: result.mode,
+    ...(counts ? { facets: counts } : {}),
   };
 }
 

@@ -12,7 +12,7 @@ export interface FilterDoc {
   metadata: Record<string, unknown>;
 }
 
-function fieldValue(d: FilterDoc, name: string): unknown {
+export function fieldValue(d: FilterDoc, name: string): unknown {
   if (name === "data_source_id") return d.data_source_id;
   if (name === "document_id") return d.id;
   if (name === "created_at") return d.created_at;

@@ -10,7 +10,8 @@ import { analyzeQuery } from "../../src/search/lexical/analyze-query.js";
 import { DEFAULT_ANALYZER } from "../../src/search/lexical/analyze.js";
 import { parseFilter } from "../../src/search/filter/parse.js";
 import { describeEachContentStore, type ContentBackend } from "./content-backends.js";
-import { holds, type FilterDoc as Doc } from "../helpers/filter-reference.js";
+import { fieldValue, holds, type FilterDoc as Doc } from "../helpers/filter-reference.js";
+import { facetAnswer, parseFacets } from "../../src/search/filter/facets.js";
 
 const cleanup: ContentBackend[] = [];
 afterEach(async () => {
@@ -219,6 +220,42 @@ describeEachContentStore("content store: filtered search", (open, kind) => {
       const hits = await c.lexicalSearch("t", TENANT_SOURCES, query, 1000, W, parseFilter(json));
       const expected = all.filter((h) => holds(json, byId.get(docOf.get(h.chunkId)!)!));
       expectSameTopK(hits, expected, (id) => holds(json, byId.get(docOf.get(id)!)!), JSON.stringify(json));
+    }
+  }, 60_000);
+
+  it("counts facets over every matched document, inside the filter, as a brute-force count does", async () => {
+    const b = await open({ sqliteVectors: "exact" });
+    cleanup.push(b);
+    const c = b.content;
+    const r = rng(kind === "sqlite" ? 41 : 42);
+    const docs = await corpus(b, r, 60);
+    const byId = new Map(docs.map((d) => [d.id, d]));
+    const fields = parseFacets(["metadata.product", "metadata.price", "metadata.flag", "file_type", "data_source_id", "metadata.nested.level", "metadata.tags"]);
+    for (let round = 0; round < 25; round++) {
+      const words = [r.pick(WORDS), ...(r.next() < 0.5 ? [r.pick(WORDS)] : [])];
+      const query = r.next() < 0.15 ? null : analyzeQuery({ terms: words, phrases: [] }, DEFAULT_ANALYZER);
+      const json = r.next() < 0.7 ? randomFilter(r, docs) : undefined;
+      const named = docs.filter(() => r.next() < 0.1).map((d) => d.id);
+      // the reference: documents with a chunk matching a term (the store's own unfiltered match), or named
+      const hits = query ? await c.lexicalSearch("t", TENANT_SOURCES, query, 10_000, W) : [];
+      const docOf = await c.chunkDocuments("t", hits.map((h) => h.chunkId));
+      const matched = new Set([...docOf.values()].filter((id) => !json || holds(json, byId.get(id)!)));
+      for (const id of named) matched.add(id); // named ones come from a ranked list that was filtered already
+      const expected = Object.fromEntries(
+        fields.map((f) => {
+          const counts = new Map<string, number>();
+          for (const id of matched) {
+            const v = fieldValue(byId.get(id)!, f.name);
+            if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") counts.set(String(v), (counts.get(String(v)) ?? 0) + 1);
+          }
+          return [f.name, Object.fromEntries([...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)))];
+        }),
+      );
+      const rows = await c.facetCounts("t", TENANT_SOURCES, { query, documentIds: named, ...(json ? { filter: parseFilter(json) } : {}) }, fields.map((f) => f.field), 100);
+      const got = facetAnswer(fields, rows);
+      expect(got, JSON.stringify({ words, json, named })).toEqual(expected);
+      // and the order of the values, most frequent first
+      for (const f of fields) expect(Object.keys(got[f.name]!)).toEqual(Object.keys(expected[f.name]!));
     }
   }, 60_000);
 });

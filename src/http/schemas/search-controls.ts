@@ -54,3 +54,18 @@ export const searchControls = {
   explain: Type.Optional(Type.Boolean({ default: false, description: "Add `explain` to each result: its lexical and vector rank and score, the fused score and the rules applied." })),
   filter: Type.Optional(ref(SearchFilter)),
 };
+
+export const FacetCounts = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer({ minimum: 1 })), {
+  $id: "FacetCounts",
+  description:
+    "Per field asked for in `facets`, how many matched documents hold each value (numbers and booleans as text), the most frequent first, at most 100 values a field. " +
+    "The matched documents are all those that match the query's words (not only the page, nor only the top candidates) plus the ranked semantic candidates, within the filter.",
+});
+
+/** SearchRequest.facets */
+export const facetsField = Type.Optional(
+  Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+    maxItems: 10,
+    description: "Count the matched documents per value of these fields: `data_source_id`, `document_id`, `file_type`, `created_at`, `updated_at` or `metadata.<key>`. Answered in `facets`.",
+  }),
+);

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { FreeObject, Nullable, strictObject } from "./common.js";
+import { FreeObject, Nullable, ref, strictObject } from "./common.js";
 import { RETRIEVE_CUTOFF } from "../../services/search.js";
-import { searchControls } from "./search-controls.js";
+import { FacetCounts, facetsField, searchControls } from "./search-controls.js";
 
 const MinScore = Type.Number({
   minimum: 0,
@@ -18,6 +18,7 @@ export const SearchRequest = strictObject(
     collapse_documents: Type.Optional(Type.Boolean({ default: true, description: "One hit per document (its best chunk); false returns every matching chunk." })),
     min_score: Type.Optional(MinScore),
     ...searchControls,
+    facets: facetsField,
   },
   { $id: "SearchRequest" },
 );
@@ -52,6 +53,7 @@ export const SearchResponse = Type.Object(
     total: Type.Integer(),
     results: Type.Array(Type.Ref("SearchHit")),
     mode: Type.Optional(Type.String({ description: "hybrid, or lexical when the embedding model is unavailable" })),
+    facets: Type.Optional(ref(FacetCounts)),
   },
   { $id: "SearchResponse" },
 );

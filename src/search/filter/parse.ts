@@ -37,6 +37,17 @@ type Path = (string | number)[];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** The field a filter or facet names, or what is wrong with the name. */
+export function fieldNamed(key: string): FilterField | string {
+  if ((COLUMNS as readonly string[]).includes(key)) return { kind: "column", name: key as FilterColumn };
+  if (!key.startsWith("metadata.")) return `Unknown field ${JSON.stringify(key)}: use ${FIELD_NAMES}.`;
+  const segments = key.slice("metadata.".length).split(".");
+  // quotes and backslashes would need escaping in a JSON path; metadata keys rarely hold them
+  const bad = segments.find((s) => s.length === 0 || s.length > MAX_KEY_SEGMENT || /["\\\u0000-\u001f]/.test(s));
+  if (bad !== undefined) return `Bad metadata key ${JSON.stringify(key)}: each dot-separated part must be 1 to ${MAX_KEY_SEGMENT} characters without quotes, backslashes or control characters.`;
+  return { kind: "metadata", path: segments };
+}
+
 class Reader {
   readonly issues: FilterIssue[] = [];
   private conditions = 0;
@@ -71,13 +82,8 @@ class Reader {
   }
 
   private field(key: string, path: Path): FilterField | null {
-    if ((COLUMNS as readonly string[]).includes(key)) return { kind: "column", name: key as FilterColumn };
-    if (!key.startsWith("metadata.")) return this.fail(path, `Unknown field ${JSON.stringify(key)}: filter on ${FIELD_NAMES}.`, key);
-    const segments = key.slice("metadata.".length).split(".");
-    // quotes and backslashes would need escaping in a JSON path; metadata keys rarely hold them
-    const bad = segments.find((s) => s.length === 0 || s.length > MAX_KEY_SEGMENT || /["\\\u0000-\u001f]/.test(s));
-    if (bad !== undefined) return this.fail(path, `Bad metadata key ${JSON.stringify(key)}: each dot-separated part must be 1 to ${MAX_KEY_SEGMENT} characters without quotes, backslashes or control characters.`, key);
-    return { kind: "metadata", path: segments };
+    const f = fieldNamed(key);
+    return typeof f === "string" ? this.fail(path, f, key) : f;
   }
 
   private fieldCondition(key: string, value: unknown, path: Path): SearchFilter | null {

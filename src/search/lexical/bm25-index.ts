@@ -399,6 +399,26 @@ export class Bm25Index {
     return this.finalScores(query, top, w, avgdl);
   }
 
+  /**
+   * Keys of every live chunk holding any of the terms, in sources passing `allowed` (and `accept`):
+   * the whole matched set, unranked, for facet counts.
+   */
+  matchingKeys(query: QueryTerm[], allowed: Uint8Array, accept?: (key: number) => boolean): number[] {
+    const seen = new Uint8Array(this.nDocs);
+    const keys: number[] = [];
+    for (const q of query) {
+      const t = this.dict.get(q.term);
+      if (t === undefined) continue;
+      for (const c = this.cursor(t); c.i < c.n; c.i++) {
+        const d = c.docAt(c.i);
+        if (seen[d] || !this.alive[d] || !allowed[this.srcs[d]!]) continue;
+        seen[d] = 1;
+        if (accept === undefined || accept(this.keys[d]!)) keys.push(this.keys[d]!);
+      }
+    }
+    return keys;
+  }
+
   /** Canonical scores of the selected docs, summed in query order, sorted best first. */
   private finalScores(query: QueryTerm[], top: TopK, w: LexicalWeights, avgdl: number): IndexHit[] {
     const terms = query.map((q) => ({ t: this.dict.get(q.term), count: q.count }));

@@ -5,9 +5,9 @@
 import type { FilterScalar, SearchFilter } from "../../../search/filter/types.js";
 import { filterSql, SQL_COMPARISON, type FilterDialect } from "../../filter-sql.js";
 
-const META = "(d.metadata::jsonb)";
+export const META = "(d.metadata::jsonb)";
 const FILE_TYPE = `COALESCE(CASE WHEN jsonb_typeof(${META} -> 'file_type') = 'string' THEN ${META} ->> 'file_type' END, d.kind)`;
-const COLUMN = { data_source_id: "d.data_source_id", document_id: "d.id", file_type: FILE_TYPE, created_at: "d.created_at", updated_at: "d.updated_at" } as const;
+export const COLUMN = { data_source_id: "d.data_source_id", document_id: "d.id", file_type: FILE_TYPE, created_at: "d.created_at", updated_at: "d.updated_at" } as const;
 
 /** `firstParam`: the number of the first placeholder ($n) the filter's parameters take */
 export function postgresFilter(f: SearchFilter, firstParam: number): { sql: string; params: unknown[] } {

@@ -6,10 +6,10 @@ import { filterSql, SQL_COMPARISON, type FilterDialect } from "../../filter-sql.
 
 // file_type: the type a record inherits from its CSV or JSON file, else the document's own kind
 const FILE_TYPE = "COALESCE(CASE WHEN json_type(d.metadata, '$.file_type') = 'text' THEN json_extract(d.metadata, '$.file_type') END, d.kind)";
-const COLUMN = { data_source_id: "d.data_source_id", document_id: "d.id", file_type: FILE_TYPE, created_at: "d.created_at", updated_at: "d.updated_at" } as const;
+export const COLUMN = { data_source_id: "d.data_source_id", document_id: "d.id", file_type: FILE_TYPE, created_at: "d.created_at", updated_at: "d.updated_at" } as const;
 
 /** `$."a"."b"`: parse.ts refuses quotes and backslashes in keys, so quoting is enough */
-const jsonPath = (path: string[]) => "$" + path.map((s) => `."${s}"`).join("");
+export const jsonPath = (path: string[]) => "$" + path.map((s) => `."${s}"`).join("");
 
 // the JSON type json_type reports for a value of this kind (numbers: integer or real)
 const typeTest = (t: string, v: FilterScalar) =>

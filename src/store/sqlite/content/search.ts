@@ -10,6 +10,7 @@ import type { VectorIndexes } from "./vector-indexes.js";
 import { embeddingMethods } from "./chunk-embeddings.js";
 import { hydrationMethods } from "./chunk-hydration.js";
 import { exactAmong, filteredChunkIds } from "./filter-scope.js";
+import { facetCounts } from "./facets.js";
 
 type SearchMethods = ChunkSearch & VectorStore;
 
@@ -25,6 +26,12 @@ export function searchMethods(db: DB, vectors: VectorIndexes): SearchMethods {
       if (!filter) return lexical.search(tenantId, sourceIds, query, limit, w);
       if (sourceIds.length === 0 || limit <= 0) return [];
       return lexical.search(tenantId, sourceIds, query, limit, w, filteredChunkIds(db, tenantId, sourceIds, filter));
+    },
+    async facetCounts(tenantId, sourceIds, matched, fields, cap) {
+      if (sourceIds.length === 0 || fields.length === 0) return fields.map(() => []);
+      const accept = matched.filter && filteredChunkIds(db, tenantId, sourceIds, matched.filter);
+      const chunks = matched.query ? lexical.matching(tenantId, sourceIds, matched.query, accept) : [];
+      return facetCounts(db, tenantId, chunks, matched.documentIds, fields, cap);
     },
     ...vectorSearchMethods(db, vectors),
     ...embeddingMethods(db, vectors),
