@@ -117,6 +117,15 @@ describe("search blend and explanations", () => {
     }
   });
 
+  it("counts facets over the lexical matches and the ranked candidates", async () => {
+    const lexical = await search({ query: "gearbox", top_k: 50, hybrid: { semantic_ratio: 0 }, facets: ["file_type"] });
+    expect(lexical.body.facets).toEqual({ file_type: { markdown: lexical.body.total } });
+    expect(lexical.body.total).toBeLessThan(WORDS.length);
+    // every note is a vector candidate (12 < the depth), so the hybrid matched set is all of them
+    const hybrid = await search({ query: "gearbox", top_k: 1, facets: ["file_type"] });
+    expect(hybrid.body.facets).toEqual({ file_type: { markdown: WORDS.length } });
+  });
+
   it("refuses a ratio outside 0..1 with a 422 naming it", async () => {
     for (const hybrid of [{ semantic_ratio: 1.5 }, { semantic_ratio: -0.1 }, { semantic_ratio: "half" }, {}, { semantic_ratio: 0.5, extra: 1 }]) {
       const r = await search({ query: "oil", hybrid });

@@ -4,7 +4,7 @@
 // answers 422 with the path to the bad part. Runs on both stores (vitest.pg.config.ts).
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCollection, createSource, noModelEnv, upload, useServer, waitIndexed } from "../kit/index.js";
-import { holds, type FilterDoc } from "../helpers/filter-reference.js";
+import { fieldValue, holds, type FilterDoc } from "../helpers/filter-reference.js";
 
 const PRODUCTS = ["cli", "api", "web"];
 const COLOURS = ["red", "green", "blue", "amber"];
@@ -105,6 +105,50 @@ describe("search filters over HTTP", () => {
     expect(r.body.contexts.length).toBe(6);
     const notes = new Set(docs.filter((d) => d.data_source_id === sources[1]).map((d) => d.id));
     for (const c of r.body.contexts) expect(notes.has(c.document_id)).toBe(true);
+  });
+
+  /** the brute-force count of a field's values over these documents, most frequent first */
+  function countBy(ids: Iterable<string>, field: string): Record<string, number> {
+    const counts = new Map<string, number>();
+    for (const id of ids) {
+      const v = fieldValue(docs.find((d) => d.id === id)!, field);
+      if (typeof v === "string" || typeof v === "number" || typeof v === "boolean") counts.set(String(v), (counts.get(String(v)) ?? 0) + 1);
+    }
+    return Object.fromEntries([...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
+  }
+
+  it("counts facets over every matched document, not the page, inside the filter", async () => {
+    const fields = ["metadata.product", "metadata.in_stock", "file_type", "data_source_id", "metadata.specs.size"];
+    for (const [query, filter] of [
+      ["item", undefined],
+      ["spare", undefined],
+      ["item", { "metadata.in_stock": true }],
+      ["red blue", { $or: [{ "metadata.product": "cli" }, { data_source_id: sources[1] }] }],
+    ] as [string, Record<string, unknown> | undefined][]) {
+      const all = await search({ query, top_k: 50, ...(filter ? { filter } : {}) });
+      const r = await search({ query, top_k: 2, facets: fields, ...(filter ? { filter } : {}) });
+      expect(r.status).toBe(200);
+      expect(r.body.results.length).toBeLessThanOrEqual(2);
+      // lexical (no model): the matched documents are the whole (short) ranked list
+      const matched = new Set<string>(all.body.results.map((h: any) => h.document_id));
+      expect(matched.size).toBe(all.body.total);
+      for (const f of fields) {
+        expect(r.body.facets[f], `${query} ${f}`).toEqual(countBy(matched, f));
+        expect(Object.keys(r.body.facets[f])).toEqual(Object.keys(countBy(matched, f)));
+      }
+    }
+    const plain = await search({ query: "item" });
+    expect(plain.body).not.toHaveProperty("facets");
+  });
+
+  it("answers 422 naming a bad facet", async () => {
+    const r = await search({ query: "item", facets: ["file_type", "colour"] });
+    expect(r.status).toBe(422);
+    expect(r.body.detail[0].loc).toEqual(["body", "facets", 1]);
+    expect(r.body.detail[0].msg).toMatch(/Unknown field/);
+    const many = await search({ query: "item", facets: Array.from({ length: 11 }, (_, i) => `metadata.k${i}`) });
+    expect(many.status).toBe(422);
+    expect(JSON.stringify(many.body.detail)).toContain("facets");
   });
 
   it("answers 422 naming the bad part of a filter", async () => {

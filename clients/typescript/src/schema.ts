@@ -1642,6 +1642,12 @@ export interface components {
         Error: {
             detail: string;
         };
+        /** @description Per field asked for in `facets`, how many matched documents hold each value (numbers and booleans as text), the most frequent first, at most 100 values a field. The matched documents are all those that match the query's words (not only the page, nor only the top candidates) plus the ranked semantic candidates, within the filter. */
+        FacetCounts: {
+            [key: string]: {
+                [key: string]: number;
+            };
+        };
         ForgotPasswordRequest: {
             email: string;
         };
@@ -1960,6 +1966,8 @@ export interface components {
              */
             explain: boolean;
             filter?: components["schemas"]["SearchFilter"];
+            /** @description Count the matched documents per value of these fields: `data_source_id`, `document_id`, `file_type`, `created_at`, `updated_at` or `metadata.<key>`. Answered in `facets`. */
+            facets?: string[];
         };
         SearchResponse: {
             query: string;
@@ -1968,6 +1976,7 @@ export interface components {
             results: components["schemas"]["SearchHit"][];
             /** @description hybrid, or lexical when the embedding model is unavailable */
             mode?: string;
+            facets?: components["schemas"]["FacetCounts"];
         };
         SignupRequest: {
             email: string;
@@ -5589,7 +5598,11 @@ export interface operations {
                  *         "created_at": {
                  *           "$gte": "2026-01-01T00:00:00Z"
                  *         }
-                 *       }
+                 *       },
+                 *       "facets": [
+                 *         "metadata.product",
+                 *         "file_type"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["SearchRequest"];
@@ -5629,7 +5642,17 @@ export interface operations {
                      *           ]
                      *         }
                      *       ],
-                     *       "mode": "hybrid"
+                     *       "mode": "hybrid",
+                     *       "facets": {
+                     *         "metadata.product": {
+                     *           "turbine": 5,
+                     *           "gearbox": 2
+                     *         },
+                     *         "file_type": {
+                     *           "pdf": 6,
+                     *           "markdown": 1
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["SearchResponse"];
