@@ -16,7 +16,12 @@ type SearchMethods = ChunkSearch & VectorStore;
 
 type Scored = { chunkId: string; score: number };
 
-export function searchMethods(db: DB, vectors: VectorIndexes): SearchMethods {
+export interface SearchOptions {
+  /** filtered vector searches over fewer chunks than this scan them exactly (default FILTER_EXACT_BELOW) */
+  filterExactBelow?: number;
+}
+
+export function searchMethods(db: DB, vectors: VectorIndexes, opts: SearchOptions = {}): SearchMethods {
   // chunk terms first: the lexical indexes read them
   backfillChunkTerms(db);
   const lexical = new LexicalIndexes(db);
@@ -33,17 +38,17 @@ export function searchMethods(db: DB, vectors: VectorIndexes): SearchMethods {
       const chunks = matched.query ? lexical.matching(tenantId, sourceIds, matched.query, accept) : [];
       return facetCounts(db, tenantId, chunks, matched.documentIds, fields, cap);
     },
-    ...vectorSearchMethods(db, vectors),
+    ...vectorSearchMethods(db, vectors, opts.filterExactBelow ?? FILTER_EXACT_BELOW),
     ...embeddingMethods(db, vectors),
     ...hydrationMethods(db),
   };
 }
 
-function vectorSearchMethods(db: DB, vectors: VectorIndexes): Pick<SearchMethods, "vectorSearch" | "vectorIndexStatus"> {
+function vectorSearchMethods(db: DB, vectors: VectorIndexes, exactBelow: number): Pick<SearchMethods, "vectorSearch" | "vectorIndexStatus"> {
   return {
     async vectorSearch(indexName, tenantId, sourceIds, vector, k, filter) {
       if (sourceIds.length === 0) return [];
-      if (filter) return filteredVectorSearch(db, vectors, { indexName, tenantId, sourceIds, vector, k }, filteredChunkIds(db, tenantId, sourceIds, filter));
+      if (filter) return filteredVectorSearch(db, vectors, { indexName, tenantId, sourceIds, vector, k }, filteredChunkIds(db, tenantId, sourceIds, filter), exactBelow);
       return unfilteredVectorSearch(db, vectors, indexName, tenantId, sourceIds, vector, k);
     },
     async vectorIndexStatus(indexName) {
@@ -52,8 +57,8 @@ function vectorSearchMethods(db: DB, vectors: VectorIndexes): Pick<SearchMethods
   };
 }
 
-/** filtered sets up to this many chunks are scanned exactly (as PostgreSQL's exactBelow) */
-export const FILTER_EXACT_MAX = 20_000;
+/** filtered sets of fewer chunks than this are scanned exactly (as PostgreSQL's exactBelow) */
+export const FILTER_EXACT_BELOW = 20_000;
 
 interface VectorQuery {
   indexName: string;
@@ -70,9 +75,9 @@ interface VectorQuery {
  * the top k of the filtered set up to the graph's own recall, not a filtered top k. usearch's
  * JavaScript binding takes no filter into its walk (docs/decisions.md, "Filters").
  */
-function filteredVectorSearch(db: DB, vectors: VectorIndexes, q: VectorQuery, allowed: Set<number>): Scored[] {
+function filteredVectorSearch(db: DB, vectors: VectorIndexes, q: VectorQuery, allowed: Set<number>, exactBelow: number): Scored[] {
   if (allowed.size === 0 || q.k <= 0) return [];
-  if (allowed.size <= FILTER_EXACT_MAX || !vectors.get(q.indexName)) return exactAmong(db, q.indexName, q.tenantId, allowed, q.vector, q.k);
+  if (allowed.size < exactBelow || !vectors.get(q.indexName)) return exactAmong(db, q.indexName, q.tenantId, allowed, q.vector, q.k);
   for (let n = q.k * 4; n <= OVERFETCH_MAX; n *= 4) {
     const near = unfilteredVectorSearch(db, vectors, q.indexName, q.tenantId, q.sourceIds, q.vector, n);
     const passing = near.filter((h) => allowed.has(Number(h.chunkId)));
