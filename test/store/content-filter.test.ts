@@ -260,8 +260,6 @@ describeEachContentStore("content store: filtered search", (open, kind) => {
       const rows = await c.facetCounts("t", TENANT_SOURCES, { query, documentIds: named, ...(json ? { filter: parseFilter(json) } : {}) }, fields.map((f) => f.field), 100);
       const got = facetAnswer(fields, rows);
       expect(got, JSON.stringify({ words, json, named })).toEqual(expected);
-      // and the order of the values, most frequent first
-      for (const f of fields) expect(Object.keys(got[f.name]!)).toEqual(Object.keys(expected[f.name]!));
     }
   }, 60_000);
 });

@@ -1642,7 +1642,7 @@ export interface components {
         Error: {
             detail: string;
         };
-        /** @description Per field asked for in `facets`, how many matched documents hold each value (numbers and booleans as text), the most frequent first, at most 100 values a field. The matched documents are all those that match the query's words (not only the page, nor only the top candidates) plus the ranked semantic candidates, within the filter. */
+        /** @description Per field asked for in `facets`, how many matched documents hold each value (numbers and booleans as text): the 100 most frequent values of a field at most. As in any JSON object, the order of the values carries no meaning: sort by count. The matched documents are all those that match the query's words (not only the page, nor only the top candidates) plus the ranked semantic candidates, within the filter. */
         FacetCounts: {
             [key: string]: {
                 [key: string]: number;

@@ -58,7 +58,7 @@ export const searchControls = {
 export const FacetCounts = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer({ minimum: 1 })), {
   $id: "FacetCounts",
   description:
-    "Per field asked for in `facets`, how many matched documents hold each value (numbers and booleans as text), the most frequent first, at most 100 values a field. " +
+    "Per field asked for in `facets`, how many matched documents hold each value (numbers and booleans as text): the 100 most frequent values of a field at most. As in any JSON object, the order of the values carries no meaning: sort by count. " +
     "The matched documents are all those that match the query's words (not only the page, nor only the top candidates) plus the ranked semantic candidates, within the filter.",
 });
 

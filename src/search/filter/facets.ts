@@ -36,7 +36,9 @@ export function parseFacets(names: readonly string[]): FacetField[] {
 
 /**
  * The answer's shape: per field, values as JSON object keys (numbers and booleans as text; a
- * string and a number of the same text add up), most frequent first, then by value.
+ * string and a number of the same text add up), the FACET_VALUES most frequent (ties by value).
+ * Inserted most frequent first, but a JSON object's order is no contract: JavaScript puts
+ * integer-like keys ("5", "10") first, in ascending order, whatever their counts.
  */
 export function facetAnswer(fields: readonly FacetField[], rows: readonly FacetValue[][]): Record<string, Record<string, number>> {
   const out: Record<string, Record<string, number>> = {};
