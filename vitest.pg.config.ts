@@ -28,6 +28,8 @@ export default defineConfig({
       "test/hardening/audit-log.test.ts",
       "test/search-api/lexical-exactness.test.ts",
       "test/search-api/exact-match.test.ts",
+      "test/search-api/filters.test.ts",
+      "test/search-api/blend-explain.test.ts",
       "test/benchmarks/suites.test.ts",
       "test/benchmarks/tune-jobs.test.ts",
       "test/benchmarks/tune-calibration.test.ts",

@@ -2,9 +2,10 @@
 // (health:cycles) does not see, because a one-way import between two folders is no cycle:
 // - a store backend (each folder under src/store/) imports nothing from another, so a new backend
 //   never has to borrow from an existing one;
-// - the lexical core (src/search/lexical/) imports nothing else from src/, so every backend can
-//   depend on it without reaching up a layer;
-// - the store reaches into src/search/ only for that core (search sits above the store).
+// - the lexical core (src/search/lexical/) and the filter core (src/search/filter/: a search
+//   filter's tree and its parser) import nothing else from src/, so every backend can depend on
+//   them without reaching up a layer;
+// - the store reaches into src/search/ only for those cores (search sits above the store).
 // Type-only and dynamic imports count. Exits 1 listing every import that breaks a rule; --root
 // checks another tree (its test runs it on a copy of src/ with a bad import added).
 import fs from "node:fs";
@@ -22,6 +23,9 @@ const files = (dir) =>
 
 const within = (file, dir) => file === dir || file.startsWith(`${dir}/`);
 
+/** the backend-neutral parts of src/search/ the stores build on */
+const CORES = ["src/search/lexical", "src/search/filter"];
+
 /** Each rule: files under `from` may not import a target (repository-relative) that `forbids` accepts. */
 function rulesFor(backends) {
   const backendRules = backends.map((b) => ({
@@ -37,9 +41,14 @@ function rulesFor(backends) {
       why: "the lexical core imports nothing else from src/",
     },
     {
+      from: "src/search/filter",
+      forbids: (target) => within(target, "src") && !within(target, "src/search/filter"),
+      why: "the filter core imports nothing else from src/",
+    },
+    {
       from: "src/store",
-      forbids: (target) => within(target, "src/search") && !within(target, "src/search/lexical"),
-      why: "the store uses only the lexical core of src/search/",
+      forbids: (target) => within(target, "src/search") && !CORES.some((core) => within(target, core)),
+      why: "the store uses only the lexical and filter cores of src/search/",
     },
   ];
 }

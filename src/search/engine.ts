@@ -9,6 +9,8 @@ import { lexicalQueryOf } from "./lexical/analyze-query.js";
 import { DEFAULT_ANALYZER } from "./lexical/analyze.js";
 import { fuse, type Candidate, type FusedHit, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
 import { calibrate, calibrationFusion, modelsWith, sameFusion, type OwnCalibration } from "./calibration.js";
+import { rulesOf, type RankedScores } from "./explain.js";
+import type { SearchFilter } from "./filter/types.js";
 
 // the analyzer the stores index with (one for every collection until collections choose a language)
 const ANALYZER = DEFAULT_ANALYZER;
@@ -45,18 +47,11 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   documentEvidence: { weight: 0, others: DOCUMENT_EVIDENCE_OTHERS },
 };
 
-export interface RankedChunk {
+/** A ranked chunk: its place in each list and fused score (explain.ts RankedScores) and its relevance. */
+export interface RankedChunk extends RankedScores {
   chunk: ChunkHit;
   /** calibrated relevance in [0, 1] (calibration.ts), non-increasing down the list */
   score: number;
-  /** the fused score the list is ordered by (fusion.ts) */
-  fusedScore: number;
-  lexicalRank: number | null;
-  vectorRank: number | null;
-  /** BM25 score (higher is better), null when the chunk did not match lexically */
-  lexicalScore: number | null;
-  /** cosine similarity, null when the chunk was not among the vector candidates */
-  vectorScore: number | null;
 }
 
 export interface EngineResult {
@@ -162,17 +157,18 @@ const asCandidates = (hits: readonly { chunkId: string; score: number }[]): Cand
  * The query's nearest chunks, started at once and awaited last: the embedding runs in a worker
  * thread while SQLite answers BM25.
  */
-function startVectorSearch(deps: EngineDeps, tenantId: string, sourceIds: string[], query: string, depth: number): Promise<Candidate[]> {
+function startVectorSearch(deps: EngineDeps, tenantId: string, sourceIds: string[], query: string, depth: number, filter?: SearchFilter): Promise<Candidate[]> {
   return deps
     .embedder!.embedQuery(query)
-    .then((v) => deps.content.vectorSearch(deps.profile.index_name!, tenantId, sourceIds, v, depth))
+    .then((v) => deps.content.vectorSearch(deps.profile.index_name!, tenantId, sourceIds, v, depth, filter))
     .then(asCandidates);
 }
 
 /**
  * The collection's ranked chunks as ids, documents and scores, without their text: search
  * collapses and cuts this list, then hydrates only the hits it returns (reading the text of 200
- * candidates cost more than the whole rest of a request).
+ * candidates cost more than the whole rest of a request). A filter restricts both retrievers
+ * inside their scans (filter/types.ts), so the lists are the best of the filtered set.
  */
 export async function rankIds(
   deps: EngineDeps,
@@ -181,14 +177,15 @@ export async function rankIds(
   query: string,
   settings: EngineSettings,
   mode: RetrievalMode = "hybrid",
+  filter?: SearchFilter,
 ): Promise<RankedIds> {
   const { parsed, lexical: lexicalQuery } = lexicalQueryOf(query, ANALYZER);
   if (sourceIds.length === 0) return { mode: "hybrid", ranked: [], parsed };
   const useVectors = mode !== "lexical" && vectorsAvailable(deps);
   const useLexical = mode !== "vector";
-  const vectorPromise = useVectors ? startVectorSearch(deps, tenantId, sourceIds, query, settings.depth) : Promise.resolve([]);
+  const vectorPromise = useVectors ? startVectorSearch(deps, tenantId, sourceIds, query, settings.depth, filter) : Promise.resolve([]);
   const lexical =
-    useLexical && lexicalQuery ? await deps.content.lexicalSearch(tenantId, sourceIds, lexicalQuery, settings.depth, settings.lexicalWeights) : [];
+    useLexical && lexicalQuery ? await deps.content.lexicalSearch(tenantId, sourceIds, lexicalQuery, settings.depth, settings.lexicalWeights, filter) : [];
   const vector = await vectorPromise;
   const answered = useVectors ? (useLexical ? "hybrid" : "vector") : "lexical";
   // one list only (a single mode, or no model): that list's scores alone, weight 1 (fuseCandidates)
@@ -247,12 +244,17 @@ export function calibrationInputs(
  */
 function scoredIds(lists: ReturnType<typeof fuseCandidates>, answered: RetrievalMode, settings: EngineSettings, documents: Map<string, string>): RankedId[] {
   const { fused, relevance } = calibratedList(lists, answered, settings, (id) => documents.get(id));
+  // the fused scores before document evidence, to tell which hits it raised (explain.ts)
+  const before = new Map(lists.fused.map((f) => [f.id, f.score]));
+  // fusion bounds a complete lexical list only when it mixes normalised scores of both lists
+  const bounded = answered === "hybrid" && lists.fusion.method === "weighted";
   const ranked: RankedId[] = [];
   fused.forEach((f, i) => {
     const documentId = documents.get(f.id);
     if (documentId === undefined) return;
     const { lexicalRank, vectorRank, lexicalScore, vectorScore } = f;
-    ranked.push({ id: f.id, documentId, score: relevance[i]!, fusedScore: f.score, lexicalRank, vectorRank, lexicalScore, vectorScore });
+    const rules = rulesOf(f, { lexicalComplete: lists.lists.lexicalComplete, hybrid: bounded, scoreBeforeEvidence: before.get(f.id) });
+    ranked.push({ id: f.id, documentId, score: relevance[i]!, fusedScore: f.score, lexicalRank, vectorRank, lexicalScore, vectorScore, rules });
   });
   return ranked;
 }
@@ -302,8 +304,8 @@ export async function tuningCandidates(
 export function createEngine(deps: EngineDeps) {
   return {
     vectorsAvailable: () => vectorsAvailable(deps),
-    rankIds: (tenantId: string, sourceIds: string[], query: string, settings: EngineSettings, mode: RetrievalMode = "hybrid") =>
-      rankIds(deps, tenantId, sourceIds, query, settings, mode),
+    rankIds: (tenantId: string, sourceIds: string[], query: string, settings: EngineSettings, mode: RetrievalMode = "hybrid", filter?: SearchFilter) =>
+      rankIds(deps, tenantId, sourceIds, query, settings, mode, filter),
     hydrate: (tenantId: string, ranked: readonly RankedId[]) => hydrate(deps, tenantId, ranked),
     /** rankIds and hydrate of the whole list */
     async rank(tenantId: string, sourceIds: string[], query: string, settings: EngineSettings, mode: RetrievalMode = "hybrid"): Promise<EngineResult> {

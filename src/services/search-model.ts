@@ -17,16 +17,28 @@ export interface CollectionScope {
   data_source_ids: string[];
 }
 
-export interface SearchRequest {
+/** What /search and /retrieve share beyond the query (issue 28): the blend, explanations, a filter. */
+export interface SearchControls {
+  /** 0 = lexical only, 1 = vector only; absent: the collection's fusion (search-blend.ts) */
+  hybrid?: { semantic_ratio: number };
+  /** add each hit's explanation (search/explain.ts) */
+  explain?: boolean;
+  /** a filter as sent (search/filter/parse.ts validates it) */
+  filter?: unknown;
+}
+
+export interface SearchRequest extends SearchControls {
   collection_id: string;
   query: string;
   top_k?: number;
   collapse_documents?: boolean;
   /** drop hits whose relevance is below this (0..1) */
   min_score?: number;
+  /** fields to count the matched documents by (search/facet-counts.ts) */
+  facets?: string[];
 }
 
-export interface RetrieveRequest {
+export interface RetrieveRequest extends SearchControls {
   collection_id: string;
   query: string;
   top_k?: number;

@@ -24,6 +24,8 @@ import type {
   VectorIndexStatus,
 } from "./content-types.js";
 import type { LexicalQuery, LexicalWeights } from "../search/lexical/types.js";
+import type { FilterField, SearchFilter } from "../search/filter/types.js";
+import type { FacetValue } from "../search/filter/facets.js";
 
 /** Collections: named sets of a tenant's data sources, with their search settings. */
 export interface CollectionCatalog {
@@ -110,10 +112,26 @@ export interface ChunkSearch {
    * BM25 over the tenant's chunks in these sources, best first (search/lexical/bm25.ts). The query
    * comes analysed (search/lexical/analyze-query.ts) with the analyzer the store indexes with;
    * statistics (N, average length, document frequencies) are the tenant's live chunks only, so
-   * other tenants' writes never change the scores.
+   * other tenants' writes never change the scores. With a filter, only chunks of documents that
+   * pass it are candidates, inside the scan: the top `limit` of the filtered set, never a filtered
+   * top `limit`; statistics stay the tenant's (a filter narrows, it does not rescore).
    */
-  lexicalSearch(tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, weights: LexicalWeights): Promise<Scored[]>;
-  vectorSearch(indexName: string, tenantId: string, sourceIds: string[], vector: Float32Array, k: number): Promise<Scored[]>;
+  lexicalSearch(tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, weights: LexicalWeights, filter?: SearchFilter): Promise<Scored[]>;
+  /** The k nearest of these sources' chunks (and of documents passing the filter, as lexicalSearch). */
+  vectorSearch(indexName: string, tenantId: string, sourceIds: string[], vector: Float32Array, k: number, filter?: SearchFilter): Promise<Scored[]>;
+  /**
+   * Facet counts over the matched documents: the tenant's documents in these sources that pass the
+   * filter and have a chunk matching any term of `query` (all of them, not a ranked top), plus
+   * those named in `documentIds`. Per field (in order), its string, number and boolean values with
+   * how many of those documents hold each, the `cap` most frequent (ties by value).
+   */
+  facetCounts(
+    tenantId: string,
+    sourceIds: string[],
+    matched: { query: LexicalQuery | null; documentIds: string[]; filter?: SearchFilter },
+    fields: FilterField[],
+    cap: number,
+  ): Promise<FacetValue[][]>;
   hydrateChunks(tenantId: string, chunkIds: string[]): Promise<Map<string, ChunkHit>>;
   /**
    * The document of each of these chunks of the tenant (missing or foreign ids left out): what

@@ -158,6 +158,27 @@ describe("MCP over Streamable HTTP", () => {
     expect(invalid.isError).toBe(true);
     expect(textOf(invalid)).toMatch(/top_k: must be <= 50/);
     await expect(client.callTool({ name: "drop_tables", arguments: {} })).rejects.toThrow(/Unknown tool 'drop_tables'/);
+    const notJson = await client.callTool({ name: "search", arguments: { collection_id: fx.collectionId, query: "x", filter: "product = cli" } });
+    expect(notJson.isError).toBe(true);
+    expect(textOf(notJson)).toMatch(/filter is not valid JSON/);
+    const badField = await client.callTool({ name: "retrieve", arguments: { collection_id: fx.collectionId, query: "x", filter: '{"colour": "red"}' } });
+    expect(badField.isError).toBe(true);
+    expect(textOf(badField)).toMatch(/body\.filter\.colour: Unknown field/);
+    await client.close();
+  });
+
+  it("takes a filter, a blend and facets in the search tools", async () => {
+    const client = await httpClient(fx.searchKey);
+    const args = { collection_id: fx.collectionId, query: "gearbox lubrication interval", semantic_ratio: 0 };
+    const all = await client.callTool({ name: "search", arguments: { ...args, facets: ["file_type"] } });
+    expect(all.isError).toBeFalsy();
+    const hits = (all.structuredContent as any).results as { document_id: string }[];
+    expect(hits.length).toBeGreaterThan(0);
+    expect(textOf(all)).toMatch(/Facet file_type: /);
+    const none = await client.callTool({ name: "search", arguments: { ...args, filter: JSON.stringify({ document_id: { $nin: hits.map((h) => h.document_id) } }) } });
+    expect(((none.structuredContent as any).results as { document_id: string }[]).some((h) => hits.some((x) => x.document_id === h.document_id))).toBe(false);
+    const one = await client.callTool({ name: "retrieve", arguments: { ...args, filter: JSON.stringify({ document_id: hits[0]!.document_id }) } });
+    expect(((one.structuredContent as any).contexts as { document_id: string }[]).every((c) => c.document_id === hits[0]!.document_id)).toBe(true);
     await client.close();
   });
 

@@ -67,7 +67,13 @@ describe("import boundaries check", () => {
     const core = boundaryViolations(copyWith("src/search/lexical/analyze.ts", 'import type { Scored } from "../../store/content-types.js";'));
     expect(core.broken).toEqual(["src/search/lexical/analyze.ts imports ../../store/content-types.js (src/store/content-types.ts): the lexical core imports nothing else from src/"]);
     const store = boundaryViolations(copyWith("src/store/sqlite/content/search.ts", 'import { fuse } from "../../../search/fusion.js";'));
-    expect(store.broken).toEqual(["src/store/sqlite/content/search.ts imports ../../../search/fusion.js (src/search/fusion.ts): the store uses only the lexical core of src/search/"]);
+    expect(store.broken).toEqual(["src/store/sqlite/content/search.ts imports ../../../search/fusion.js (src/search/fusion.ts): the store uses only the lexical and filter cores of src/search/"]);
+  });
+
+  it("lets the store use the filter core, which itself imports nothing else from src/", () => {
+    expect(boundaryViolations(copyWith("src/store/sqlite/content/extra.ts", 'import type { SearchFilter } from "../../../search/filter/types.js";')).broken).toEqual([]);
+    const core = boundaryViolations(copyWith("src/search/filter/parse.ts", 'import { fuse } from "../fusion.js";'));
+    expect(core.broken).toEqual(["src/search/filter/parse.ts imports ../fusion.js (src/search/fusion.ts): the filter core imports nothing else from src/"]);
   });
 
   it("ignores packages and imports named only in comments", () => {

@@ -31,12 +31,17 @@ export interface OpenOptions {
   pg?: PostgresContentOptions;
   /** SQLite vector index mode (default "exact": no graph files) */
   sqliteVectors?: "hnsw" | "exact";
+  /** SQLite: filtered vector searches over fewer chunks scan them exactly (the store's default otherwise) */
+  sqliteFilterExactBelow?: number;
 }
 
 const pgReason = await pgUnavailableReason();
 
 function sqliteBackend(dir: string, own: boolean, opts: OpenOptions): ContentBackend {
-  const store: SqliteStore = openSqliteStore(dir, { vectorIndex: opts.sqliteVectors ?? "exact" });
+  const store: SqliteStore = openSqliteStore(dir, {
+    vectorIndex: opts.sqliteVectors ?? "exact",
+    ...(opts.sqliteFilterExactBelow !== undefined ? { filterExactBelow: opts.sqliteFilterExactBelow } : {}),
+  });
   return {
     kind: "sqlite",
     content: store.content,

@@ -1642,6 +1642,12 @@ export interface components {
         Error: {
             detail: string;
         };
+        /** @description Per field asked for in `facets`, how many matched documents hold each value (numbers and booleans as text): the 100 most frequent values of a field at most. As in any JSON object, the order of the values carries no meaning: sort by count. The matched documents are all those that match the query's words (not only the page, nor only the top candidates) plus the ranked semantic candidates, within the filter. */
+        FacetCounts: {
+            [key: string]: {
+                [key: string]: number;
+            };
+        };
         ForgotPasswordRequest: {
             email: string;
         };
@@ -1671,6 +1677,27 @@ export interface components {
                 behind: number;
             };
         };
+        /** @description Why a hit ranks where it does (with `explain: true`). */
+        HitExplanation: {
+            /** @description null when the chunk is not among the lexical candidates. */
+            lexical: {
+                /** @description 1-based place in the lexical candidate list (of the filtered set when a filter is given). */
+                rank: number;
+                /** @description BM25 score, higher is better. */
+                score: number;
+            } | null;
+            /** @description null when the chunk is not among the vector candidates. */
+            vector: {
+                /** @description 1-based place in the vector candidate list (of the filtered set when a filter is given). */
+                rank: number;
+                /** @description Cosine similarity to the query. */
+                score: number;
+            } | null;
+            /** @description The fused score the results are ordered by (before calibration into `score`); non-increasing down the list. */
+            fused: number;
+            /** @description Ranking rules that moved the fused score: `exact_match_first` (the keyword list held every match, so no vector-only hit passes one), `document_evidence` (other strong chunks of the document added to it). */
+            rules: string[];
+        };
         HTTPValidationError: {
             detail: {
                 type: string;
@@ -1678,6 +1705,11 @@ export interface components {
                 msg: string;
                 input: unknown;
             }[];
+        };
+        /** @description The blend of keyword and vector ranking for this request; absent: the collection's settings. */
+        HybridBlend: {
+            /** @description Share of the vector signal in the ranking, 0 to 1: 0 ranks by keywords (BM25) alone, exactly as lexical mode; 1 by the embedding alone; between, the two normalised lists are mixed with weights 1 - ratio and ratio in place of the collection's. Without a ready model every ratio answers lexically (mode `lexical`). */
+            semantic_ratio: number;
         };
         IndustryBenchmarkImport: {
             /** @description load into this collection (a new data source is attached); default: a new collection */
@@ -1809,6 +1841,8 @@ export interface components {
             expanded: boolean;
             /** @description Citation number of the document, 1..n in order of first appearance. */
             citation: number;
+            /** @description With `explain: true`: why the match ranks where it does; null for a chunk added by context_window. */
+            explain?: components["schemas"]["HitExplanation"] | null;
         };
         RetrievedDocument: {
             document_id: string;
@@ -1855,6 +1889,13 @@ export interface components {
              * @default true
              */
             relative_cutoff: boolean;
+            hybrid?: components["schemas"]["HybridBlend"];
+            /**
+             * @description Add `explain` to each result: its lexical and vector rank and score, the fused score and the rules applied.
+             * @default false
+             */
+            explain: boolean;
+            filter?: components["schemas"]["SearchFilter"];
         };
         RetrieveResponse: {
             query: string;
@@ -1865,6 +1906,10 @@ export interface components {
             token_estimate: number;
             /** @description Ready-to-paste context block when format is text; null otherwise. */
             text: string | null;
+        };
+        /** @description Restricts the search to documents that match, in the style of MongoDB filters. Fields: `data_source_id`, `document_id`, `file_type`, `created_at`, `updated_at` (ISO 8601) and `metadata.<key>` (nested keys with dots). A bare value means equals; operators `$eq`, `$ne`, `$in`, `$nin`, `$gt`, `$gte`, `$lt`, `$lte`, `$exists` (metadata only); combinators `$and`, `$or` (arrays of filters) and `$not` (a filter). Several keys in one object must all match. The results are the best of the matching documents, not a filtered page of the unfiltered results. A filter that cannot be read answers 422 naming the part to change. */
+        SearchFilter: {
+            [key: string]: unknown;
         };
         SearchHit: {
             document_id: string;
@@ -1892,6 +1937,7 @@ export interface components {
              * @default []
              */
             highlights: string[];
+            explain?: components["schemas"]["HitExplanation"];
         };
         SearchRequest: {
             /** @description The collection to search. */
@@ -1913,6 +1959,15 @@ export interface components {
              * @default 0
              */
             min_score: number;
+            hybrid?: components["schemas"]["HybridBlend"];
+            /**
+             * @description Add `explain` to each result: its lexical and vector rank and score, the fused score and the rules applied.
+             * @default false
+             */
+            explain: boolean;
+            filter?: components["schemas"]["SearchFilter"];
+            /** @description Count the matched documents per value of these fields: `data_source_id`, `document_id`, `file_type`, `created_at`, `updated_at` or `metadata.<key>`. Answered in `facets`. */
+            facets?: string[];
         };
         SearchResponse: {
             query: string;
@@ -1921,6 +1976,7 @@ export interface components {
             results: components["schemas"]["SearchHit"][];
             /** @description hybrid, or lexical when the embedding model is unavailable */
             mode?: string;
+            facets?: components["schemas"]["FacetCounts"];
         };
         SignupRequest: {
             email: string;
@@ -5532,7 +5588,21 @@ export interface operations {
                  *       "query": "gearbox lubrication interval",
                  *       "top_k": 5,
                  *       "collapse_documents": true,
-                 *       "min_score": 0.2
+                 *       "min_score": 0.2,
+                 *       "hybrid": {
+                 *         "semantic_ratio": 0.3
+                 *       },
+                 *       "explain": true,
+                 *       "filter": {
+                 *         "metadata.product": "turbine",
+                 *         "created_at": {
+                 *           "$gte": "2026-01-01T00:00:00Z"
+                 *         }
+                 *       },
+                 *       "facets": [
+                 *         "metadata.product",
+                 *         "file_type"
+                 *       ]
                  *     }
                  */
                 "application/json": components["schemas"]["SearchRequest"];
@@ -5572,7 +5642,17 @@ export interface operations {
                      *           ]
                      *         }
                      *       ],
-                     *       "mode": "hybrid"
+                     *       "mode": "hybrid",
+                     *       "facets": {
+                     *         "metadata.product": {
+                     *           "turbine": 5,
+                     *           "gearbox": 2
+                     *         },
+                     *         "file_type": {
+                     *           "pdf": 6,
+                     *           "markdown": 1
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["SearchResponse"];

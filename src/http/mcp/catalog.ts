@@ -41,6 +41,25 @@ const minScore = Type.Optional(
   }),
 );
 
+// Filters travel as JSON text: strict-mode tool shapes need every object's properties named, and
+// a filter's are the caller's metadata keys (docs/decisions.md, "Search controls in the tools").
+const filter = Type.Optional(
+  Type.String({
+    maxLength: 20000,
+    description:
+      "Only search documents that match this filter, given as JSON text in the style of MongoDB: fields data_source_id, document_id, file_type, created_at, updated_at (ISO dates) and metadata.<key>; " +
+      "a bare value means equals; operators $eq $ne $in $nin $gt $gte $lt $lte $exists; $and, $or, $not. Leave out (or null) to search everything. " +
+      'Example: "{\\"metadata.product\\": \\"cli\\", \\"created_at\\": {\\"$gte\\": \\"2026-01-01\\"}}".',
+  }),
+);
+const semanticRatio = Type.Optional(
+  Type.Number({
+    minimum: 0,
+    maximum: 1,
+    description: "How much meaning outweighs exact words, 0 to 1: 0 matches keywords only (best for codes and names), 1 meaning only (paraphrases). Leave out for the collection's own blend.",
+  }),
+);
+
 export const TOOL_SPECS: readonly ToolSpec[] = [
   {
     name: "list_collections",
@@ -70,6 +89,14 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
           Type.Boolean({
             default: true,
             description: "true (default): one hit per document, its best chunk. false: several chunks of the same document may appear.",
+          }),
+        ),
+        filter,
+        semantic_ratio: semanticRatio,
+        facets: Type.Optional(
+          Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+            maxItems: 10,
+            description: "Also count the matching documents per value of these fields (e.g. [\"metadata.product\", \"file_type\"]), to see how results divide before narrowing with a filter.",
           }),
         ),
       },
@@ -109,6 +136,8 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
             description: "Token budget for all passages together (100 to 64000); the lowest-scored passages are dropped first. Leave out (or null) for no budget.",
           }),
         ),
+        filter,
+        semantic_ratio: semanticRatio,
       },
       { additionalProperties: false },
     ),

@@ -29,13 +29,21 @@ export function collections(list: CollectionOut[]): string {
   return `${list.length} collection(s); pass the id as collection_id:\n${lines.join("\n")}`;
 }
 
-export function searchHits(res: { query: string; total: number; results: Hit[] }): string {
-  if (res.results.length === 0) return `No results for "${res.query}".`;
+export function searchHits(res: { query: string; total: number; results: Hit[]; facets?: Record<string, Record<string, number>> }): string {
+  const facets = res.facets ? `\n${facetLines(res.facets)}` : "";
+  if (res.results.length === 0) return `No results for "${res.query}".${facets}`;
   const lines = res.results.map((h, i) => {
     const where = [h.heading_path.join(" > "), h.position === null ? "" : `position ${h.position}`].filter(Boolean).join(", ");
     return `${i + 1}. ${h.title} — ${h.source} (document_id ${h.document_id}${where ? `, ${where}` : ""}, score ${h.score})\n   ${h.snippet}`;
   });
-  return `${res.results.length} of ${res.total} results for "${res.query}":\n${lines.join("\n")}`;
+  return `${res.results.length} of ${res.total} results for "${res.query}":\n${lines.join("\n")}${facets}`;
+}
+
+/** "Facet metadata.product: cli (3), api (2)", one line a field */
+function facetLines(facets: Record<string, Record<string, number>>): string {
+  return Object.entries(facets)
+    .map(([field, counts]) => `Facet ${field}: ${Object.entries(counts).map(([v, n]) => `${v} (${n})`).join(", ") || "no values"}`)
+    .join("\n");
 }
 
 export function documentText(doc: DocumentOut, chunks: Chunk[], total: number): string {

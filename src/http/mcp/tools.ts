@@ -70,6 +70,20 @@ function dropNulls(args: unknown): Args {
 }
 
 const num = (v: unknown) => (typeof v === "number" ? v : undefined);
+
+/** The search controls the tools take (catalog.ts): the filter arrives as JSON text. */
+function controls(a: Args) {
+  let filter: unknown;
+  if (typeof a.filter === "string") {
+    try {
+      filter = JSON.parse(a.filter);
+    } catch (err) {
+      throw new ValidationError([{ type: "json_invalid", loc: ["filter"], msg: `filter is not valid JSON (${(err as Error).message}); send an object such as {"metadata.product": "cli"}`, input: a.filter }]);
+    }
+  }
+  const ratio = num(a.semantic_ratio);
+  return { ...(filter !== undefined ? { filter } : {}), ...(ratio !== undefined ? { hybrid: { semantic_ratio: ratio } } : {}) };
+}
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 
 const RUNNERS: Record<string, Runner> = {
@@ -84,6 +98,8 @@ const RUNNERS: Record<string, Runner> = {
       top_k: num(a.top_k),
       min_score: num(a.min_score),
       collapse_documents: typeof a.collapse_documents === "boolean" ? a.collapse_documents : undefined,
+      ...(Array.isArray(a.facets) ? { facets: a.facets.map(String) } : {}),
+      ...controls(a),
     });
     return { text: text.searchHits(res), structured: res };
   },
@@ -97,6 +113,7 @@ const RUNNERS: Record<string, Runner> = {
       context_window: num(a.context_window),
       max_tokens: num(a.max_tokens) ?? null,
       format: "text",
+      ...controls(a),
     });
     return { text: text.retrieveText(res), structured: res };
   },

@@ -124,6 +124,8 @@ const hit = {
   metadata: { file_type: "pdf" },
   highlights: ["gearbox", "lubrication interval"],
 };
+const facetCounts = { "metadata.product": { turbine: 5, gearbox: 2 }, file_type: { pdf: 6, markdown: 1 } };
+const explanation = { lexical: { rank: 1, score: 12.4817 }, vector: { rank: 3, score: 0.6412 }, fused: 2.418203, rules: ["exact_match_first"] };
 const context = {
   id: IDS.chunk,
   document_id: IDS.document,
@@ -332,9 +334,23 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   ChunkList: { document_id: IDS.document, total: 31, chunks: [chunk] },
   ReindexOut: { status: "queued", documents: 12, embedding_profile: "use-lite" },
   UploadBody: { data_source_id: IDS.source, files: ["turbine-manual.pdf"] },
-  SearchRequest: { collection_id: IDS.collection, query: "gearbox lubrication interval", top_k: 5, collapse_documents: true, min_score: 0.2 },
+  SearchRequest: {
+    collection_id: IDS.collection,
+    query: "gearbox lubrication interval",
+    top_k: 5,
+    collapse_documents: true,
+    min_score: 0.2,
+    hybrid: { semantic_ratio: 0.3 },
+    explain: true,
+    filter: { "metadata.product": "turbine", created_at: { $gte: "2026-01-01T00:00:00Z" } },
+    facets: ["metadata.product", "file_type"],
+  },
+  FacetCounts: facetCounts,
+  HybridBlend: { semantic_ratio: 0.3 },
+  HitExplanation: explanation,
+  SearchFilter: { $or: [{ "metadata.product": { $in: ["turbine", "gearbox"] } }, { file_type: "pdf" }], "metadata.year": { $gte: 2024 } },
   SearchHit: hit,
-  SearchResponse: { query: "gearbox lubrication interval", took_ms: 12, total: 7, results: [hit], mode: "hybrid" },
+  SearchResponse: { query: "gearbox lubrication interval", took_ms: 12, total: 7, results: [hit], mode: "hybrid", facets: facetCounts },
   RetrieveRequest: { collection_id: IDS.collection, query: "how often is the gearbox oil changed?", top_k: 5, context_window: 1, max_tokens: 2000, format: "text", min_score: 0.1, relative_cutoff: true },
   RetrievedContext: context,
   RetrievedDocument: { document_id: IDS.document, title: "Turbine manual", source: "turbine-manual.pdf", best_score: 0.8731, chunks: 1 },

@@ -4,11 +4,12 @@ import { ErrorOut, ValidationErrorOut } from "./common.js";
 import * as identity from "./identity.js";
 import * as content from "./content.js";
 import * as search from "./search.js";
+import * as searchControls from "./search-controls.js";
 import * as crawl from "./crawl.js";
 import * as benchmarks from "./benchmarks.js";
 import * as account from "./account.js";
 import * as agents from "./agents.js";
 
-export const SHARED_SCHEMAS: TSchema[] = [ErrorOut, ValidationErrorOut, ...[identity, content, search, crawl, benchmarks, account, agents]
+export const SHARED_SCHEMAS: TSchema[] = [ErrorOut, ValidationErrorOut, ...[identity, content, search, searchControls, crawl, benchmarks, account, agents]
   .flatMap((m) => Object.values(m) as TSchema[])
   .filter((s) => typeof s === "object" && s !== null && "$id" in s)];

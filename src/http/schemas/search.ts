@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { FreeObject, Nullable, strictObject } from "./common.js";
+import { FreeObject, Nullable, ref, strictObject } from "./common.js";
 import { RETRIEVE_CUTOFF } from "../../services/search.js";
+import { FacetCounts, facetsField, searchControls } from "./search-controls.js";
 
 const MinScore = Type.Number({
   minimum: 0,
@@ -16,6 +17,8 @@ export const SearchRequest = strictObject(
     top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10, description: "Number of hits to return." })),
     collapse_documents: Type.Optional(Type.Boolean({ default: true, description: "One hit per document (its best chunk); false returns every matching chunk." })),
     min_score: Type.Optional(MinScore),
+    ...searchControls,
+    facets: facetsField,
   },
   { $id: "SearchRequest" },
 );
@@ -38,6 +41,7 @@ export const SearchHit = Type.Object(
     position: Nullable(Type.Integer({ description: "0-based position of the chunk in the document." })),
     metadata: FreeObject,
     highlights: Type.Array(Type.String(), { default: [], description: "Matched terms and phrases as they appear in the snippet." }),
+    explain: Type.Optional(Type.Ref("HitExplanation")),
   },
   { $id: "SearchHit" },
 );
@@ -49,6 +53,7 @@ export const SearchResponse = Type.Object(
     total: Type.Integer(),
     results: Type.Array(Type.Ref("SearchHit")),
     mode: Type.Optional(Type.String({ description: "hybrid, or lexical when the embedding model is unavailable" })),
+    facets: Type.Optional(ref(FacetCounts)),
   },
   { $id: "SearchResponse" },
 );
@@ -76,6 +81,7 @@ export const RetrieveRequest = strictObject(
           "A question with no answer in the collection then gets at most one context. false: fill up to top_k as before.",
       }),
     ),
+    ...searchControls,
   },
   { $id: "RetrieveRequest" },
 );
@@ -92,6 +98,7 @@ export const RetrievedContext = Type.Object(
     score: Type.Number({ minimum: 0, maximum: 1, description: "Relevance from 0 to 1 (see SearchHit.score); an expanded chunk carries its match's." }),
     expanded: Type.Boolean({ default: false, description: "true for an adjacent chunk added by context_window." }),
     citation: Type.Integer({ description: "Citation number of the document, 1..n in order of first appearance." }),
+    explain: Type.Optional(Nullable(Type.Ref("HitExplanation"), { description: "With `explain: true`: why the match ranks where it does; null for a chunk added by context_window." })),
   },
   { $id: "RetrievedContext" },
 );

@@ -338,8 +338,10 @@ export class Bm25Index {
    * The k best live chunks for an OR of the terms whose source passes `allowed` (indexed by source
    * ordinal), best first; equal scores in arrival order. Scores are summed in query-term order
    * after selection, so a chunk's score does not depend on what pruning happened to skip.
+   * `accept` (a search filter's chunk keys) narrows the candidates further, inside the scan: the
+   * k best of the accepted chunks, never a filtered k best.
    */
-  search(query: QueryTerm[], k: number, w: LexicalWeights, allowed: Uint8Array): IndexHit[] {
+  search(query: QueryTerm[], k: number, w: LexicalWeights, allowed: Uint8Array, accept?: (key: number) => boolean): IndexHit[] {
     if (k <= 0 || this.live === 0 || !allowed.includes(1)) return [];
     const avgdl = this.avgdl;
     const n = this.live;
@@ -367,7 +369,7 @@ export class Bm25Index {
         if (cd < d) d = cd;
       }
       if (d === 0xffffffff) break;
-      if (!this.alive[d] || !allowed[this.srcs[d]!]) {
+      if (!this.alive[d] || !allowed[this.srcs[d]!] || (accept !== undefined && !accept(this.keys[d]!))) {
         for (let i = firstEssential; i < m; i++) if (qs[i]!.cur.doc() === d) qs[i]!.cur.i++;
         continue;
       }
@@ -395,6 +397,26 @@ export class Bm25Index {
       }
     }
     return this.finalScores(query, top, w, avgdl);
+  }
+
+  /**
+   * Keys of every live chunk holding any of the terms, in sources passing `allowed` (and `accept`):
+   * the whole matched set, unranked, for facet counts.
+   */
+  matchingKeys(query: QueryTerm[], allowed: Uint8Array, accept?: (key: number) => boolean): number[] {
+    const seen = new Uint8Array(this.nDocs);
+    const keys: number[] = [];
+    for (const q of query) {
+      const t = this.dict.get(q.term);
+      if (t === undefined) continue;
+      for (const c = this.cursor(t); c.i < c.n; c.i++) {
+        const d = c.docAt(c.i);
+        if (seen[d] || !this.alive[d] || !allowed[this.srcs[d]!]) continue;
+        seen[d] = 1;
+        if (accept === undefined || accept(this.keys[d]!)) keys.push(this.keys[d]!);
+      }
+    }
+    return keys;
   }
 
   /** Canonical scores of the selected docs, summed in query order, sorted best first. */

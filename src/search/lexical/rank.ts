@@ -25,6 +25,7 @@ function boostIndexHits(index: Bm25Index, hits: IndexHit[], query: LexicalQuery,
 /**
  * The `limit` best chunks for the query among sources marked in `allowed`, best first. `analyzer`
  * is the one the index was built with: phrases are found in the candidates' text through it.
+ * `accept`: only these chunk keys are candidates (a search filter; Bm25Index.search).
  */
 export function rankLexical(
   index: Bm25Index,
@@ -34,10 +35,11 @@ export function rankLexical(
   w: LexicalWeights,
   fieldsOf: FieldsOf,
   analyzer: Analyzer,
+  accept?: (key: number) => boolean,
 ): IndexHit[] {
   if (query.terms.length === 0 || limit <= 0) return [];
   const phrases = query.phrases.length > 0;
-  let hits = index.search(query.terms, phrases ? limit * PHRASE_POOL_FACTOR : limit, w, allowed);
+  let hits = index.search(query.terms, phrases ? limit * PHRASE_POOL_FACTOR : limit, w, allowed, accept);
   if (phrases) hits = boostIndexHits(index, hits, query, w, fieldsOf, analyzer);
   return hits.slice(0, limit);
 }

@@ -26,6 +26,8 @@ export interface SqliteStoreOptions {
   vectorEfSearch?: number;
   /** reports background vector-index failures (default: console) */
   onError?: (err: unknown) => void;
+  /** filtered vector searches over fewer chunks than this scan them exactly (default 20,000; content/search.ts) */
+  filterExactBelow?: number;
 }
 
 export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}): SqliteStore {
@@ -45,7 +47,7 @@ export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}):
     usage: sqliteUsage(db),
     accounts: sqliteAccounts(db),
     quotas: sqliteQuotas(db),
-    content: sqliteContent(db, vectors),
+    content: sqliteContent(db, vectors, opts.filterExactBelow === undefined ? {} : { filterExactBelow: opts.filterExactBelow }),
     benchmarks: sqliteBenchmarks(db),
     crawls: sqliteCrawls(db),
     audit: sqliteAudit(db),

@@ -9,6 +9,7 @@ import { collectionMethods } from "./collections.js";
 import { sourceMethods } from "./sources.js";
 import { documentMethods } from "./documents.js";
 import { indexWriteMethods } from "./chunk-writes.js";
+import { facetMethods } from "./facets.js";
 import { lexicalMethods } from "./lexical.js";
 import { vectorMethods, type VectorSearchOptions } from "./vectors.js";
 import { jobMethods } from "./jobs.js";
@@ -69,6 +70,7 @@ export function postgresContent(pool: Pool, opts: PostgresContentOptions = {}): 
     ...lexicalMethods(pool),
     ...vectorMethods(pool, opts.vectors),
     ...hitMethods(pool),
+    ...facetMethods(pool),
     ...jobMethods(pool),
     // the pool belongs to the caller (the store shares it with the other tables)
     async close() {},

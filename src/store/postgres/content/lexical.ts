@@ -13,6 +13,8 @@ import { DEFAULT_ANALYZER, HEADINGS_SHIFT, MAX_BODY_TF, MAX_HEADINGS_TF, MAX_TIT
 import { B, K1 } from "../../../search/lexical/bm25.js";
 import { PHRASE_POOL_FACTOR, boostPhrases, type CandidateText, type LexicalStatistics } from "../../../search/lexical/phrases.js";
 import { parseJson } from "./rows.js";
+import type { SearchFilter } from "../../../search/filter/types.js";
+import { filteredChunksSql, postgresFilter } from "./filter-sql.js";
 
 /** what the chunks' lexical entries are cut with, and so what phrases are verified with */
 export const ANALYZER = DEFAULT_ANALYZER;
@@ -21,9 +23,12 @@ export const ANALYZER = DEFAULT_ANALYZER;
 export const MAX_TERM_BYTES = 1000;
 
 // One statement: statistics, per-term weights and the scored chunks read one snapshot. Only the
-// postings of the query's terms are read (migration 051), summed per chunk as BM25.
-const SEARCH = `
-  WITH st AS (
+// postings of the query's terms are read (migration 051), summed per chunk as BM25. A search
+// filter's chunks (parameters from $10) restrict the postings inside the scan, so the top k is
+// the filtered set's own.
+const searchSql = (filter: string | null) => `
+  WITH ${filter === null ? "" : `allowed AS MATERIALIZED (${filteredChunksSql(filter, "$1", "$4")}),`}
+  st AS (
     SELECT chunks::float8 AS n, total_length::float8 / chunks AS avgdl FROM lexical_stats WHERE tenant_id = $1 AND chunks > 0),
   q AS (
     SELECT x.term, x.cnt * GREATEST(ln((st.n - d.df + 0.5) / (d.df + 0.5)), 1e-6) AS w
@@ -37,7 +42,7 @@ const SEARCH = `
     CROSS JOIN st
     CROSS JOIN LATERAL (SELECT ((p.tf >> ${TITLE_SHIFT}) & ${MAX_TITLE_TF}) * $5::float8 + ((p.tf >> ${HEADINGS_SHIFT}) & ${MAX_HEADINGS_TF}) * $6::float8
       + (p.tf & ${MAX_BODY_TF}) * $7::float8 AS f) f
-    WHERE p.data_source_id = ANY($4::text[])
+    WHERE p.data_source_id = ANY($4::text[])${filter === null ? "" : " AND p.chunk_id IN (SELECT id FROM allowed)"}
     GROUP BY p.chunk_id
     -- equal scores in arrival order (chunk ids grow), as the SQLite engine breaks ties
     ORDER BY score DESC, p.chunk_id LIMIT $8)
@@ -45,6 +50,8 @@ const SEARCH = `
     EXISTS (SELECT 1 FROM unnest($9::text[]) AS ph WHERE c.lex_terms @> string_to_array(ph, ' ')) AS phrase_candidate
   FROM top t JOIN chunks c ON c.tenant_id = $1 AND c.id = t.chunk_id
   ORDER BY t.score DESC, t.chunk_id`;
+
+const SEARCH = searchSql(null);
 
 interface Hit {
   id: string;
@@ -87,9 +94,10 @@ async function boostHits(q: Queryable, tenantId: string, hits: Hit[], phrases: s
   return boostPhrases(hits, cand, textOf, phrases, stats, w, ANALYZER);
 }
 
-async function search(q: Queryable, tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights) {
+async function search(q: Queryable, tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights, filter?: SearchFilter) {
   const pool = query.phrases.length ? limit * PHRASE_POOL_FACTOR : limit;
-  const r = await q.query<Hit>(SEARCH, [
+  const f = filter ? postgresFilter(filter, 10) : null;
+  const r = await q.query<Hit>(f ? searchSql(f.sql) : SEARCH, [
     tenantId,
     query.terms.map((t) => t.term),
     query.terms.map((t) => t.count),
@@ -99,6 +107,7 @@ async function search(q: Queryable, tenantId: string, sourceIds: string[], query
     w.body,
     pool,
     query.phrases.map((p) => p.join(" ")),
+    ...(f ? f.params : []),
   ]);
   let hits = r.rows;
   if (query.phrases.length) hits = await boostHits(q, tenantId, hits, query.phrases, w);
@@ -107,13 +116,13 @@ async function search(q: Queryable, tenantId: string, sourceIds: string[], query
 
 export function lexicalMethods(pool: Pool): Pick<ChunkSearch, "lexicalSearch"> {
   return {
-    async lexicalSearch(tenantId, sourceIds, query, limit, w) {
+    async lexicalSearch(tenantId, sourceIds, query, limit, w, filter) {
       if (sourceIds.length === 0 || limit <= 0 || query.terms.length === 0) return [];
-      if (query.phrases.length === 0) return search(pool, tenantId, sourceIds, query, limit, w);
+      if (query.phrases.length === 0) return search(pool, tenantId, sourceIds, query, limit, w, filter);
       // phrase scoring reads the statistics again: one snapshot for both reads
       return transaction(pool, async (c) => {
         await c.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-        return search(c, tenantId, sourceIds, query, limit, w);
+        return search(c, tenantId, sourceIds, query, limit, w, filter);
       });
     },
   };

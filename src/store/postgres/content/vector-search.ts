@@ -1,12 +1,15 @@
-// Vector search with pgvector. A query's scope (the tenant's sources in the collection) is applied
-// inside the scan: small scopes are searched exactly through the scope B-tree (every vector of the
-// scope, sorted by distance); larger ones walk the HNSW graph with pgvector 0.8's iterative scan.
+// Vector search with pgvector. A query's scope (the tenant's sources in the collection, and the
+// chunks of documents passing its filter) is applied inside the scan: small scopes are searched
+// exactly (every vector of the scope, sorted by distance); larger ones walk the HNSW graph with
+// pgvector 0.8's iterative scan, which keeps walking until k rows pass the scope's conditions.
 import type { Pool } from "../db.js";
 import type { Scored } from "../../content-types.js";
 import type { ChunkSearch } from "../../content-store.js";
 import { vectorTable } from "../../json.js";
 import { HNSW_MAX_DIM, vectorLiteral } from "./pgvector.js";
 import type { Dimensions } from "./vector-tables.js";
+import type { SearchFilter } from "../../../search/filter/types.js";
+import { filteredChunksSql, postgresFilter } from "./filter-sql.js";
 
 export interface VectorSearchOptions {
   /** scopes with fewer vectors than this are searched exactly (default 20,000) */
@@ -24,6 +27,23 @@ interface Query {
   sourceIds: string[];
   vector: Float32Array;
   k: number;
+  /** the filter's condition on the vector rows (its parameters from $5: filterCondition), "" without one */
+  where: string;
+  /** the common table expression the condition reads ("allowed AS MATERIALIZED (...), "), "" without a filter */
+  cte: string;
+  params: unknown[];
+}
+
+/**
+ * A filter as a condition on the rows of a vector table, in a statement whose $1 is the tenant
+ * and $2 the sources; its own parameters are numbered from `firstParam`. The filtered chunk ids
+ * are materialised first: inlined, the planner ran the document test once per vector row
+ * (seconds for a hundred rows).
+ */
+function filterCondition(filter: SearchFilter | undefined, firstParam: number): { where: string; cte: string; params: unknown[] } {
+  if (!filter) return { where: "", cte: "", params: [] };
+  const f = postgresFilter(filter, firstParam);
+  return { cte: `allowed AS MATERIALIZED (${filteredChunksSql(f.sql, "$1", "$2")}), `, where: " AND chunk_id IN (SELECT id FROM allowed)", params: f.params };
 }
 
 const SCOPE_TTL_MS = 10_000;
@@ -35,14 +55,16 @@ const SCOPE_CACHE_MAX = 10_000;
 // (a round trip saved on every search). Counting stops at exactBelow: only the side matters.
 function scopeSizer(pool: Pool, exactBelow: number) {
   const scopeSizes = new Map<string, { n: number; at: number }>();
-  return async function scopeSize(t: string, tenantId: string, sourceIds: string[]): Promise<number> {
-    const key = `${t}\u0000${tenantId}\u0000${[...sourceIds].sort().join("\u0000")}`;
+  return async function scopeSize(t: string, tenantId: string, sourceIds: string[], filter?: SearchFilter): Promise<number> {
+    const key = `${t}\u0000${tenantId}\u0000${[...sourceIds].sort().join("\u0000")}\u0000${filter ? JSON.stringify(filter) : ""}`;
     const now = Date.now();
     const known = scopeSizes.get(key);
     if (known && now - known.at < SCOPE_TTL_MS) return known.n;
+    const f = filterCondition(filter, 4);
     const r = await pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${t} WHERE tenant_id = $1 AND data_source_id = ANY($2::text[]) LIMIT $3) s`,
-      [tenantId, sourceIds, exactBelow],
+      `WITH ${f.cte}scope AS (SELECT 1 FROM ${t} WHERE tenant_id = $1 AND data_source_id = ANY($2::text[])${f.where} LIMIT $3)
+       SELECT count(*)::int AS n FROM scope`,
+      [tenantId, sourceIds, exactBelow, ...f.params],
     );
     if (scopeSizes.size >= SCOPE_CACHE_MAX) scopeSizes.clear();
     scopeSizes.set(key, { n: r.rows[0]!.n, at: now });
@@ -55,11 +77,11 @@ async function exactSearch(pool: Pool, q: Query): Promise<Scored[]> {
   // OFFSET 0 keeps the inner scan an unordered scan of the scope (the scope B-tree or the
   // table), so the planner cannot turn the ORDER BY into a walk of the HNSW graph
   const r = await pool.query<{ id: string; d: number }>(
-    `SELECT chunk_id::text AS id, d FROM (
+    `${q.cte ? `WITH ${q.cte.slice(0, -2)} ` : ""}SELECT chunk_id::text AS id, d FROM (
        SELECT chunk_id, embedding <=> $3::vector AS d FROM ${q.t}
-       WHERE tenant_id = $1 AND data_source_id = ANY($2::text[]) OFFSET 0) s
+       WHERE tenant_id = $1 AND data_source_id = ANY($2::text[])${q.where} OFFSET 0) s
      ORDER BY d, chunk_id LIMIT $4`,
-    [q.tenantId, q.sourceIds, vectorLiteral(q.vector), q.k],
+    [q.tenantId, q.sourceIds, vectorLiteral(q.vector), q.k, ...q.params],
   );
   return r.rows.map((x) => ({ chunkId: x.id, score: 1 - x.d }));
 }
@@ -80,11 +102,11 @@ async function graphSearch(pool: Pool, q: Query, opts: VectorSearchOptions, maxS
     );
     // relaxed_order may return rows slightly out of order: the outer query sorts the k found
     const r = await c.query<{ id: string; d: number }>(
-      `WITH hits AS MATERIALIZED (
+      `WITH ${q.cte}hits AS MATERIALIZED (
          SELECT chunk_id, embedding <=> $3::vector AS d FROM ${q.t}
-         WHERE tenant_id = $1 AND data_source_id = ANY($2::text[]) ORDER BY embedding <=> $3::vector LIMIT $4)
+         WHERE tenant_id = $1 AND data_source_id = ANY($2::text[])${q.where} ORDER BY embedding <=> $3::vector LIMIT $4)
        SELECT chunk_id::text AS id, d FROM hits ORDER BY d, chunk_id`,
-      [q.tenantId, q.sourceIds, vectorLiteral(q.vector), q.k],
+      [q.tenantId, q.sourceIds, vectorLiteral(q.vector), q.k, ...q.params],
     );
     await c.query("COMMIT");
     return r.rows.map((x) => ({ chunkId: x.id, score: 1 - x.d }));
@@ -101,13 +123,13 @@ export function vectorSearchMethods(pool: Pool, dims: Dimensions, opts: VectorSe
   const maxScan = opts.maxScanTuples ?? 200_000;
   const scopeSize = scopeSizer(pool, opts.exactBelow);
   return {
-    async vectorSearch(indexName, tenantId, sourceIds, vector, k) {
+    async vectorSearch(indexName, tenantId, sourceIds, vector, k, filter) {
       if (sourceIds.length === 0 || k <= 0) return [];
       const t = vectorTable(indexName);
       const dim = await dims.of(indexName);
       if (dim === null) return [];
-      const q: Query = { t, tenantId, sourceIds, vector, k };
-      const graph = dim <= HNSW_MAX_DIM && (await scopeSize(t, tenantId, sourceIds)) >= opts.exactBelow;
+      const q: Query = { t, tenantId, sourceIds, vector, k, ...filterCondition(filter, 5) };
+      const graph = dim <= HNSW_MAX_DIM && (await scopeSize(t, tenantId, sourceIds, filter)) >= opts.exactBelow;
       return graph ? graphSearch(pool, q, opts, maxScan) : exactSearch(pool, q);
     },
   };

@@ -4,17 +4,17 @@ import { collectionMethods } from "./collections.js";
 import { sourceMethods } from "./sources.js";
 import { documentMethods } from "./documents.js";
 import { documentIndexMethods } from "./document-index.js";
-import { searchMethods } from "./search.js";
+import { searchMethods, type SearchOptions } from "./search.js";
 import { jobMethods } from "./jobs.js";
 import type { VectorIndexes } from "./vector-indexes.js";
 
-export function sqliteContent(db: DB, vectors: VectorIndexes): ContentStore {
+export function sqliteContent(db: DB, vectors: VectorIndexes, opts: SearchOptions = {}): ContentStore {
   return {
     ...collectionMethods(db),
     ...sourceMethods(db),
     ...documentMethods(db),
     ...documentIndexMethods(db),
-    ...searchMethods(db, vectors),
+    ...searchMethods(db, vectors, opts),
     ...jobMethods(db),
   };
 }

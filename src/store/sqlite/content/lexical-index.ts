@@ -152,16 +152,32 @@ export class LexicalIndexes {
     );
   }
 
-  /** BM25 top `limit` of the tenant's chunks in these sources; ids are chunk rowids as strings. */
-  search(tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights): Scored[] {
+  /**
+   * BM25 top `limit` of the tenant's chunks in these sources (and among `accept`, a filter's
+   * chunks, when given); ids are chunk rowids as strings.
+   */
+  search(tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights, accept?: ReadonlySet<number>): Scored[] {
     if (sourceIds.length === 0 || limit <= 0) return [];
     const t = this.tenant(tenantId);
+    const allowed = this.allowedSources(t, sourceIds);
+    const filter = accept && ((key: number) => accept.has(key));
+    return rankLexical(t.index, allowed, query, limit, w, (keys) => this.fieldsOf(keys), ANALYZER, filter).map((h) => ({ chunkId: String(h.key), score: h.score }));
+  }
+
+  /** Rowids of every chunk of the tenant in these sources (and `accept`) matching any query term. */
+  matching(tenantId: string, sourceIds: string[], query: LexicalQuery, accept?: ReadonlySet<number>): number[] {
+    if (sourceIds.length === 0 || query.terms.length === 0) return [];
+    const t = this.tenant(tenantId);
+    return t.index.matchingKeys(query.terms, this.allowedSources(t, sourceIds), accept && ((key: number) => accept.has(key)));
+  }
+
+  private allowedSources(t: TenantIndex, sourceIds: string[]): Uint8Array {
     const allowed = new Uint8Array(t.sources.size);
     for (const s of sourceIds) {
       const o = t.sources.get(s);
       if (o !== undefined) allowed[o] = 1;
     }
-    return rankLexical(t.index, allowed, query, limit, w, (keys) => this.fieldsOf(keys), ANALYZER).map((h) => ({ chunkId: String(h.key), score: h.score }));
+    return allowed;
   }
 
   /** drops in-memory state (tests, memory pressure); the next query reloads from chunk_terms */

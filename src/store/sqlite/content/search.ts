@@ -9,48 +9,101 @@ import { backfillChunkTerms, LexicalIndexes } from "./lexical-index.js";
 import type { VectorIndexes } from "./vector-indexes.js";
 import { embeddingMethods } from "./chunk-embeddings.js";
 import { hydrationMethods } from "./chunk-hydration.js";
+import { exactAmong, filteredChunkIds } from "./filter-scope.js";
+import { facetCounts } from "./facets.js";
 
 type SearchMethods = ChunkSearch & VectorStore;
 
 type Scored = { chunkId: string; score: number };
 
-export function searchMethods(db: DB, vectors: VectorIndexes): SearchMethods {
+export interface SearchOptions {
+  /** filtered vector searches over fewer chunks than this scan them exactly (default FILTER_EXACT_BELOW) */
+  filterExactBelow?: number;
+}
+
+export function searchMethods(db: DB, vectors: VectorIndexes, opts: SearchOptions = {}): SearchMethods {
   // chunk terms first: the lexical indexes read them
   backfillChunkTerms(db);
   const lexical = new LexicalIndexes(db);
   return {
     warmUp: () => lexical.warm(),
-    async lexicalSearch(tenantId, sourceIds, query, limit, w) {
-      return lexical.search(tenantId, sourceIds, query, limit, w);
+    async lexicalSearch(tenantId, sourceIds, query, limit, w, filter) {
+      if (!filter) return lexical.search(tenantId, sourceIds, query, limit, w);
+      if (sourceIds.length === 0 || limit <= 0) return [];
+      return lexical.search(tenantId, sourceIds, query, limit, w, filteredChunkIds(db, tenantId, sourceIds, filter));
     },
-    ...vectorSearchMethods(db, vectors),
+    async facetCounts(tenantId, sourceIds, matched, fields, cap) {
+      if (sourceIds.length === 0 || fields.length === 0) return fields.map(() => []);
+      const accept = matched.filter && filteredChunkIds(db, tenantId, sourceIds, matched.filter);
+      const chunks = matched.query ? lexical.matching(tenantId, sourceIds, matched.query, accept) : [];
+      return facetCounts(db, tenantId, chunks, matched.documentIds, fields, cap);
+    },
+    ...vectorSearchMethods(db, vectors, opts.filterExactBelow ?? FILTER_EXACT_BELOW),
     ...embeddingMethods(db, vectors),
     ...hydrationMethods(db),
   };
 }
 
-function vectorSearchMethods(db: DB, vectors: VectorIndexes): Pick<SearchMethods, "vectorSearch" | "vectorIndexStatus"> {
+function vectorSearchMethods(db: DB, vectors: VectorIndexes, exactBelow: number): Pick<SearchMethods, "vectorSearch" | "vectorIndexStatus"> {
   return {
-    async vectorSearch(indexName, tenantId, sourceIds, vector, k) {
+    async vectorSearch(indexName, tenantId, sourceIds, vector, k, filter) {
       if (sourceIds.length === 0) return [];
-      const ann = vectors.get(indexName);
-      if (!ann) return exactSearch(db, indexName, tenantId, sourceIds, vector, k);
-      const { hits, exactSources } = ann.search(tenantId, sourceIds, vector, k);
-      // an i8 graph only finds the candidates, their scores come from the exact vectors; f32 and
-      // f16 distances are used as they are (f16 within 3e-5 of exact, docs/decisions.md)
-      const exact = ann.scoresFromGraph ? null : ann.exactDistances(hits.map((h) => h.chunkId), vector);
-      const scored: Scored[] = [];
-      for (const h of hits) {
-        const d = exact ? exact.get(h.chunkId) : h.distance;
-        if (d !== undefined) scored.push({ chunkId: String(h.chunkId), score: 1 - d });
-      }
-      if (exactSources.length) scored.push(...exactSearch(db, indexName, tenantId, exactSources, vector, k));
-      return scored.sort((a, b) => b.score - a.score).slice(0, k);
+      if (filter) return filteredVectorSearch(db, vectors, { indexName, tenantId, sourceIds, vector, k }, filteredChunkIds(db, tenantId, sourceIds, filter), exactBelow);
+      return unfilteredVectorSearch(db, vectors, indexName, tenantId, sourceIds, vector, k);
     },
     async vectorIndexStatus(indexName) {
       return vectors.status(indexName) ?? { kind: "exact (sqlite-vec)", partitions: 0, vectors: 0, building: 0, behind: 0 };
     },
   };
+}
+
+/** filtered sets of fewer chunks than this are scanned exactly (as PostgreSQL's exactBelow) */
+export const FILTER_EXACT_BELOW = 20_000;
+
+interface VectorQuery {
+  indexName: string;
+  tenantId: string;
+  sourceIds: string[];
+  vector: Float32Array;
+  k: number;
+}
+
+/**
+ * The k nearest chunks of a filtered set. A small set is scanned exactly. A large one walks the
+ * graphs for ever more neighbours until k of them pass the filter: when the n nearest overall
+ * hold k that pass, those k are the nearest that pass (any other lies beyond the n), so this is
+ * the top k of the filtered set up to the graph's own recall, not a filtered top k. usearch's
+ * JavaScript binding takes no filter into its walk (docs/decisions.md, "Filters").
+ */
+function filteredVectorSearch(db: DB, vectors: VectorIndexes, q: VectorQuery, allowed: Set<number>, exactBelow: number): Scored[] {
+  if (allowed.size === 0 || q.k <= 0) return [];
+  if (allowed.size < exactBelow || !vectors.get(q.indexName)) return exactAmong(db, q.indexName, q.tenantId, allowed, q.vector, q.k);
+  for (let n = q.k * 4; n <= OVERFETCH_MAX; n *= 4) {
+    const near = unfilteredVectorSearch(db, vectors, q.indexName, q.tenantId, q.sourceIds, q.vector, n);
+    const passing = near.filter((h) => allowed.has(Number(h.chunkId)));
+    if (passing.length >= q.k) return passing.slice(0, q.k);
+  }
+  // the filter passes too few of the nearest: read its set whole
+  return exactAmong(db, q.indexName, q.tenantId, allowed, q.vector, q.k);
+}
+
+/** neighbours a filtered search asks the graphs for before it scans the filtered set instead (vec0's k limit) */
+const OVERFETCH_MAX = 4096;
+
+function unfilteredVectorSearch(db: DB, vectors: VectorIndexes, indexName: string, tenantId: string, sourceIds: string[], vector: Float32Array, k: number): Scored[] {
+  const ann = vectors.get(indexName);
+  if (!ann) return exactSearch(db, indexName, tenantId, sourceIds, vector, k);
+  const { hits, exactSources } = ann.search(tenantId, sourceIds, vector, k);
+  // an i8 graph only finds the candidates, their scores come from the exact vectors; f32 and
+  // f16 distances are used as they are (f16 within 3e-5 of exact, docs/decisions.md)
+  const exact = ann.scoresFromGraph ? null : ann.exactDistances(hits.map((h) => h.chunkId), vector);
+  const scored: Scored[] = [];
+  for (const h of hits) {
+    const d = exact ? exact.get(h.chunkId) : h.distance;
+    if (d !== undefined) scored.push({ chunkId: String(h.chunkId), score: 1 - d });
+  }
+  if (exactSources.length) scored.push(...exactSearch(db, indexName, tenantId, exactSources, vector, k));
+  return scored.sort((a, b) => b.score - a.score).slice(0, k);
 }
 
 /** brute force over vec0: tenant is the partition key and the source a metadata column, so the
