@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // npm run test:pg: the storage-touching HTTP suites on the PostgreSQL store with the job queue in
 // PostgreSQL (DATABASE_URL only), then the suites whose jobs are the subject (uploads, crawls,
-// restarts, tuning jobs, the queue's health) again on BullMQ in Redis (DATABASE_URL and REDIS_URL,
+// restarts, the queue's health) again on BullMQ in Redis (DATABASE_URL and REDIS_URL,
 // REDIS_TEST_URL default the local server): the others only store rows, and which queue ran
 // their few ingest jobs changes nothing they check. Without a reachable PostgreSQL that offers pgvector
 // (TEST_PG_URL, default the local trust-auth server) it prints why and skips, and without Redis it
@@ -33,7 +33,6 @@ const QUEUE_SUITES = [
   "test/crawl-api/crawl.test.ts",
   "test/crawl-api/restart.test.ts",
   "test/crawl-api/policy.test.ts",
-  "test/benchmarks/tune-jobs.test.ts",
 ];
 const args = process.argv.slice(2);
 const vitest = (env, files = []) =>
