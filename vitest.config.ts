@@ -13,7 +13,7 @@ const UNIT = [
   "test/docs/{references,links}.test.ts", // docs/reference/api.md needs a server: api-reference stays in api
   "test/scaleout/compose.test.ts",
   "test/jobs/sleepers.test.ts",
-  "test/model/{tokenizer,pooling,train,eigen}.test.ts",
+  "test/model/{tokenizer,pooling,train,eigen,held-out-sources}.test.ts",
 ];
 
 // slow: the embedding model, Chromium, whole processes, scale, soak and scale-out runs.

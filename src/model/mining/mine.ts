@@ -16,7 +16,7 @@ export const MAX_PER_QUERY = 8;
 
 const HELD_OUT_DESCRIPTION = {
   packages: ["postgresql* and libpq* (PostgreSQL's documentation)", "nodejs, libnode* (the Node.js API docs)", "libreoffice* (LibreOffice help)"],
-  paths: ["any path naming postgres, nodejs, libreoffice or a BEIR data set"],
+  paths: ["any path naming postgres, nodejs, libreoffice, SciFact or a BEIR data set, the npm packages' READMEs included"],
 };
 
 export interface SourceReport {
@@ -70,7 +70,10 @@ function npmFiles(): SourceFiles {
     const licence = typeof pkg.license === "string" ? pkg.license : "";
     if (!licence || /UNLICENSED|SEE LICENSE/i.test(licence)) continue;
     const readme = fs.readdirSync(dir).find((f) => NPM_SOURCE.files.test(f));
-    if (readme) files.set(path.join(dir, readme), { name: `npm:${pkg.name ?? d}`, version: pkg.version ?? "", licence });
+    // the held-out path rule applies here too: postgres-date's README is no PostgreSQL manual, but
+    // "never read a path naming postgres" is simpler to trust than a judgement per package
+    const file = readme ? path.join(dir, readme) : null;
+    if (file && !heldOutPath(file)) files.set(file, { name: `npm:${pkg.name ?? d}`, version: pkg.version ?? "", licence });
   }
   return { spec: NPM_SOURCE, files };
 }

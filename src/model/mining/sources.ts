@@ -21,7 +21,7 @@ export interface SourceSpec {
 /** Package names held out for evaluation: never training text. */
 export const HELD_OUT_PACKAGES = [/^postgresql/, /^libpq/, /^nodejs/, /^libnode/, /^libreoffice/];
 /** Paths held out whatever package installed them. */
-export const HELD_OUT_PATHS = [/postgres/i, /\/nodejs\//, /libreoffice/i, /\bbeir\b/i];
+export const HELD_OUT_PATHS = [/postgres/i, /\/nodejs\//, /libreoffice/i, /\bbeir\b/i, /scifact/i];
 
 export const SOURCES: SourceSpec[] = [
   { id: "python-docs", format: "html", packages: ["python3.11-doc"], files: /\/html\/.*\.html$/, description: "Python 3.11 documentation" },
