@@ -2,7 +2,7 @@
 // parses the command line (src/cli/program.ts) and turns any failure into one readable line.
 import { CommanderError } from "commander";
 import { buildProgram } from "./cli/program.js";
-import { describeError } from "./cli/errors.js";
+import { describeError } from "./terminal/errors.js";
 
 function fail(err: unknown): never {
   if (process.env.QUARRY_DEBUG) console.error(err);
@@ -20,7 +20,7 @@ async function main(argv: string[]): Promise<void> {
   try {
     // the scale bench has options of its own (see `quarry bench --scale 1 --help`)
     if (argv[0] === "bench" && argv.includes("--scale")) {
-      const { scaleCommand } = await import("./bench/scale.js");
+      const { scaleCommand } = await import("./evaluation/commands.js");
       process.exit(await scaleCommand(argv.slice(1)));
     }
     await program.parseAsync(argv, { from: "user" });

@@ -3,7 +3,7 @@
 import type { Logger } from "pino";
 import type { DocumentCatalog } from "./store/content-store.js";
 import type { QueuedJob as JobRow } from "./jobs/types.js";
-import type { Metrics } from "./metrics.js";
+import type { Metrics } from "./prometheus.js";
 
 export function observedIngestHandler(
   handle: (job: JobRow) => Promise<void>,

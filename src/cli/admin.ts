@@ -3,14 +3,14 @@
 import type { Config } from "../config.js";
 import { PLANS } from "../config.js";
 import { openStore } from "../store/open.js";
-import { createTenantService } from "../services/tenants.js";
-import { createApiKeyService } from "../services/api-keys.js";
-import { SCOPE_ORDER } from "../services/scopes.js";
-import { createAuditService } from "../services/audit.js";
+import { createTenantService } from "../services/tenants/tenants.js";
+import { createApiKeyService } from "../services/auth/api-keys.js";
+import { SCOPE_ORDER } from "../services/auth/scopes.js";
+import { createAuditService } from "../services/tenants/audit.js";
 import { createLogger } from "../logger.js";
-import { keylessPrincipal } from "../services/auth.js";
+import { keylessPrincipal } from "../services/auth/auth.js";
 import type { Store, TenantRow } from "../store/types.js";
-import { CliError } from "./errors.js";
+import { CliError } from "../terminal/errors.js";
 
 /** Scopes a tenant key can hold (platform belongs to PLATFORM_API_KEY alone). */
 export const TENANT_SCOPES = SCOPE_ORDER.filter((s) => s !== "platform");

@@ -13,8 +13,8 @@ import type { Config } from "../config.js";
 import { VERSION } from "../version.js";
 import { backupSqlite, DB_FILE, integrityProblems, migrateSqlite } from "../store/sqlite/maintenance.js";
 import type { Store } from "../store/types.js";
-import { CliError } from "./errors.js";
-import { createProgress } from "./progress.js";
+import { CliError } from "../terminal/errors.js";
+import { createProgress } from "../terminal/progress.js";
 
 const MANIFEST = "manifest.json";
 const FILES_DIR = "files";

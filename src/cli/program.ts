@@ -4,10 +4,10 @@ import path from "node:path";
 import { Command, Option } from "commander";
 import { loadConfig, PLANS } from "../config.js";
 import { VERSION } from "../version.js";
-import { addBenchOptions, BENCH_DESCRIPTION, benchOptionsFrom } from "../bench/args.js";
-import { addImportBeirCommand } from "../bench/import-command.js";
-import { intArg } from "./parsers.js";
-import { CliError } from "./errors.js";
+import { addBenchOptions, addImportBeirCommand, BENCH_DESCRIPTION, benchCommand, benchOptionsFrom, importCommand } from "../evaluation/commands.js";
+import { beirDataDir, findDataset, missingBeirFiles } from "../evaluation/index.js";
+import { intArg } from "../terminal/parsers.js";
+import { CliError } from "../terminal/errors.js";
 
 const print = (v: unknown) => process.stdout.write(`${JSON.stringify(v, null, 2)}\n`);
 
@@ -95,7 +95,7 @@ function addMigrationCommands(program: Command, hooks: ProgramHooks): void {
     .option("--files-to <dir>", "shared DATA_DIR of the scale-out deployment: stored files are copied to DIR/files (default: not copied)")
     .option("--batch-size <n>", "rows per transaction", intArg(1, 10_000), 500)
     .action(async (o: { from: string; to: string; filesTo?: string; batchSize: number }) => {
-      const { migrateDataCommand } = await import("./migrate-data.js");
+      const { migrateDataCommand } = await import("../store/migrate-data.js");
       hooks.done(await migrateDataCommand({ from: path.resolve(o.from), to: o.to, filesTo: o.filesTo ? path.resolve(o.filesTo) : null, batchSize: o.batchSize }));
     });
 }
@@ -103,25 +103,20 @@ function addMigrationCommands(program: Command, hooks: ProgramHooks): void {
 function addImportAndBenchCommands(program: Command, hooks: ProgramHooks): void {
   const imp = program.command("import").description("Load data into a tenant of DATA_DIR");
   addImportBeirCommand(imp, async (a) => {
-    const { importCommand } = await import("../bench/import-command.js");
     await importCommand(a);
     hooks.done(0);
   });
 
   addBenchOptions(program.command("bench").description(BENCH_DESCRIPTION)).action(async (raw) => {
     const config = loadConfig();
-    const { beirDataDir } = await import("../services/industry-benchmarks.js");
     const o = benchOptionsFrom(raw, beirDataDir(config.beirDataDir, config.dataDir));
     if (!o.suite) {
-      const { missingBeirFiles } = await import("../services/beir-import.js");
-      const { findDataset } = await import("../search/beir-catalog.js");
       const missing = missingBeirFiles(o.dataset, o.split);
       if (missing.length) {
         const url = findDataset(path.basename(o.dataset))?.download_url ?? "https://github.com/beir-cellar/beir";
         throw new CliError(`No BEIR data set at ${o.dataset} (missing ${missing.join(", ")})`, `Download ${url}, unzip it into BEIR_DATA_DIR, or pass --dataset DIR`, 2);
       }
     }
-    const { benchCommand } = await import("../bench/run.js");
     hooks.done(await benchCommand(o, ["quarry", ...process.argv.slice(2)].join(" ")));
   });
 }

@@ -1,5 +1,5 @@
 import type { FastifyReply } from "fastify";
-import { ThrottledError } from "../services/accounts.js";
+import { ThrottledError } from "../services/accounts/accounts.js";
 
 /** Throttle answers carry Retry-After so clients need not parse the detail. */
 export async function withRetryAfter<T>(reply: FastifyReply, f: () => Promise<T>): Promise<T> {

@@ -1,7 +1,7 @@
 // What every route declares about access; the auth hook in app.ts enforces it and the OpenAPI
 // document shows it.
 import type { Scope } from "../store/types.js";
-import type { Principal } from "../services/auth.js";
+import type { Principal } from "../services/auth/auth.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {

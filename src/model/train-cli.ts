@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { createProgress } from "../cli/progress.js";
+import { createProgress } from "../terminal/progress.js";
 import { writeModel } from "./artifact.js";
 import { readCorpusCache, readPairCorpus, writeCorpusCache, type PairCorpus } from "./corpus.js";
 import { train, TRAIN_DEFAULTS, type TrainSettings } from "./train.js";

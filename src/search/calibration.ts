@@ -4,7 +4,7 @@
 //
 // Method (docs/decisions.md, "Calibrated scores"): a logistic (Platt) model over a few features
 // every hit has, fitted offline on labelled (query, hit, relevant?) pairs from SciFact with
-// scripts/fit-calibration.ts, one coefficient set per retrieval mode (hybrid; lexical when the
+// src/evaluation/labs/fit-calibration.ts, one coefficient set per retrieval mode (hybrid; lexical when the
 // model is unavailable; vector). The coefficients below are that script's output; re-run it after
 // changing fusion, BM25 weights or the default embedding model.
 //
@@ -32,7 +32,7 @@ export interface OwnCalibration {
   retrieveFloor?: number;
 }
 
-// --- fitted constants (scripts/fit-calibration.ts --write; numbers in docs/decisions.md) ---------------
+// --- fitted constants (src/evaluation/labs/fit-calibration.ts --write; numbers in docs/decisions.md) ---------------
 export const CALIBRATION_FIT = {
   data: "BEIR scifact train split, 400 queries, 1200 documents (1433 chunks), top 20 chunks per query",
   profile: "default",
@@ -138,7 +138,7 @@ export function cappedRelevance(model: PlattModel, rows: readonly (readonly numb
  * kept while its relevance is at least RATIO x the best match's, and at least FLOOR (a weak best
  * match does not pull in a tail of equally weak ones: a question with no answer in the collection
  * gets at most its single best match). The best match is always kept (min_score can drop it).
- * Numbers from scripts/fit-calibration.ts, see docs/decisions.md.
+ * Numbers from src/evaluation/labs/fit-calibration.ts, see docs/decisions.md.
  */
 export const RETRIEVE_CUTOFF = Object.freeze({ ratio: 0.3, floor: 0.15 });
 

@@ -3,7 +3,7 @@
 // answers, so a model fitted on it alone never sees a query without an answer, and it rated the
 // best hits of such queries 0.6 on the documentation set, where /retrieve then kept up to 8 contexts
 // for "cheap flights to Lisbon". Their hits are the fit's examples of "nothing here is relevant".
-// Kept apart from the questions the labs measure off-topic behaviour with (scripts/relevance-lab.ts),
+// Kept apart from the questions the labs measure off-topic behaviour with (src/evaluation/labs/relevance-lab.ts),
 // so that measurement is not of the fit's own examples.
 export const OFF_TOPIC_PROBES: readonly string[] = [
   "how do I reset my wifi router password",

@@ -7,7 +7,7 @@ import path from "node:path";
 import { startServer, PLATFORM_KEY, type TestServer, waitIndexed } from "../kit/index.js";
 import { sessionCookie, setCookieHeader, startMailCatcher, tokenFromLink, type MailCatcher } from "./helpers/mail.js";
 import { PASSWORD, PUBLIC_URL, db, login, signup, uniqueEmail } from "./helpers/accounts.js";
-import { currentPeriod, periodResetsAt } from "../../src/services/plans.js";
+import { currentPeriod, periodResetsAt } from "../../src/services/tenants/plans.js";
 import type { ServiceError } from "../../src/services/errors.js";
 
 let s: TestServer;

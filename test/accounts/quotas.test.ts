@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { PLATFORM_KEY, useServer } from "../kit/index.js";
 import { db } from "./helpers/accounts.js";
-import { assertWithinLimit, createQuotaService, quotaExceededError } from "../../src/services/quotas.js";
-import { currentPeriod, periodResetsAt } from "../../src/services/plans.js";
+import { assertWithinLimit, createQuotaService, quotaExceededError } from "../../src/services/tenants/quotas.js";
+import { currentPeriod, periodResetsAt } from "../../src/services/tenants/plans.js";
 import { ServiceError } from "../../src/services/errors.js";
 
 const s = useServer();

@@ -4,9 +4,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { QUESTION_KINDS, docsDir, docsPages, missingPages, pageOf, parseQuestions } from "../../src/bench/docs-questions/questions.js";
+import { QUESTION_KINDS, docsDir, docsPages, missingPages, pageOf, parseQuestions } from "../../src/evaluation/bench/docs-questions/questions.js";
 
-const FILE = path.resolve(import.meta.dirname, "../../bench/questions/node-api.jsonl");
+const FILE = path.resolve(import.meta.dirname, "../../src/evaluation/question-sets/node-api.jsonl");
 const { questions, errors } = parseQuestions(fs.readFileSync(FILE, "utf8"));
 
 describe("the Node.js docs question set", () => {

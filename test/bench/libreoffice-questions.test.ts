@@ -7,10 +7,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { QUESTION_KINDS, docsDir, docsPages, missingPages, parseQuestions, type DocsQuestion } from "../../src/bench/docs-questions/questions.js";
-import { LIBREOFFICE_SET, NODE_SET, docsSet, mountedPage } from "../../src/bench/docs-questions/sets.js";
-import { serveDocs } from "../../src/bench/docs-questions/site.js";
-import { checkWording, contentStems, titleAndHeadings } from "../../src/bench/docs-questions/wording.js";
+import { QUESTION_KINDS, docsDir, docsPages, missingPages, parseQuestions, type DocsQuestion } from "../../src/evaluation/bench/docs-questions/questions.js";
+import { LIBREOFFICE_SET, NODE_SET, docsSet, mountedPage } from "../../src/evaluation/bench/docs-questions/sets.js";
+import { serveDocs } from "../../src/evaluation/bench/docs-questions/site.js";
+import { checkWording, contentStems, titleAndHeadings } from "../../src/evaluation/bench/docs-questions/wording.js";
 import { parseSitemap } from "../../src/crawl/sitemap.js";
 
 const SET = LIBREOFFICE_SET;

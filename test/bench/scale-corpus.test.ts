@@ -6,14 +6,14 @@ import os from "node:os";
 import path from "node:path";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readSourceTexts, type TextRoots } from "../../src/bench/scale/text-sources.js";
-import { roffToText } from "../../src/bench/scale/roff.js";
-import { buildCorpus, chunkText, documentAt } from "../../src/bench/scale/corpus.js";
-import { dfSample, makeQuery, planQueryChunks, terms } from "../../src/bench/scale/queries.js";
-import { createSpace, documentVectors, dot, queryVector } from "../../src/bench/scale/vectors.js";
-import { TopK, recallAt } from "../../src/bench/scale/exact.js";
-import { parseScaleArgs } from "../../src/bench/scale/options.js";
-import { progressLine } from "../../src/bench/scale/progress.js";
+import { readSourceTexts, type TextRoots } from "../../src/evaluation/bench/scale/text-sources.js";
+import { roffToText } from "../../src/evaluation/bench/scale/roff.js";
+import { buildCorpus, chunkText, documentAt } from "../../src/evaluation/bench/scale/corpus.js";
+import { dfSample, makeQuery, planQueryChunks, terms } from "../../src/evaluation/bench/scale/queries.js";
+import { createSpace, documentVectors, dot, queryVector } from "../../src/evaluation/bench/scale/vectors.js";
+import { TopK, recallAt } from "../../src/evaluation/bench/scale/exact.js";
+import { parseScaleArgs } from "../../src/evaluation/bench/scale/options.js";
+import { progressLine } from "../../src/evaluation/bench/scale/progress.js";
 
 const STATUS = `Package: zstd-fixture
 Status: install ok installed

@@ -6,14 +6,14 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../src/runtime.js";
-import { openBenchRuntime } from "../../src/bench/load.js";
-import { buildCorpus } from "../../src/bench/scale/corpus.js";
-import { dfSample } from "../../src/bench/scale/queries.js";
-import { syntheticVectors } from "../../src/bench/scale/vector-source.js";
-import { loadLayout, type Loaded } from "../../src/bench/scale/loader.js";
-import { exactTopK, recallAt, type ExactTruth } from "../../src/bench/scale/exact.js";
-import { benchRuntime, lookupEmbedder, searchInProcess, searchOverHttp, startServer } from "../../src/bench/scale/adapter.js";
-import type { SourceText } from "../../src/bench/scale/text-sources.js";
+import { openBenchRuntime } from "../../src/evaluation/bench/load.js";
+import { buildCorpus } from "../../src/evaluation/bench/scale/corpus.js";
+import { dfSample } from "../../src/evaluation/bench/scale/queries.js";
+import { syntheticVectors } from "../../src/evaluation/bench/scale/vector-source.js";
+import { loadLayout, type Loaded } from "../../src/evaluation/bench/scale/loader.js";
+import { exactTopK, recallAt, type ExactTruth } from "../../src/evaluation/bench/scale/exact.js";
+import { benchRuntime, lookupEmbedder, searchInProcess, searchOverHttp, startServer } from "../../src/evaluation/bench/scale/adapter.js";
+import type { SourceText } from "../../src/evaluation/bench/scale/text-sources.js";
 
 const WORDS = "granite basalt pebble gravel boulder quartz marble slate shale flint chalk limestone sandstone obsidian pumice".split(" ");
 /** 60 small documents with varied vocabulary, as if read from disk */

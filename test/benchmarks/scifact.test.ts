@@ -1,6 +1,6 @@
 // Issue 7's "done when": SciFact from BEIR_DATA_DIR goes into a collection through the import
 // path, a suite is made of its test queries, the suite is run over HTTP, and the run's nDCG@10
-// equals (to 3 decimals) what the bench code (src/bench/quality.ts) computes independently for the
+// equals (to 3 decimals) what the bench code (src/evaluation/bench/quality.ts) computes independently for the
 // same queries and search settings.
 //
 // Two servers:
@@ -12,8 +12,8 @@
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../kit/index.js";
-import { readQrels, readQueries } from "../../src/search/beir.js";
-import { evaluateSetup, searchSettings } from "../../src/bench/quality.js";
+import { readQrels, readQueries } from "../../src/evaluation/beir/beir-files.js";
+import { evaluateSetup, searchSettings } from "../../src/evaluation/bench/quality.js";
 import { beirSet } from "../helpers/beir-data.js";
 
 // from BEIR_DATA_DIR; skipped with the reason printed when SciFact is not there

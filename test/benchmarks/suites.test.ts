@@ -5,7 +5,7 @@
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
-import { currentPeriod } from "../../src/services/plans.js";
+import { currentPeriod } from "../../src/services/tenants/plans.js";
 import { beirSet } from "../helpers/beir-data.js";
 
 // an ONNX profile whose model is absent: fast start, lexical search (see test/foundation/helpers.ts)

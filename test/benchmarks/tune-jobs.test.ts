@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startServer, type TestServer, createCollection, createSource, LIGHT_ENV } from "../kit/index.js";
 import { servicingCollection, TITLE_HEAVY, TOPICS } from "./servicing-fixture.js";
-import { currentPeriod } from "../../src/services/plans.js";
+import { currentPeriod } from "../../src/services/tenants/plans.js";
 import type { RunningJob } from "../../src/jobs/types.js";
 
 const STATUS_ORDER = ["queued", "running", "completed"];

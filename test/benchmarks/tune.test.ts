@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer, createCollection, createSource } from "../kit/index.js";
 import { servicingCollection, TITLE_HEAVY, TOPICS } from "./servicing-fixture.js";
-import { inHashOrder } from "../../src/search/tuning.js";
+import { inHashOrder } from "../../src/evaluation/tuning/fusion-search.js";
 
 const LIGHT = { EMBEDDING_PROFILE: "bge-small-en-v1.5", ALLOW_MODEL_DOWNLOAD: "false" };
 

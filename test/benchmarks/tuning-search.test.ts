@@ -1,12 +1,12 @@
-// The tuning search itself (src/search/tuning.ts) on hand-made candidate lists, hybrid mode: the
+// The tuning search itself (src/evaluation/tuning/fusion-search.ts) on hand-made candidate lists, hybrid mode: the
 // split, the coordinate search over fusion settings, the apply rule refusing a setting that wins
 // on the tuning cases but loses on the held-out ones, and the cross-validation (tuning-cv.ts)
 // catching a suite where the one split says "holds" but tuning picks noise. (The HTTP side is
 // tune.test.ts.)
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from "../../src/search/engine.js";
-import { candidatePlan, coordinateSearch, evaluateSetting, inHashOrder, mayApply, splitCases, weightIndexOf, type TuningCase } from "../../src/search/tuning.js";
-import { crossValidate, foldsOf } from "../../src/search/tuning-cv.js";
+import { candidatePlan, coordinateSearch, evaluateSetting, inHashOrder, mayApply, splitCases, weightIndexOf, type TuningCase } from "../../src/evaluation/tuning/fusion-search.js";
+import { crossValidate, foldsOf } from "../../src/evaluation/tuning/tuning-cv.js";
 
 const ids = Array.from({ length: 10 }, (_, i) => `bmc_case${i}`);
 

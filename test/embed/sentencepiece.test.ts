@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { SentencePieceTokenizer } from "../../src/embed/sentencepiece.js";
 import { readVocabulary } from "../../src/embed/static-table.js";
-import { beirDataDir } from "../../src/services/industry-benchmarks.js";
+import { beirDataDir } from "../../src/evaluation/benchmarks/industry-benchmarks.js";
 
 const { vocabulary } = readVocabulary();
 const ours = new SentencePieceTokenizer(vocabulary);

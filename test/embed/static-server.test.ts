@@ -6,8 +6,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
-import type { Principal } from "../../src/services/auth.js";
-import { ndcgAtK } from "../../src/search/metrics.js";
+import type { Principal } from "../../src/services/auth/auth.js";
+import { ndcgAtK } from "../../src/evaluation/ranking-metrics.js";
 
 // the paraphrase fixture of test/search-api/fusion-quality.test.ts, run with this profile
 const DOCS: Record<string, string> = {

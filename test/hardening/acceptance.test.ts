@@ -8,7 +8,7 @@ import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.js";
 import { localFileStore } from "../../src/store/files.js";
-import { acceptDocuments, recoverStagedFiles } from "../../src/services/acceptance.js";
+import { acceptDocuments, recoverStagedFiles } from "../../src/services/documents/acceptance.js";
 import { LimitReached, type IncomingDocument } from "../../src/store/content-types.js";
 import { noModelEnv, startServer, PLATFORM_KEY } from "../kit/index.js";
 

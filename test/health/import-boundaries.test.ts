@@ -76,6 +76,17 @@ describe("import boundaries check", () => {
     expect(core.broken).toEqual(["src/search/filter/parse.ts imports ../fusion.js (src/search/fusion.ts): the filter core imports nothing else from src/"]);
   });
 
+  it("keeps the rest of src/ on the evaluation module's entry points, and evaluation off the CLI", () => {
+    const deep = boundaryViolations(copyWith("src/http/routes/benchmarks.ts", 'import { benchCommand } from "../../evaluation/bench/run.js";'));
+    expect(deep.broken).toEqual([
+      "src/http/routes/benchmarks.ts imports ../../evaluation/bench/run.js (src/evaluation/bench/run.ts): the evaluation module is imported through src/evaluation/index.ts or commands.ts",
+    ]);
+    // inside the module, any file may use any other
+    expect(boundaryViolations(copyWith("src/evaluation/benchmarks/extra.ts", 'import { benchCommand } from "../bench/run.js";')).broken).toEqual([]);
+    const cli = boundaryViolations(copyWith("src/evaluation/bench/args.ts", 'import { CliError } from "../../cli/program.js";'));
+    expect(cli.broken).toEqual(["src/evaluation/bench/args.ts imports ../../cli/program.js (src/cli/program.ts): evaluation imports nothing from the command line"]);
+  });
+
   it("ignores packages and imports named only in comments", () => {
     const r = boundaryViolations(copyWith("src/store/postgres/db.ts", '// import { x } from "../sqlite/db.js";\nimport "node:fs";'));
     expect(r.broken).toEqual([]);

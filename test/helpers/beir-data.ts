@@ -1,8 +1,8 @@
 // Where tests find BEIR data sets: BEIR_DATA_DIR, else the deployment default (services/
 // industry-benchmarks.ts). A test that needs a set which is not there is skipped, and says why.
 import path from "node:path";
-import { beirDataDir } from "../../src/services/industry-benchmarks.js";
-import { missingBeirFiles } from "../../src/services/beir-import.js";
+import { beirDataDir } from "../../src/evaluation/benchmarks/industry-benchmarks.js";
+import { missingBeirFiles } from "../../src/evaluation/beir/beir-import.js";
 
 export function beirSet(name: string, split = "test"): { dir: string; available: boolean } {
   const dir = path.join(beirDataDir(process.env.BEIR_DATA_DIR, path.resolve("data")), name);

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Principal } from "../../src/services/auth.js";
+import type { Principal } from "../../src/services/auth/auth.js";
 import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import { writeTinyModel } from "../embed/tiny-onnx.js";
 

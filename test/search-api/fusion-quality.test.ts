@@ -2,8 +2,8 @@
 // find them), half are exact identifiers (BM25's strength). Hybrid must beat both single modes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
-import { ndcgAtK } from "../../src/search/metrics.js";
-import type { Principal } from "../../src/services/auth.js";
+import { ndcgAtK } from "../../src/evaluation/ranking-metrics.js";
+import type { Principal } from "../../src/services/auth/auth.js";
 
 const DOCS: Record<string, string> = {
   "password.md": "# Resetting your password\n\nIf you forgot your login secret, open Settings, then Security, and choose Send reset link.",

@@ -8,9 +8,9 @@ import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { openSqliteStore, type SqliteStore } from "../../src/store/sqlite/index.js";
 import { createEngine } from "../../src/search/engine.js";
 import { builtInProfiles } from "../../src/embed/profiles.js";
-import { createQuotaService } from "../../src/services/quotas.js";
-import { createSearchService } from "../../src/services/search.js";
-import type { Principal } from "../../src/services/auth.js";
+import { createQuotaService } from "../../src/services/tenants/quotas.js";
+import { createSearchService } from "../../src/services/search/search.js";
+import type { Principal } from "../../src/services/auth/auth.js";
 import type { NewChunk } from "../../src/store/content-types.js";
 
 const CHUNKS_PER_DOCUMENT = 8;

@@ -1,7 +1,7 @@
 // POST /search and POST /retrieve over HTTP (inject) with the real embedding model.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
-import type { Principal } from "../../src/services/auth.js";
+import type { Principal } from "../../src/services/auth/auth.js";
 
 const PASSWORD = `# Resetting your password
 

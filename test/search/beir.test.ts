@@ -2,9 +2,9 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { BeirFormatError, readCorpus, readQrels, readQueries, type BeirDocument } from "../../src/search/beir.js";
+import { BeirFormatError, readCorpus, readQrels, readQueries, type BeirDocument } from "../../src/evaluation/beir/beir-files.js";
 import { memoryLexicalSearch } from "./lexical/lexical-helpers.js";
-import { evaluateRun } from "../../src/search/metrics.js";
+import { evaluateRun } from "../../src/evaluation/ranking-metrics.js";
 import { beirSet } from "../helpers/beir-data.js";
 
 // SciFact from BEIR_DATA_DIR (read only); skipped with the reason printed when it is not there.

@@ -2,8 +2,8 @@
 // it recovers known coefficients from labels drawn from them, and the non-negative fit drops a
 // feature whose weight would be negative instead of rewarding a weaker signal.
 import { describe, expect, it } from "vitest";
-import { brierScore } from "../../src/search/tuning-calibration.js";
-import { calibrationStats, fitLogistic, fitNonNegative, type LabelledHit } from "../../src/search/calibration-fit.js";
+import { brierScore } from "../../src/evaluation/tuning/tuning-calibration.js";
+import { calibrationStats, fitLogistic, fitNonNegative, type LabelledHit } from "../../src/evaluation/calibration-fit.js";
 
 function random(seed: number): () => number {
   let s = seed >>> 0;

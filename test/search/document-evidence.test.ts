@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { calibratedList, fuseCandidates, withDocumentEvidence, DEFAULT_ENGINE_SETTINGS } from "../../src/search/engine.js";
 import { calibrate } from "../../src/search/calibration.js";
-import { settingsFor } from "../../src/services/search.js";
+import { settingsFor } from "../../src/services/search/search.js";
 import type { FusedHit } from "../../src/search/fusion.js";
-import { rankDocuments, type TuningCase } from "../../src/search/tuning.js";
+import { rankDocuments, type TuningCase } from "../../src/evaluation/tuning/fusion-search.js";
 
 const hit = (id: string, score: number): FusedHit => ({ id, score, lexicalRank: null, vectorRank: null, lexicalScore: score, vectorScore: null });
 // chunk "a1" belongs to document "a", and so on

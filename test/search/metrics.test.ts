@@ -10,7 +10,7 @@ import {
   percentile,
   precisionAtK,
   recallAtK,
-} from "../../src/search/metrics.js";
+} from "../../src/evaluation/ranking-metrics.js";
 
 const L2 = (x: number): number => Math.log2(x);
 

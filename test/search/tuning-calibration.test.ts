@@ -2,9 +2,9 @@
 // candidate lists: it scores held-out cases better than the shipped calibration, and its /retrieve
 // floor sits above every used probe's second hit, so a question without an answer keeps one hit.
 import { describe, expect, it } from "vitest";
-import { fitSuiteCalibration } from "../../src/search/tuning-calibration.js";
+import { fitSuiteCalibration } from "../../src/evaluation/tuning/tuning-calibration.js";
 import { DEFAULT_ENGINE_SETTINGS } from "../../src/search/engine.js";
-import type { TuningCase } from "../../src/search/tuning.js";
+import type { TuningCase } from "../../src/evaluation/tuning/fusion-search.js";
 
 function random(seed: number): () => number {
   let s = seed >>> 0;

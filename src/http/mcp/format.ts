@@ -1,8 +1,8 @@
 // Plain-text renderings of tool results for a language model: compact, ids where the next call
 // needs them, and a hint of what to call next.
-import type { CollectionOut } from "../../services/collections.js";
-import type { DocumentOut } from "../../services/documents.js";
-import type { CrawlOut } from "../../services/crawls.js";
+import type { CollectionOut } from "../../services/collections/collections.js";
+import type { DocumentOut } from "../../services/documents/documents.js";
+import type { CrawlOut } from "../../services/crawl/crawls.js";
 
 interface Hit {
   document_id: string;

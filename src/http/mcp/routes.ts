@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import type { Principal } from "../../services/auth.js";
+import type { Principal } from "../../services/auth/auth.js";
 import { needs } from "../route-config.js";
 import type { RouteApp } from "../route-app.js";
 import { errors, ref } from "../schemas/common.js";

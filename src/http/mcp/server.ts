@@ -12,7 +12,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { VERSION } from "../../version.js";
-import type { Principal } from "../../services/auth.js";
+import type { Principal } from "../../services/auth/auth.js";
 import { ServiceError } from "../../services/errors.js";
 import type { ToolSpec } from "./catalog.js";
 import { callTool, ToolRefused, toolsFor, type ToolServices } from "./tools.js";

@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { Empty, errors, ref } from "../schemas/common.js";
 import { ApiKeyCreate, ApiKeyCreated, ApiKeyOut } from "../schemas/identity.js";
 import { needs } from "../route-config.js";
-import type { ApiKeyService } from "../../services/api-keys.js";
+import type { ApiKeyService } from "../../services/auth/api-keys.js";
 
 /** What these routes use, and nothing else of the runtime. */
 export interface ApiKeyRouteDeps {

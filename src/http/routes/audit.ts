@@ -2,7 +2,7 @@
 // body is the page's array and the next page is in a Link header (rel="next").
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
-import type { AuditService } from "../../services/audit.js";
+import type { AuditService } from "../../services/tenants/audit.js";
 import { errors } from "../schemas/common.js";
 import { needs } from "../route-config.js";
 

@@ -5,7 +5,7 @@ import { errors, ref } from "../schemas/common.js";
 import { needs, publicRoute } from "../route-config.js";
 import type { RouteApp } from "../route-app.js";
 import { withRetryAfter } from "../retry-after.js";
-import type { AccountService } from "../../services/accounts.js";
+import type { AccountService } from "../../services/accounts/accounts.js";
 
 const tags = ["account"];
 

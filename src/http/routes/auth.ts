@@ -9,7 +9,7 @@ import { needs, publicRoute } from "../route-config.js";
 import type { RouteApp } from "../route-app.js";
 import { withRetryAfter } from "../retry-after.js";
 import { SESSION_COOKIE } from "../session-cookie.js";
-import type { StartedSession, AccountService } from "../../services/accounts.js";
+import type { StartedSession, AccountService } from "../../services/accounts/accounts.js";
 import { unauthorized } from "../../services/errors.js";
 import { registerAccountEmailRoutes } from "./auth-email.js";
 

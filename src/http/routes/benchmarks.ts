@@ -7,8 +7,7 @@ import { BenchmarkRunOut, BenchmarkSuiteCreate, BenchmarkSuiteOut, BenchmarkTune
 import { needs } from "../route-config.js";
 import { linkNext, pagingQuery } from "../paging.js";
 import type { RouteApp } from "../route-app.js";
-import type { BenchmarkService } from "../../services/benchmarks.js";
-import type { IndustryBenchmarkService } from "../../services/industry-benchmarks.js";
+import type { BenchmarkService, IndustryBenchmarkService } from "../../evaluation/index.js";
 import { registerIndustryBenchmarkRoutes } from "./industry-benchmarks.js";
 
 const SuiteParams = Type.Object({ suite_id: Type.String() });

@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { Empty, errors, ref } from "../schemas/common.js";
 import { CollectionCreate, CollectionOut, CollectionUpdate } from "../schemas/content.js";
 import { needs } from "../route-config.js";
-import type { CollectionService } from "../../services/collections.js";
+import type { CollectionService } from "../../services/collections/collections.js";
 
 const CollectionParams = Type.Object({ collection_id: Type.String() });
 const LinkParams = Type.Object({ collection_id: Type.String(), data_source_id: Type.String() });

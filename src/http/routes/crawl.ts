@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import { errors, ref } from "../schemas/common.js";
 import { CrawlCreate, CrawlOut, CrawlPageOut, SiteCheckOut, SiteCheckRequest } from "../schemas/crawl.js";
-import { PAGES_DEFAULT_LIMIT, type CrawlService } from "../../services/crawls.js";
+import { PAGES_DEFAULT_LIMIT, type CrawlService } from "../../services/crawl/crawls.js";
 import { linkNext, pagingQuery } from "../paging.js";
 import { needs } from "../route-config.js";
 import type { RouteApp } from "../route-app.js";

@@ -3,8 +3,8 @@ import { Type } from "@sinclair/typebox";
 import { Empty, errors, ref } from "../schemas/common.js";
 import { DataSourceCreate, DataSourceOut, ReindexOut } from "../schemas/content.js";
 import { needs } from "../route-config.js";
-import type { SourceService } from "../../services/sources.js";
-import type { DocumentService } from "../../services/documents.js";
+import type { SourceService } from "../../services/collections/sources.js";
+import type { DocumentService } from "../../services/documents/documents.js";
 
 const SourceParams = Type.Object({ data_source_id: Type.String() });
 

@@ -11,7 +11,7 @@ import { needs } from "../route-config.js";
 import type { RouteApp } from "../route-app.js";
 import { MAX_UPLOAD_BYTES, MAX_UPLOAD_TEXT } from "../../config.js";
 import { ServiceError, ValidationError } from "../../services/errors.js";
-import type { UploadedFile, DocumentService } from "../../services/documents.js";
+import type { UploadedFile, DocumentService } from "../../services/documents/documents.js";
 
 const MAX_FILES = 100;
 

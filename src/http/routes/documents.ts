@@ -6,7 +6,7 @@ import { Empty, errors, ref } from "../schemas/common.js";
 import { ChunkList, DocumentOut } from "../schemas/content.js";
 import { needs } from "../route-config.js";
 import type { RouteApp } from "../route-app.js";
-import type { DocumentService } from "../../services/documents.js";
+import type { DocumentService } from "../../services/documents/documents.js";
 import { linkNext, pagingQuery } from "../paging.js";
 import { registerUpload } from "./document-upload.js";
 

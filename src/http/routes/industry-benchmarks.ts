@@ -5,7 +5,7 @@ import { errors, ref } from "../schemas/common.js";
 import { IndustryBenchmarkImport, IndustryBenchmarkImportOut, IndustryBenchmarkOut } from "../schemas/benchmarks.js";
 import { needs } from "../route-config.js";
 import type { RouteApp } from "../route-app.js";
-import type { IndustryBenchmarkService } from "../../services/industry-benchmarks.js";
+import type { IndustryBenchmarkService } from "../../evaluation/index.js";
 
 const NameParams = Type.Object({ name: Type.String() });
 const tags = ["benchmarks"];

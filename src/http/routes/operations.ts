@@ -4,7 +4,7 @@ import { Type } from "@sinclair/typebox";
 import { publicRoute } from "../route-config.js";
 import type { RouteApp } from "../route-app.js";
 import { readiness, type SystemFacts } from "../../services/system.js";
-import type { Metrics } from "../../metrics.js";
+import type { Metrics } from "../../prometheus.js";
 
 const tags = ["operations"];
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { errors, ref } from "../schemas/common.js";
 import { RetrieveRequest, RetrieveResponse, SearchRequest, SearchResponse } from "../schemas/search.js";
 import { needs } from "../route-config.js";
-import type { SearchService } from "../../services/search.js";
+import type { SearchService } from "../../services/search/search.js";
 
 /** What these routes use, and nothing else of the runtime. */
 export interface SearchRouteDeps {

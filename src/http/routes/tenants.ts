@@ -3,7 +3,7 @@ import { Type } from "@sinclair/typebox";
 import { errors, ref } from "../schemas/common.js";
 import { Tenant, TenantCreate, TenantCreated, TenantPlanUpdate } from "../schemas/identity.js";
 import { needs } from "../route-config.js";
-import type { TenantService } from "../../services/tenants.js";
+import type { TenantService } from "../../services/tenants/tenants.js";
 
 /** What these routes use, and nothing else of the runtime. */
 export interface TenantRouteDeps {

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { FreeObject, Nullable, ref, strictObject } from "./common.js";
-import { RETRIEVE_CUTOFF } from "../../services/search.js";
+import { RETRIEVE_CUTOFF } from "../../services/search/search.js";
 import { FacetCounts, facetsField, searchControls } from "./search-controls.js";
 
 const MinScore = Type.Number({

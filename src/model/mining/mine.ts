@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
-import { createProgress } from "../../cli/progress.js";
+import { createProgress } from "../../terminal/progress.js";
 import { DebianPackages, type PackageInfo } from "./debian.js";
 import { filePairs } from "./read-source.js";
 import { heldOutPackage, heldOutPath, NPM_SOURCE, SOURCES, type SourceSpec } from "./sources.js";

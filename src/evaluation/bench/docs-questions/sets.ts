@@ -1,0 +1,122 @@
+// The documentation question sets: which docs each one is judged against, where they are, how the
+// loopback site serves them and how a hit's URL becomes the page id its judgments use.
+//
+// - node: the Node.js API reference of Debian's nodejs package (issue 16 item 1), 63 flat pages,
+//   judged by file name (`fs.html`); the site's home page links every page.
+// - libreoffice: the LibreOffice help of Debian's libreoffice-help-en-us (issue 27 item 6),
+//   2,560 pages in nine module folders whose file names repeat across modules, so a page is judged
+//   by its path under en-US/text (`scalc/guide/autofilter.html`). The pages' own links reach 2,251
+//   of them at best (their navigation is built by JavaScript), so the site lists every page in
+//   /sitemap.xml and its home page links none (a page of 2,560 links would pass the crawler's
+//   per-page link cap and its per-URL-shape cap, and a link it skips is not taken again from the
+//   sitemap).
+import fs from "node:fs";
+import path from "node:path";
+
+export interface DocsSet {
+  name: string;
+  /** what the docs are: the collection's name and the reports' */
+  title: string;
+  /** the question file, relative to the repository root */
+  questions: string;
+  /** the environment variable that moves the docs, and their default location (Debian's) */
+  env: string;
+  defaultDir: string;
+  /** where the pages are under the docs directory ("" for the directory itself) */
+  pagesDir: string;
+  /** the URL path the site serves pagesDir under; a page's id is its URL path after it */
+  mount: string;
+  /** true: pages in subfolders too (ids with slashes) */
+  recursive: boolean;
+  /** page ids the set leaves out */
+  excluded: ReadonlySet<string>;
+  /** the shape of a page id in a question file */
+  pageShape: RegExp;
+  /** true: the site serves /sitemap.xml listing every page and a home page without links */
+  sitemap: boolean;
+  /** the crawl's max_depth */
+  maxDepth: number;
+  /** how to get the docs, for the skip message */
+  install: string;
+  /** the page id of a hit's document URL */
+  pageOf(source: string): string;
+  /** which release of the docs a directory holds, from a page, when it says */
+  version(dir: string, pages: string[]): string | null;
+}
+
+function urlPath(source: string): string {
+  try {
+    return decodeURIComponent(new URL(source).pathname);
+  } catch {
+    return source;
+  }
+}
+
+/** The Node.js set's rule: the file name of the document URL (`http://x/api/fs.html#y` -> `fs.html`). */
+export function basenamePage(source: string): string {
+  return path.posix.basename(urlPath(source));
+}
+
+/** A mounted set's rule: the URL path after the mount (`/en-US/text/scalc/01/x.html` -> `scalc/01/x.html`). */
+export function mountedPage(mount: string, source: string): string {
+  const p = urlPath(source);
+  return p.startsWith(mount) ? p.slice(mount.length) : p.replace(/^\/+/, "");
+}
+
+function readPage(dir: string, set: DocsSet, page: string): string {
+  return fs.readFileSync(path.join(dir, set.pagesDir, page), "utf8");
+}
+
+export const NODE_SET: DocsSet = {
+  name: "node",
+  title: "Node.js API docs",
+  questions: "src/evaluation/question-sets/node-api.jsonl",
+  env: "QUESTIONS_DOCS_DIR",
+  defaultDir: "/usr/share/doc/nodejs/api",
+  pagesDir: "",
+  mount: "/api/",
+  recursive: false,
+  // the single-page copy of everything and the table of contents
+  excluded: new Set(["all.html", "index.html"]),
+  pageShape: /^[a-z0-9_-]+\.html$/,
+  sitemap: false,
+  maxDepth: 2,
+  install: "install Debian's nodejs package",
+  pageOf: basenamePage,
+  version(dir, pages) {
+    const html = readPage(dir, NODE_SET, pages.includes("fs.html") ? "fs.html" : pages[0]!);
+    return /Node\.js (v\d+\.\d+\.\d+)/.exec(html)?.[1] ?? null;
+  },
+};
+
+const LO_MOUNT = "/en-US/text/";
+
+export const LIBREOFFICE_SET: DocsSet = {
+  name: "libreoffice",
+  title: "LibreOffice Help",
+  questions: "src/evaluation/question-sets/libreoffice-help.jsonl",
+  env: "QUESTIONS_LIBREOFFICE_DIR",
+  // the help root: pages carry <base href="../../../../">, so they resolve from here
+  defaultDir: "/usr/share/libreoffice/help",
+  pagesDir: "en-US/text",
+  mount: LO_MOUNT,
+  recursive: true,
+  excluded: new Set(),
+  pageShape: /^(shared|scalc|swriter|simpress|sdraw|sbasic|sdatabase|schart|smath)(\/[A-Za-z0-9_.-]+)+\.html$/,
+  sitemap: true,
+  maxDepth: 1,
+  install: "install Debian's libreoffice-help-en-us package",
+  pageOf: (source) => mountedPage(LO_MOUNT, source),
+  version(dir, pages) {
+    const html = readPage(dir, LIBREOFFICE_SET, pages.includes("shared/05/new_help.html") ? "shared/05/new_help.html" : pages[0]!);
+    return /(LibreOffice \d+\.\d+) Help/.exec(html)?.[1] ?? null;
+  },
+};
+
+export const DOCS_SETS: Record<string, DocsSet> = { node: NODE_SET, libreoffice: LIBREOFFICE_SET };
+
+export function docsSet(name: string): DocsSet {
+  const set = DOCS_SETS[name];
+  if (!set) throw new Error(`--set: unknown set '${name}'; use ${Object.keys(DOCS_SETS).join(", ")}`);
+  return set;
+}

@@ -1,0 +1,81 @@
+// npm run model:eval -- [--model FILE] [--sets scifact,node,libreoffice] [--promote]: scores a static model
+// file on the evaluation sets in memory (vector-only, lexical, hybrid nDCG@10; per question kind
+// for the docs sets) and, with --promote, copies it into model/ with its scores when it is at least
+// as good as the shipped model on every set (hybrid), so the committed model only ever improves.
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { readModel, writeModel, type ModelHeader } from "../../../model/artifact.js";
+import { StaticEncoder } from "../../../model/encoder.js";
+import { MODEL_DIR, MODEL_FILE } from "../../../model/paths.js";
+import { beirDataDir } from "../../benchmarks/industry-benchmarks.js";
+import { DOCS_SETS } from "../docs-questions/sets.js";
+import { scoreSet, type SetScores } from "./evaluate.js";
+import { docsSet, scifactSet, type EvalSet } from "./sets.js";
+
+const log = (m: string) => process.stderr.write(`${m}\n`);
+
+const { values } = parseArgs({
+  options: {
+    model: { type: "string", default: path.join("data", "model", "trained.qsm") },
+    sets: { type: "string", default: "scifact,node,libreoffice" },
+    cache: { type: "string", default: path.join("bench-results", "model-cache") },
+    promote: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h" },
+  },
+});
+if (values.help) {
+  process.stdout.write("Usage: npm run model:eval -- [--model FILE] [--sets scifact,node,libreoffice] [--promote]\n");
+  process.exit(0);
+}
+
+async function loadSet(name: string): Promise<EvalSet | null> {
+  if (name === "scifact") {
+    const dir = path.join(beirDataDir(process.env.BEIR_DATA_DIR, process.env.DATA_DIR ?? "data"), "scifact");
+    if (!fs.existsSync(path.join(dir, "corpus.jsonl"))) return log(`scifact skipped: no BEIR data at ${dir} (BEIR_DATA_DIR)`), null;
+    return scifactSet(dir, "test");
+  }
+  const docs = DOCS_SETS[name];
+  if (!docs) throw new Error(`--sets: unknown set ${name}; use scifact, ${Object.keys(DOCS_SETS).join(", ")}`);
+  const set = docsSet(docs, values.cache);
+  if (!set) log(`${name} skipped: the docs are absent (${docs.env}; ${docs.install})`);
+  return set;
+}
+
+function summary(s: SetScores): Record<string, number> {
+  const out: Record<string, number> = { vector: s.vector.ndcg10, lexical: s.lexical.ndcg10, hybrid: s.hybrid.ndcg10 };
+  for (const [g, v] of Object.entries(s.hybrid.groups)) if (Object.keys(s.hybrid.groups).length > 1) out[`hybrid_${g}`] = v.ndcg10;
+  for (const [g, v] of Object.entries(s.lexical.groups)) if (Object.keys(s.lexical.groups).length > 1) out[`lexical_${g}`] = v.ndcg10;
+  return out;
+}
+
+const { header, parts } = readModel(values.model);
+const encoder = new StaticEncoder(parts);
+const model = { dimension: encoder.dimension, embed: (t: string) => encoder.embed(t) };
+const metrics: Record<string, Record<string, number>> = {};
+for (const name of values.sets.split(",")) {
+  const set = await loadSet(name.trim());
+  if (!set) continue;
+  const s = scoreSet(set, model);
+  metrics[set.name] = summary(s);
+  log(`${set.name.padEnd(14)} ${Object.entries(metrics[set.name]!).map(([k, v]) => `${k} ${v.toFixed(4)}`).join("  ")}`);
+}
+process.stdout.write(`${JSON.stringify({ model: values.model, header: { model: header.model, created_at: header.created_at }, metrics }, null, 2)}\n`);
+
+if (values.promote) promote(header, metrics);
+
+/** Copies the model into model/ with its metrics when no set's hybrid score falls below the shipped model's. */
+function promote(h: ModelHeader, m: Record<string, Record<string, number>>): void {
+  const shipped = path.join(MODEL_DIR, MODEL_FILE);
+  if (fs.existsSync(shipped)) {
+    const old = readModel(shipped).header.metrics as Record<string, Record<string, number>>;
+    const worse = Object.keys(m).filter((set) => old[set] && (m[set]!.hybrid ?? 0) < (old[set]!.hybrid ?? 0) - 1e-4);
+    if (worse.length) {
+      log(`not promoted: hybrid below the shipped model on ${worse.join(", ")}`);
+      return;
+    }
+  }
+  writeModel(shipped, parts, { model: h.model, training: h.training, metrics: m });
+  fs.writeFileSync(path.join(MODEL_DIR, `${h.model}.json`), `${JSON.stringify({ ...readModel(shipped).header, metrics: m }, null, 2)}\n`);
+  log(`promoted to ${shipped}`);
+}

@@ -1,0 +1,84 @@
+// Indexing: parsed documents become chunks, lexical and (when the model is ready) vector
+// entries; the backfill gives vectors to chunks that were stored without. Each operation takes
+// the ingest dependencies first.
+import { chunkDocument } from "../../ingest/chunk.js";
+import type { IndexBatchResult, IngestDeps, ParsedItem } from "./ingest-types.js";
+
+/** What the embedding model sees for a chunk: the document title anchors short chunks. */
+export function passageText(title: string, headingPath: string[], text: string): string {
+  const context = [title, ...headingPath].filter(Boolean).join(" › ");
+  return context ? `${context}\n${text}` : text;
+}
+
+async function embedIfReady(deps: Pick<IngestDeps, "embedder" | "log">, texts: string[]): Promise<Float32Array[] | null> {
+  const e = deps.embedder;
+  if (!e || e.status().state !== "ready" || texts.length === 0) return null;
+  try {
+    return await e.embedPassages(texts);
+  } catch (err) {
+    // lexical indexing must not wait for the model: the backfill embeds these chunks later
+    deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, "embedding failed; chunks stay unembedded for now");
+    return null;
+  }
+}
+
+/**
+ * Indexes parsed documents of one tenant: heading-aware chunks, one embedding call for all
+ * chunks of the batch (the embedder batches and spreads it over its workers), then each
+ * document's chunks, lexical and vector entries in its own transaction. `embed: false` stores
+ * chunks without vectors (lexical-only indexing; the backfill embeds them later).
+ */
+export async function indexParsedBatch(deps: IngestDeps, tenantId: string, items: ParsedItem[], opts: { embed?: boolean } = {}): Promise<IndexBatchResult> {
+  const chunkOptions = { chunkSizeTokens: deps.profile.chunk_size_tokens, chunkOverlapTokens: deps.profile.chunk_overlap_tokens };
+  const docs = items.map((it) => ({ it, drafts: it.drafts ?? chunkDocument(it.parsed, chunkOptions) }));
+  const texts = docs.flatMap(({ it, drafts }) => drafts.map((c) => passageText(it.parsed.title, c.headingPath, c.text)));
+  const vectors = opts.embed === false ? null : await embedIfReady(deps, texts);
+  const indexName = deps.profile.index_name!;
+  let offset = 0;
+  let documents = 0;
+  for (const { it, drafts } of docs) {
+    if (drafts.length === 0) {
+      await deps.store.content.setDocumentStatus(tenantId, it.documentId, "failed", "The file contains no text to index.");
+      continue;
+    }
+    await deps.store.content.replaceDocumentIndex(
+      tenantId,
+      it.documentId,
+      { title: it.parsed.title, metadata: it.metadata ?? it.parsed.metadata },
+      drafts.map((c) => ({ position: c.position, text: c.text, heading_path: c.headingPath, token_count: c.tokenCount, metadata: c.metadata })),
+      vectors ? { indexName, values: vectors.slice(offset, offset + drafts.length) } : null,
+    );
+    offset += drafts.length;
+    documents++;
+  }
+  return { documents, chunks: texts.length, embedded: vectors !== null };
+}
+
+/**
+ * Embeds chunks that have no vector in the active index (indexed lexically first, model was
+ * unavailable, or the profile changed), in batches, until none are left. `beforeBatch` may
+ * delay a batch (the scheduler lets ingest go first). Returns how many were embedded.
+ */
+export async function backfillEmbeddings(deps: Pick<IngestDeps, "store" | "embedder" | "profile">, signal?: AbortSignal, batchSize = 64, beforeBatch?: () => Promise<void>): Promise<number> {
+  const e = deps.embedder;
+  if (!e || e.status().state !== "ready") return 0;
+  const indexName = deps.profile.index_name!;
+  let done = 0;
+  for (;;) {
+    if (signal?.aborted) return done;
+    await beforeBatch?.();
+    if (signal?.aborted) return done;
+    const chunks = await deps.store.content.unembeddedChunks(indexName, batchSize);
+    if (chunks.length === 0) return done;
+    const titles = new Map<string, string>();
+    for (const c of chunks) {
+      if (!titles.has(c.document_id)) titles.set(c.document_id, (await deps.store.content.getDocument(c.tenant_id, c.document_id))?.title ?? "");
+    }
+    const vectors = await e.embedPassages(chunks.map((c) => passageText(titles.get(c.document_id) ?? "", c.heading_path, c.text)));
+    await deps.store.content.storeEmbeddings(
+      indexName,
+      chunks.map((c, i) => ({ chunkId: c.id, vector: vectors[i] })),
+    );
+    done += chunks.length;
+  }
+}

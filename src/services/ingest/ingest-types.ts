@@ -1,0 +1,34 @@
+// The ingest service's contracts, apart from ingest.ts so that the modules of its operations
+// (ingest-index.ts, ingest-job.ts) and ingest.ts, which binds them, do not import each other.
+import type { Logger } from "pino";
+import type { Store } from "../../store/types.js";
+import type { DocumentCatalog, IndexWrites, SourceCatalog, VectorStore } from "../../store/content-store.js";
+import type { FileStore } from "../../store/files.js";
+import type { Embedder, EmbeddingProfile } from "../../embed/types.js";
+import type { ChunkDraft, ParsedDocument } from "../../ingest/types.js";
+
+export interface IngestDeps {
+  store: { content: DocumentCatalog & SourceCatalog & IndexWrites & VectorStore };
+  files: FileStore;
+  profile: EmbeddingProfile;
+  embedder: Embedder | null;
+  log: Logger;
+}
+
+/** One already-parsed document for indexParsedBatch (its row exists, e.g. status queued). */
+export interface ParsedItem {
+  documentId: string;
+  parsed: ParsedDocument;
+  /** document metadata to store (replaces the row's metadata); default parsed.metadata */
+  metadata?: Record<string, unknown>;
+  /** chunks made already (in the parse worker); default: chunk `parsed` here */
+  drafts?: ChunkDraft[];
+}
+
+export interface IndexBatchResult {
+  /** documents indexed (the others had no text and are now failed) */
+  documents: number;
+  chunks: number;
+  /** false when the chunks were stored without vectors (model not ready, or embed=false) */
+  embedded: boolean;
+}
