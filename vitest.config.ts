@@ -1,4 +1,7 @@
-import { configDefaults, defineConfig } from "vitest/config";
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
+import { pgUnavailableReason } from "./test/helpers/pg.js";
+import { PG_SUITES, QUEUE_SUITES } from "./test/helpers/pg-suites.js";
+import { REDIS_URL, redisReachable } from "./test/jobs/redis.js";
 
 // Three projects, so a change can be checked at the speed it needs (npm run test:unit, test:api,
 // test:slow); `vitest run` runs all three, exactly the files it ran before they existed.
@@ -48,14 +51,46 @@ const QUICK_SKIPS = [
 const slowExclude = [...configDefaults.exclude, ...UNIT];
 const apiExclude = [...slowExclude, ...SLOW, ...(process.env.QUICK === "1" ? QUICK_SKIPS : [])];
 
+// names this run's PostgreSQL databases, so its teardown leaves another run's alone
+process.env.QUARRY_TEST_RUN ??= Math.random().toString(36).slice(2, 8);
+
+// the fast static model for test servers and the processes tests spawn (test/kit/server.ts)
+const ENV = { EMBEDDING_PROFILE: process.env.EMBEDDING_PROFILE ?? "quarry-static" };
+
+/**
+ * With TEST_PG=1 (`npm test`, `npm run test:pg`): the storage suites again on the PostgreSQL store
+ * (project pg, its job queue in PostgreSQL) and the queue suites a third time on BullMQ (pg-redis),
+ * in the same run as the rest, so the two worker slots stay busy to the end instead of waiting on
+ * three runs' slowest files in turn. Each is left out, with the reason printed, when its services
+ * do not answer.
+ */
+async function postgresProjects(): Promise<TestProjectInlineConfiguration[]> {
+  if (process.env.TEST_PG !== "1") return [];
+  const pgMissing = await pgUnavailableReason();
+  if (pgMissing) {
+    console.log(`PostgreSQL passes skipped: ${pgMissing}`);
+    return [];
+  }
+  // every server of these suites gets a fresh database (test/kit/server.ts); pg-global.ts drops
+  // what restarts left, once, after all files of the run
+  const pg: TestProjectInlineConfiguration = { extends: true, test: { name: "pg", include: PG_SUITES, isolate: false, globalSetup: ["./test/helpers/pg-global.ts"], env: { ...ENV, TEST_STORE: "postgres" } } };
+  if (!(await redisReachable())) {
+    console.log(`BullMQ pass skipped: Redis is not reachable at ${REDIS_URL}`);
+    return [pg];
+  }
+  const pgRedis: TestProjectInlineConfiguration = { extends: true, test: { name: "pg-redis", include: QUEUE_SUITES, isolate: false, env: { ...ENV, TEST_STORE: "postgres", TEST_QUEUE: "redis" } } };
+  return [pg, pgRedis];
+}
+
+const postgres = await postgresProjects();
+
 export default defineConfig({
   test: {
     // no root include: a project's include would be appended to it (extends merges arrays)
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",
-    // the fast static model for test servers and the processes tests spawn (test/kit/server.ts)
-    env: { EMBEDDING_PROFILE: process.env.EMBEDDING_PROFILE ?? "quarry-static" },
+    env: ENV,
     // 2 cores: two test files at a time keeps model-heavy suites from starving each other
     maxWorkers: 2,
     reporters: ["default", "./test/helpers/summary-reporter.ts"],
@@ -68,6 +103,7 @@ export default defineConfig({
       { extends: true, test: { name: "slow", include: SLOW, exclude: slowExclude } },
       // api: the HTTP suites and everything not placed above, so a new suite lands here
       { extends: true, test: { name: "api", include: ["test/**/*.test.ts"], exclude: apiExclude, isolate: false } },
+      ...postgres,
     ],
   },
 });

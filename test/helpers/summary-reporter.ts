@@ -17,12 +17,12 @@ export default class SummaryReporter implements Reporter {
       }
     }
     const slowest = modules
-      .map((m) => ({ file: m.relativeModuleId, ms: m.diagnostic().duration }))
+      .map((m) => ({ file: m.relativeModuleId, project: m.project.name, ms: m.diagnostic().duration }))
       .sort((a, b) => b.ms - a.ms)
       .slice(0, 10);
     if (slowest.length > 1) {
       process.stdout.write("\nslowest test files:\n");
-      for (const s of slowest) process.stdout.write(`  ${(s.ms / 1000).toFixed(1).padStart(6)} s  ${s.file}\n`);
+      for (const s of slowest) process.stdout.write(`  ${(s.ms / 1000).toFixed(1).padStart(6)} s  ${s.file} (${s.project})\n`);
     }
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }

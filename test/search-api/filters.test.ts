@@ -1,7 +1,7 @@
 // Issue 28 item 1 over HTTP (lexical, no model): a filter on /search and /retrieve returns the best
 // of the matching documents, never one outside the filter (random filters against a brute-force
 // reference over the documents as GET /documents shows them), and a filter that cannot be read
-// answers 422 with the path to the bad part. Runs on both stores (vitest.pg.config.ts).
+// answers 422 with the path to the bad part. Runs on both stores (test/helpers/pg-suites.ts).
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCollection, createSource, noModelEnv, upload, useServer, waitIndexed } from "../kit/index.js";
 import { fieldValue, holds, type FilterDoc } from "../helpers/filter-reference.js";

@@ -4,7 +4,7 @@
 // deterministic sample.
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { noModelEnv, startServer, PLATFORM_KEY, type TestServer } from "../kit/index.js";
+import { startServer, PLATFORM_KEY, type TestServer } from "../kit/index.js";
 import { badRequestsFor, operations, type BadRequest } from "./corpus.js";
 import { FULL, size } from "./soak-env.js";
 
@@ -14,9 +14,9 @@ let tenantId: string;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  s = await startServer({
-    ...noModelEnv(),
-    RATE_LIMIT_PER_MINUTE: "0" });
+  // the test kit's model (the static one, ready in well under a second): with no model at all,
+  // GET /readyz rightly answers 503, and search requests would never reach the vector path
+  s = await startServer({ RATE_LIMIT_PER_MINUTE: "0" });
   const t = await s.tenant("Soak");
   key = t.adminKey;
   tenantId = t.id;
