@@ -19,6 +19,7 @@ import type { EmbeddingProfile, EmbedderStatus } from "./embed/types.js";
 import type { CheckResult, VectorHealth } from "./services/system.js";
 import { localFileStore, type FileStore } from "./store/files.js";
 import { createCollectionService, type CollectionService } from "./services/collections/collections.js";
+import { createSynonymService, type SynonymService } from "./services/collections/synonyms.js";
 import { createSourceService, type SourceService } from "./services/collections/sources.js";
 import { createDocumentService, type DocumentService } from "./services/documents/documents.js";
 import { createIngestService, type IngestService } from "./services/ingest/ingest.js";
@@ -51,6 +52,8 @@ export interface Runtime {
   mailer: Mailer;
   files: FileStore;
   collections: CollectionService;
+  /** a collection's synonyms (GET/PUT /collections/{id}/synonyms) */
+  synonyms: SynonymService;
   sources: SourceService;
   documents: DocumentService;
   ingest: IngestService;
@@ -268,7 +271,7 @@ function assembleEngine(b: Base, j: Jobs): Engine {
 
 type Services = Pick<
   Runtime,
-  "accounts" | "auth" | "search" | "collections" | "sources" | "benchmarks" | "industryBenchmarks" | "apiKeys" | "tenants" | "documents" | "tuneQueue"
+  "accounts" | "auth" | "search" | "collections" | "synonyms" | "sources" | "benchmarks" | "industryBenchmarks" | "apiKeys" | "tenants" | "documents" | "tuneQueue"
 >;
 
 function setMetricSources(b: Base, q: Queues): void {
@@ -322,6 +325,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   });
   const search = createSearchService({ store, engine, quotas });
   const collections = createCollectionService({ store, audit });
+  const synonyms = createSynonymService({ store });
   const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit });
   const { benchmarks, tuneQueue } = assembleBenchmarks(b, j, search);
   const industryBenchmarks = createIndustryBenchmarkService({
@@ -340,7 +344,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   const apiKeys = createApiKeyService({ store, audit });
   const tenants = createTenantService({ store, defaultPlan: config.defaultPlan, audit });
   const documents = createDocumentService({ store, files, profileName: b.activeProfile.name, queue: j.queue, log, audit });
-  return { accounts, auth, search, collections, sources, benchmarks, industryBenchmarks, apiKeys, tenants, documents, tuneQueue };
+  return { accounts, auth, search, collections, synonyms, sources, benchmarks, industryBenchmarks, apiKeys, tenants, documents, tuneQueue };
 }
 
 /** "default: quarry-static-v1 2026-11-27.3f2a9c01 (ready)": the profile, the model and its version */

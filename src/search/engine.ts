@@ -6,6 +6,7 @@ import type { ChunkSearch } from "../store/content-store.js";
 import type { LexicalWeights, ParsedQuery } from "./lexical/types.js";
 import type { Embedder, EmbeddingProfile } from "../embed/types.js";
 import { lexicalQueryOf } from "./lexical/analyze-query.js";
+import type { SynonymTable } from "./lexical/synonyms.js";
 import { DEFAULT_ANALYZER } from "./lexical/analyze.js";
 import { fuse, type Candidate, type FusedHit, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
 import { calibrate, calibrationFusion, modelsWith, sameFusion, type OwnCalibration } from "./calibration.js";
@@ -29,6 +30,8 @@ export interface EngineSettings {
   documentEvidence?: { weight: number; others: number };
   /** the collection's own calibration (fitted on its benchmark suite by tuning); absent: the shipped one */
   calibration?: OwnCalibration;
+  /** the collection's synonyms (settings.synonyms), applied to the lexical half's query */
+  synonyms?: SynonymTable;
 }
 
 /** other chunks of a document that count as its evidence (engine setting documentEvidence) */
@@ -179,7 +182,7 @@ export async function rankIds(
   mode: RetrievalMode = "hybrid",
   filter?: SearchFilter,
 ): Promise<RankedIds> {
-  const { parsed, lexical: lexicalQuery } = lexicalQueryOf(query, ANALYZER);
+  const { parsed, lexical: lexicalQuery } = lexicalQueryOf(query, ANALYZER, settings.synonyms);
   if (sourceIds.length === 0) return { mode: "hybrid", ranked: [], parsed };
   const useVectors = mode !== "lexical" && vectorsAvailable(deps);
   const useLexical = mode !== "vector";
@@ -282,12 +285,12 @@ export async function tuningCandidates(
   tenantId: string,
   sourceIds: string[],
   query: string,
-  opts: { depth: number; lexicalWeights: LexicalWeights[] },
+  opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable },
 ): Promise<TuningCandidates> {
   const useVectors = vectorsAvailable(deps);
   const mode: RetrievalMode = useVectors ? "hybrid" : "lexical";
   if (sourceIds.length === 0) return { mode, lexical: opts.lexicalWeights.map(() => []), vector: [], documentOf: new Map() };
-  const lexicalQuery = lexicalQueryOf(query, ANALYZER).lexical;
+  const lexicalQuery = lexicalQueryOf(query, ANALYZER, opts.synonyms).lexical;
   const vectorPromise = useVectors ? startVectorSearch(deps, tenantId, sourceIds, query, opts.depth) : Promise.resolve([]);
   const lexical: Candidate[][] = [];
   for (const w of opts.lexicalWeights) {
@@ -312,7 +315,7 @@ export function createEngine(deps: EngineDeps) {
       const r = await rankIds(deps, tenantId, sourceIds, query, settings, mode);
       return { mode: r.mode, ranked: await hydrate(deps, tenantId, r.ranked) };
     },
-    candidates: (tenantId: string, sourceIds: string[], query: string, opts: { depth: number; lexicalWeights: LexicalWeights[] }) =>
+    candidates: (tenantId: string, sourceIds: string[], query: string, opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable }) =>
       tuningCandidates(deps, tenantId, sourceIds, query, opts),
   };
 }

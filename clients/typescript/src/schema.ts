@@ -478,6 +478,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/collections/{collection_id}/synonyms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a collection's synonyms
+         * @description Required scope: `search`.
+         */
+        get: operations["getSynonyms"];
+        /**
+         * Replace a collection's synonyms; the next search uses them
+         * @description Replaces the collection's synonyms (kept as its `settings.synonyms`). Groups are multi-way, mappings one-way; phrases are allowed. They widen the keyword half of search at query time: nothing is reindexed. An entry with no searchable word, or a group without two different terms, answers 422.
+         *
+         *     Required scope: `ingest`.
+         */
+        put: operations["putSynonyms"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/data-sources": {
         parameters: {
             query?: never;
@@ -1503,6 +1529,7 @@ export interface components {
             /** @description document evidence: a chunk gains this weight times the scores of up to 10 other candidate chunks of its document, so pages with several good passages rank higher (default 0, off; 0.2 helped documentation sites) */
             document_evidence?: number;
             relevance_calibration?: components["schemas"]["RelevanceCalibration"];
+            synonyms?: components["schemas"]["Synonyms"];
         };
         /** @description Partial update: only the fields present change. */
         CollectionUpdate: {
@@ -2018,6 +2045,15 @@ export interface components {
         SiteCheckRequest: {
             /** Format: uri */
             url: string;
+        };
+        /** @description A collection's synonyms, applied to the keyword half of hybrid search at query time (nothing is reindexed; the next search uses them). A matched term adds its alternatives as extra keywords, and a multi-word alternative as a phrase as well. PUT replaces the whole set; an absent part is empty. */
+        Synonyms: {
+            /** @description Multi-way: a query with any term of a group also finds the others. */
+            groups?: string[][];
+            /** @description One-way: a query with the key also finds its values, not the reverse. */
+            mappings?: {
+                [key: string]: string[];
+            };
         };
         Tenant: {
             id: string;
@@ -4410,6 +4446,236 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSynonyms: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example col_3k9x2mqp7r1t8w0z5v4y */
+                collection_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The collection's synonym groups and one-way mappings (empty lists when it has none). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "groups": [
+                     *         [
+                     *           "k8s",
+                     *           "kubernetes"
+                     *         ],
+                     *         [
+                     *           "sign in",
+                     *           "log in",
+                     *           "login"
+                     *         ]
+                     *       ],
+                     *       "mappings": {
+                     *         "pg": [
+                     *           "postgresql"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Synonyms"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSynonyms: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example col_3k9x2mqp7r1t8w0z5v4y */
+                collection_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "groups": [
+                 *         [
+                 *           "k8s",
+                 *           "kubernetes"
+                 *         ],
+                 *         [
+                 *           "sign in",
+                 *           "log in",
+                 *           "login"
+                 *         ]
+                 *       ],
+                 *       "mappings": {
+                 *         "pg": [
+                 *           "postgresql"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Synonyms"];
+            };
+        };
+        responses: {
+            /** @description The synonyms now in use; the next search applies them. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "groups": [
+                     *         [
+                     *           "k8s",
+                     *           "kubernetes"
+                     *         ],
+                     *         [
+                     *           "sign in",
+                     *           "log in",
+                     *           "login"
+                     *         ]
+                     *       ],
+                     *       "mappings": {
+                     *         "pg": [
+                     *           "postgresql"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Synonyms"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

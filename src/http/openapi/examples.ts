@@ -347,6 +347,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   },
   FacetCounts: facetCounts,
   HybridBlend: { semantic_ratio: 0.3 },
+  Synonyms: { groups: [["k8s", "kubernetes"], ["sign in", "log in", "login"]], mappings: { pg: ["postgresql"] } },
   HitExplanation: explanation,
   SearchFilter: { $or: [{ "metadata.product": { $in: ["turbine", "gearbox"] } }, { file_type: "pdf" }], "metadata.year": { $gte: 2024 } },
   SearchHit: hit,

@@ -124,6 +124,14 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   "GET /collections/{collection_id}": { operationId: "getCollection", ok: "The collection with its counts." },
   "PATCH /collections/{collection_id}": { operationId: "updateCollection", ok: "The updated collection.", description: "Partial update: only fields present change. `data_source_ids`, when present, replaces the whole set of sources." },
   "DELETE /collections/{collection_id}": { operationId: "deleteCollection", ok: "Deleted; its sources and documents stay." },
+  "GET /collections/{collection_id}/synonyms": { operationId: "getSynonyms", ok: "The collection's synonym groups and one-way mappings (empty lists when it has none)." },
+  "PUT /collections/{collection_id}/synonyms": {
+    operationId: "putSynonyms",
+    ok: "The synonyms now in use; the next search applies them.",
+    description:
+      "Replaces the collection's synonyms (kept as its `settings.synonyms`). Groups are multi-way, mappings one-way; phrases are allowed. " +
+      "They widen the keyword half of search at query time: nothing is reindexed. An entry with no searchable word, or a group without two different terms, answers 422.",
+  },
   "PUT /collections/{collection_id}/data-sources/{data_source_id}": { operationId: "attachDataSource", ok: "The collection with the source attached." },
   "DELETE /collections/{collection_id}/data-sources/{data_source_id}": { operationId: "detachDataSource", ok: "Detached; the source's documents stay indexed for other collections." },
   "GET /data-sources": { operationId: "listDataSources", ok: "The workspace's data sources, or those of one collection." },

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { DateTime, FreeObject, Nullable, ref, strictObject } from "./common.js";
+import { Synonyms } from "./search-controls.js";
 
 export const CollectionOut = Type.Object(
   {
@@ -71,6 +72,7 @@ export const CollectionSettings = strictObject(
       }),
     ),
     relevance_calibration: Type.Optional(ref(RelevanceCalibration)),
+    synonyms: Type.Optional(ref(Synonyms)),
   },
   { $id: "CollectionSettings", description: "Every key is optional; a missing key keeps the deployment default. POST /benchmarks/{suite_id}/tune can find and set them." },
 );

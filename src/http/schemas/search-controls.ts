@@ -69,3 +69,28 @@ export const facetsField = Type.Optional(
     description: "Count the matched documents per value of these fields: `data_source_id`, `document_id`, `file_type`, `created_at`, `updated_at` or `metadata.<key>`. Answered in `facets`.",
   }),
 );
+
+const SynonymTerm = Type.String({ minLength: 1, maxLength: 100, description: "A word or a phrase; matched as the query parser reads text (case and accents folded)." });
+
+export const Synonyms = strictObject(
+  {
+    groups: Type.Optional(
+      Type.Array(Type.Array(SynonymTerm, { minItems: 2, maxItems: 50 }), {
+        maxItems: 1000,
+        description: "Multi-way: a query with any term of a group also finds the others.",
+      }),
+    ),
+    mappings: Type.Optional(
+      Type.Record(Type.String({ minLength: 1, maxLength: 100 }), Type.Array(SynonymTerm, { minItems: 1, maxItems: 50 }), {
+        maxProperties: 1000,
+        description: "One-way: a query with the key also finds its values, not the reverse.",
+      }),
+    ),
+  },
+  {
+    $id: "Synonyms",
+    description:
+      "A collection's synonyms, applied to the keyword half of hybrid search at query time (nothing is reindexed; the next search uses them). " +
+      "A matched term adds its alternatives as extra keywords, and a multi-word alternative as a phrase as well. PUT replaces the whole set; an absent part is empty.",
+  },
+);

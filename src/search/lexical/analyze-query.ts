@@ -3,6 +3,7 @@
 // terms a query asks for belong here, between the parse and the stores.
 import type { Analyzer } from "./analyze.js";
 import { isEmptyQuery, parseQuery } from "./parse-query.js";
+import { expandSynonyms, type SynonymTable } from "./synonyms.js";
 import type { LexicalQuery, ParsedQuery, QueryTerm } from "./types.js";
 
 /** Query words as index terms, grouped (each distinct term once, with how many words gave it), and phrases as index terms. */
@@ -18,8 +19,15 @@ export function analyzeQuery(query: ParsedQuery, analyzer: Analyzer): LexicalQue
   return { terms: [...terms.values()], phrases };
 }
 
-/** User text parsed once (the parse also feeds highlights) and analysed; lexical is null when nothing in it is searchable. */
-export function lexicalQueryOf(text: string, analyzer: Analyzer): { parsed: ParsedQuery; lexical: LexicalQuery | null } {
-  const parsed = parseQuery(text);
-  return { parsed, lexical: isEmptyQuery(parsed) ? null : analyzeQuery(parsed, analyzer) };
+/**
+ * User text parsed once (the parse also feeds highlights), widened by the collection's synonyms
+ * when it has any, and analysed; lexical is null when nothing in it is searchable.
+ */
+export function lexicalQueryOf(
+  text: string,
+  analyzer: Analyzer,
+  synonyms?: SynonymTable,
+): { parsed: ParsedQuery; lexical: LexicalQuery | null; synonymsApplied: boolean } {
+  const { query: parsed, applied } = expandSynonyms(parseQuery(text), synonyms);
+  return { parsed, lexical: isEmptyQuery(parsed) ? null : analyzeQuery(parsed, analyzer), synonymsApplied: applied };
 }

@@ -30,7 +30,8 @@ export function rankIn(deps: SearchDeps, p: Principal, c: CollectionScope, query
 
 /** Candidate lists for tuning (one embedding per query; see search/tuning.ts). */
 export function candidatesIn(deps: SearchDeps, p: Principal, c: CollectionScope, query: string, opts: { depth: number; lexicalWeights: LexicalWeights[] }) {
-  return deps.engine.candidates(tenantOf(p).id, c.data_source_ids, query, opts);
+  const { synonyms } = settingsFor(deps.settings, c.settings);
+  return deps.engine.candidates(tenantOf(p).id, c.data_source_ids, query, { ...opts, ...(synonyms ? { synonyms } : {}) });
 }
 
 /** The best chunk of each document only, in rank order. */
@@ -78,7 +79,7 @@ export async function searchChunks(deps: SearchDeps, p: Principal, req: SearchRe
   const top = await deps.engine.hydrate(tenantId, ranked.slice(0, topK));
   const terms = highlightTerms(result.parsed);
   const documentIds = [...new Set(ranked.map((r) => r.documentId))];
-  const counts = facets && (await facetCounts(deps.store.content, tenantId, c.data_source_ids, req.query, { mode: result.mode, documentIds, filter }, facets));
+  const counts = facets && (await facetCounts(deps.store.content, tenantId, c.data_source_ids, req.query, { mode: result.mode, documentIds, filter, synonyms: ranking.settings.synonyms }, facets));
   return {
     query: req.query,
     took_ms: Math.round(performance.now() - started),

@@ -10,6 +10,7 @@ import { DEFAULT_ENGINE_SETTINGS, DOCUMENT_EVIDENCE_OTHERS } from "../../search/
 import type { FusionOptions } from "../../search/fusion.js";
 import { FEATURES, type CalibrationMode, type OwnCalibration } from "../../search/calibration.js";
 import type { QuotaService } from "../tenants/quotas.js";
+import { synonymTableOf } from "../collections/synonyms.js";
 
 /** What ranking needs of a collection. */
 export interface CollectionScope {
@@ -96,7 +97,8 @@ export function settingsFor(base: EngineSettings, collectionSettings: Json): Eng
       ? { weight: s.document_evidence, others: DOCUMENT_EVIDENCE_OTHERS }
       : base.documentEvidence;
   const calibration = ownCalibrationOf(s.relevance_calibration) ?? base.calibration;
-  return { ...base, fusion, depth, lexicalWeights, documentEvidence, ...(calibration ? { calibration } : {}) };
+  const synonyms = synonymTableOf(s.synonyms);
+  return { ...base, fusion, depth, lexicalWeights, documentEvidence, ...(calibration ? { calibration } : {}), ...(synonyms ? { synonyms } : {}) };
 }
 
 const CALIBRATION_MODES: readonly string[] = ["hybrid", "lexical", "vector"] satisfies CalibrationMode[];
