@@ -17,7 +17,8 @@ import { createQuotaService } from "./services/quotas.js";
 import { loadProfiles, resolveActiveProfile } from "./embed/profiles.js";
 import type { EmbeddingProfile, EmbedderStatus } from "./embed/types.js";
 import type { CheckResult, VectorHealth } from "./services/system.js";
-import { localFileStore, type FileStore } from "./store/files.js";
+import type { FileStore } from "./store/files.js";
+import { openFileStore } from "./store/open-files.js";
 import { createCollectionService, type CollectionService } from "./services/collections.js";
 import { createSourceService, type SourceService } from "./services/sources.js";
 import { createDocumentService, type DocumentService } from "./services/documents.js";
@@ -189,7 +190,8 @@ async function assembleBase(config: Config, opts: RuntimeOptions): Promise<Base>
   const profiles = loadProfiles({ profilesFile: config.embeddingProfilesFile });
   const activeProfile = resolveActiveProfile(profiles, config.embeddingProfile);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: path.join(config.dataDir, "outbox"), log });
-  const files = localFileStore(path.join(config.dataDir, "files"));
+  const files = await openFileStore(config, store);
+  log.info({ files: files.describe }, "originals of documents are kept in %s", files.describe);
   const audit = createAuditService({ store, log, retentionDays: config.auditRetentionDays });
   // Index entries go with the tenant in the store's own deletion (accounts.deleteTenant).
   const purgeTenantContent = async (tenantId: string): Promise<void> => {
