@@ -10,6 +10,7 @@ import type { Store } from "./store/types.js";
 import { openStore } from "./store/open.js";
 import { createAuthService } from "./services/auth.js";
 import { createApiKeyService } from "./services/api-keys.js";
+import { createKeyCache, type KeyCache } from "./services/key-cache.js";
 import { createTenantService } from "./services/tenants.js";
 import { createAccountService, type UserOut } from "./services/accounts.js";
 import { createMailer, type Mailer } from "./services/mailer.js";
@@ -146,6 +147,7 @@ interface Base {
   mailer: Mailer;
   files: FileStore;
   audit: AuditService;
+  keyCache: KeyCache;
   purgeTenantContent(tenantId: string): Promise<void>;
   embedder: Embedder | null;
   quotas: ReturnType<typeof createQuotaService>;
@@ -201,7 +203,8 @@ async function assembleBase(config: Config, opts: RuntimeOptions): Promise<Base>
   await store.content.ensureVectorIndex(activeProfile.index_name!, activeProfile.dimension);
   const quotas = createQuotaService({ store });
   const workers = opts.workers ?? true;
-  return { config, log, workers, metrics, store, profiles, activeProfile, mailer, files, audit, purgeTenantContent, embedder, quotas };
+  const keyCache = createKeyCache({ redisUrl: config.redisUrl, prefix: config.queuePrefix, log });
+  return { config, log, workers, metrics, store, profiles, activeProfile, mailer, files, audit, keyCache, purgeTenantContent, embedder, quotas };
 }
 
 async function assembleJobs(b: Base): Promise<Jobs> {
@@ -323,6 +326,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
     platformApiKey: config.platformApiKey,
     sessions: accounts.resolveSession,
     requireEmailVerification: config.requireEmailVerification,
+    keyCache: b.keyCache,
   });
   const search = createSearchService({ store, engine, quotas });
   const collections = createCollectionService({ store, audit });
@@ -341,7 +345,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
       onUnembedded: () => j.backfill.request(),
     }),
   });
-  const apiKeys = createApiKeyService({ store, audit });
+  const apiKeys = createApiKeyService({ store, audit, keyCache: b.keyCache });
   const tenants = createTenantService({ store, defaultPlan: config.defaultPlan, audit });
   const documents = createDocumentService({ store, files, profileName: b.activeProfile.name, queue: j.queue, log, audit });
   return { accounts, auth, search, collections, sources, benchmarks, industryBenchmarks, apiKeys, tenants, documents, tuneQueue };
@@ -395,6 +399,7 @@ async function closeRuntime(b: Base, j: Queues, industryBenchmarks: IndustryBenc
   await j.queues.close();
   await b.embedder?.close();
   await b.mailer.close();
+  await b.keyCache.close();
   await b.store.close();
   return { jobsLeft, crawlsInterrupted };
 }
