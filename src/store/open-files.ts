@@ -13,7 +13,7 @@ const tempDirOf = (config: Config) => path.join(config.dataDir, "files", "tmp");
 /**
  * A deployment upgraded from a shared DATA_DIR may still hold originals in DATA_DIR/files: reads
  * fall back to them, and removals reach both, so nothing indexed before the move needs a
- * re-upload (`quarry migrate-files` copies them over for good).
+ * re-upload; a re-upload or a new version lands in the configured store.
  */
 function withLegacyFallback(primary: FileStore, legacy: FileStore): FileStore {
   return {
@@ -40,12 +40,12 @@ function hasLegacyFiles(dir: string): boolean {
   }
 }
 
-/** The file store the configuration names, without the legacy fallback. */
-export async function openConfiguredFileStore(config: Config, store: Store): Promise<FileStore> {
+/** The file store the configuration names, without the legacy fallback (store: null outside PostgreSQL). */
+export async function openConfiguredFileStore(config: Config, store: Store | null): Promise<FileStore> {
   const fsConf = config.fileStore;
   if (fsConf.kind === "local") return localFileStore(path.join(config.dataDir, "files"));
   if (fsConf.kind === "postgres") {
-    if (store.kind !== "postgres") throw new Error("FILE_STORE_URL=postgres needs the PostgreSQL store (DATABASE_URL)");
+    if (store?.kind !== "postgres") throw new Error("FILE_STORE_URL=postgres needs the PostgreSQL store (DATABASE_URL)");
     const { pgFileStore } = await import("./postgres/files.js");
     return pgFileStore((store as PostgresStore).pool, tempDirOf(config));
   }

@@ -153,3 +153,23 @@ describe.each(["local", "postgres"] as const)("a writer SIGKILLed mid-write (%s)
     }
   });
 });
+
+describe("backup and restore with originals in S3-compatible storage", () => {
+  it("archives the originals from the bucket and puts them back into the restoring deployment's store", async () => {
+    const { backupCommand, restoreCommand } = await import("../../src/cli/backup.js");
+    const { openSqliteStore } = await import("../../src/store/sqlite/index.js");
+    const { files, env } = await open("s3");
+    openSqliteStore(env.DATA_DIR, { vectorIndex: "exact" }).close(); // the embedded database the backup snapshots
+    await files.put("t1", "doc_a", await temp(files, Buffer.from("alpha")));
+    await files.put("t2", "doc_b", await temp(files, Buffer.from("beta")));
+    const archive = path.join(tmpDir(), "quarry.tar.gz");
+    expect((await backupCommand(loadConfig(env), archive)).files).toBe(2);
+
+    const restoredEnv = { ...s3.env(`restored-${crypto.randomBytes(4).toString("hex")}`), DATA_DIR: path.join(tmpDir(), "data") };
+    await restoreCommand(loadConfig(restoredEnv), archive);
+    const restored = await openConfiguredFileStore(loadConfig(restoredEnv), null);
+    expect(await list(restored)).toEqual(["t1/doc_a:5", "t2/doc_b:4"]);
+    expect((await restored.read("t2", "doc_b"))!.toString()).toBe("beta");
+    expect(fs.readdirSync(path.join(restoredEnv.DATA_DIR, "files")).filter((e) => e !== "tmp")).toEqual([]);
+  });
+});
