@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { openStore } from "../../src/store/open.js";
-import { openConfiguredFileStore } from "../../src/store/open-files.js";
+import { openConfiguredFileStore, openFileStore } from "../../src/store/open-files.js";
 import type { FileStore } from "../../src/store/files.js";
 import type { Store } from "../../src/store/types.js";
 import { createTestDatabase, pgUnavailableReason, type TestDatabase } from "../helpers/pg.js";
@@ -101,6 +101,22 @@ describe.each(["local", "postgres", "s3"] as const)("file store: %s", (kind) => 
     await files.removeTenant("t2");
     expect(await list(files)).toEqual(["t1/doc_a:11"]);
     expect(await files.read("t2", "doc_b")).toBeNull();
+  });
+});
+
+describe("a deployment moving off a shared DATA_DIR", () => {
+  it("still reads originals left in DATA_DIR/files, and stores new ones in PostgreSQL", async (ctx) => {
+    if (pgReason) return ctx.skip();
+    const { store, env } = await open("postgres");
+    fs.mkdirSync(path.join(env.DATA_DIR, "files", "t1"), { recursive: true });
+    fs.writeFileSync(path.join(env.DATA_DIR, "files", "t1", "doc_old"), "kept on the shared disk");
+    const files = await openFileStore(loadConfig(env), store);
+    expect((await files.read("t1", "doc_old"))?.toString()).toBe("kept on the shared disk");
+    await files.put("t1", "doc_new", await temp(files, Buffer.from("in the database")));
+    expect(fs.existsSync(path.join(env.DATA_DIR, "files", "t1", "doc_new"))).toBe(false);
+    expect((await files.read("t1", "doc_new"))?.toString()).toBe("in the database");
+    await files.remove("t1", "doc_old");
+    expect(await files.read("t1", "doc_old")).toBeNull();
   });
 });
 
