@@ -15,8 +15,13 @@ export const FILE_CHUNK_BYTES = 256 * 1024;
 const CHUNKS_PER_INSERT = 4;
 const PLACED = "";
 
+/** Two writers of one name wait for each other (until commit), so the later one replaces the earlier. */
+const lockName = (c: Client, tenantId: string, documentId: string, tag: string) =>
+  c.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`stored_files/${tenantId}/${documentId}/${tag}`]);
+
 /** Writes the temp file as (tenant, document, tag) inside the caller's transaction, replacing any earlier one. */
 async function writeFile(c: Client, tenantId: string, documentId: string, tag: string, tempPath: string): Promise<void> {
+  await lockName(c, tenantId, documentId, tag);
   await c.query("DELETE FROM stored_files WHERE tenant_id = $1 AND document_id = $2 AND tag = $3", [tenantId, documentId, tag]);
   const blobId = randomUUID();
   const fh = await fsp.open(tempPath, "r");
@@ -54,6 +59,7 @@ export function pgFileStore(pool: Pool, tempDir: string): FileStore {
     stage: (t, d, tag, temp) => store(t, d, tag, temp),
     async place(t, stagedAs, tag, d) {
       await transaction(pool, async (c) => {
+        await lockName(c, t, d, PLACED);
         // the placed version goes only when a staged one takes its place (a second placing finds none)
         const staged = await c.query("SELECT 1 FROM stored_files WHERE tenant_id = $1 AND document_id = $2 AND tag = $3 FOR UPDATE", [t, stagedAs, tag]);
         if (staged.rowCount === 0) throw Object.assign(new Error(`no staged file ${t}/${stagedAs}.${tag}`), { code: "ENOENT" });
