@@ -109,6 +109,28 @@ describe.each(["local", "postgres", "s3"] as const)("file store: %s", (kind) => 
   });
 });
 
+describe("FILE_STORE_URL", () => {
+  it("defaults to the database with DATABASE_URL, the directory without, and names what to change", () => {
+    const db = "postgres://u@h:5432/q";
+    expect(loadConfig({}).fileStore).toEqual({ kind: "local" });
+    expect(loadConfig({ DATABASE_URL: db }).fileStore).toEqual({ kind: "postgres" });
+    expect(loadConfig({ DATABASE_URL: db, FILE_STORE_URL: "local" }).fileStore).toEqual({ kind: "local" });
+    expect(loadConfig({ FILE_STORE_URL: "s3://my-bucket/quarry/originals/", S3_ENDPOINT: "http://minio:9000" }).fileStore).toMatchObject({
+      kind: "s3",
+      bucket: "my-bucket",
+      prefix: "quarry/originals/",
+      endpoint: "http://minio:9000",
+      region: "us-east-1",
+      forcePathStyle: true,
+    });
+    expect(loadConfig({ FILE_STORE_URL: "s3://my-bucket" }).fileStore).toMatchObject({ prefix: "", endpoint: null, forcePathStyle: false });
+    expect(() => loadConfig({ FILE_STORE_URL: "postgres" })).toThrow(/set DATABASE_URL too/);
+    expect(() => loadConfig({ FILE_STORE_URL: "gs://b" })).toThrow(/must be local, postgres or s3:\/\/bucket\/prefix; got "gs:\/\/b"/);
+    expect(() => loadConfig({ FILE_STORE_URL: "s3://bkt/p", S3_ACCESS_KEY_ID: "x" })).toThrow(/both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY/);
+    expect(() => loadConfig({ FILE_STORE_URL: "s3://bkt/p", S3_ENDPOINT: "minio:9000" })).toThrow(/S3_ENDPOINT must be an http/);
+  });
+});
+
 describe("a deployment moving off a shared DATA_DIR", () => {
   it("still reads originals left in DATA_DIR/files, and stores new ones in PostgreSQL", async (ctx) => {
     if (pgReason) return ctx.skip();
