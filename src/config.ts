@@ -10,6 +10,8 @@ export interface Config {
   dataDir: string;
   databaseUrl: string | null;
   redisUrl: string | null;
+  /** where the originals of documents live (store/open-files.ts) */
+  fileStore: FileStoreSetting;
   platformApiKey: string | null;
   smtpUrl: string | null;
   mailFrom: string;
@@ -47,6 +49,22 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+/** FILE_STORE_URL and the S3_* settings, parsed */
+export type FileStoreSetting =
+  | { kind: "local" }
+  | { kind: "postgres" }
+  | {
+      kind: "s3";
+      bucket: string;
+      /** "" or ending in "/" */
+      prefix: string;
+      endpoint: string | null;
+      region: string;
+      accessKeyId: string | null;
+      secretAccessKey: string | null;
+      forcePathStyle: boolean;
+    };
+
 /** Largest file an upload may carry: a fixed limit, not a setting. The upload route enforces it
  * while streaming (413) and GET /capabilities reports it as max_upload_bytes. */
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
@@ -71,6 +89,12 @@ export const SETTINGS: Setting[] = [
   { env: "DATA_DIR", default: "./data", doc: "Where the SQLite database, uploaded files and the mail outbox live" },
   { env: "DATABASE_URL", default: "(unset)", doc: "Unset: SQLite at DATA_DIR/quarry.db. postgres://... selects PostgreSQL with pgvector (scale-out: docs/scale-out.md)" },
   { env: "REDIS_URL", default: "(unset)", doc: "Unset: durable job queue in the database. redis://... runs jobs on BullMQ in Redis (scale-out)" },
+  { env: "FILE_STORE_URL", default: "local without DATABASE_URL, postgres with it", doc: "Where the originals of documents are kept for reindexing: local (DATA_DIR/files), postgres (in the database, so scale-out processes share no disk) or s3://bucket/prefix (S3-compatible storage; docs/scale-out.md)" },
+  { env: "S3_ENDPOINT", default: "(unset: AWS)", doc: "FILE_STORE_URL=s3://...: the S3-compatible endpoint, e.g. http://minio:9000 or https://<account>.r2.cloudflarestorage.com" },
+  { env: "S3_REGION", default: "us-east-1", doc: "FILE_STORE_URL=s3://...: the bucket's region (auto for R2)" },
+  { env: "S3_ACCESS_KEY_ID", default: "(unset)", doc: "FILE_STORE_URL=s3://...: access key; unset with S3_SECRET_ACCESS_KEY, the AWS SDK's own chain (AWS_* variables, instance role) is used" },
+  { env: "S3_SECRET_ACCESS_KEY", default: "(unset)", doc: "FILE_STORE_URL=s3://...: secret key of S3_ACCESS_KEY_ID" },
+  { env: "S3_FORCE_PATH_STYLE", default: "true with S3_ENDPOINT", doc: "FILE_STORE_URL=s3://...: address buckets as ENDPOINT/bucket rather than bucket.ENDPOINT (most self-hosted servers need it)" },
   { env: "PLATFORM_API_KEY", default: "(unset)", doc: "Operator key with the platform scope (manages tenants; X-Tenant-Id acts inside one). Unset: no platform access" },
   { env: "SMTP_URL", default: "(unset)", doc: "smtp(s)://user:pass@host:port for outgoing mail. Unset: messages are written to DATA_DIR/outbox/ and logged" },
   { env: "MAIL_FROM", default: "Quarry <no-reply@localhost>", doc: "Sender of account emails" },
@@ -111,6 +135,33 @@ function vectorQuantization(env: NodeJS.ProcessEnv): "f32" | "f16" | "i8" {
   const v = str(env, "VECTOR_QUANTIZATION") ?? "f16";
   if (v !== "f32" && v !== "f16" && v !== "i8") throw new ConfigError(`VECTOR_QUANTIZATION must be f16, f32 or i8; got "${v}".`);
   return v;
+}
+
+function fileStoreSetting(env: NodeJS.ProcessEnv, databaseUrl: string | null): FileStoreSetting {
+  const url = str(env, "FILE_STORE_URL") ?? (databaseUrl ? "postgres" : "local");
+  if (url === "local") return { kind: "local" };
+  if (url === "postgres") {
+    if (!databaseUrl) throw new ConfigError("FILE_STORE_URL=postgres keeps the originals in the PostgreSQL store: set DATABASE_URL too, or use FILE_STORE_URL=local.");
+    return { kind: "postgres" };
+  }
+  const m = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url);
+  if (!m) throw new ConfigError(`FILE_STORE_URL must be local, postgres or s3://bucket/prefix; got "${url}".`);
+  const endpoint = str(env, "S3_ENDPOINT");
+  if (endpoint !== null && !/^https?:\/\//.test(endpoint)) throw new ConfigError(`S3_ENDPOINT must be an http:// or https:// URL; got "${endpoint}".`);
+  const accessKeyId = str(env, "S3_ACCESS_KEY_ID");
+  const secretAccessKey = str(env, "S3_SECRET_ACCESS_KEY");
+  if ((accessKeyId === null) !== (secretAccessKey === null)) throw new ConfigError("Set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (the AWS SDK's credential chain).");
+  const prefix = (m[2] ?? "").replace(/^\/+|\/+$/g, "");
+  return {
+    kind: "s3",
+    bucket: m[1],
+    prefix: prefix ? `${prefix}/` : "",
+    endpoint,
+    region: str(env, "S3_REGION") ?? "us-east-1",
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: bool(env, "S3_FORCE_PATH_STYLE", endpoint !== null),
+  };
 }
 
 function str(env: NodeJS.ProcessEnv, name: string): string | null {
@@ -178,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl,
     redisUrl,
+    fileStore: fileStoreSetting(env, databaseUrl),
     platformApiKey,
     smtpUrl: str(env, "SMTP_URL"),
     mailFrom: str(env, "MAIL_FROM") ?? "Quarry <no-reply@localhost>",

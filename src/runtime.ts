@@ -10,6 +10,7 @@ import type { Store } from "./store/types.js";
 import { openStore } from "./store/open.js";
 import { createAuthService } from "./services/auth/auth.js";
 import { createApiKeyService } from "./services/auth/api-keys.js";
+import { createKeyCache, type KeyCache } from "./services/auth/key-cache.js";
 import { createTenantService } from "./services/tenants/tenants.js";
 import { createAccountService, type UserOut } from "./services/accounts/accounts.js";
 import { createMailer, type Mailer } from "./services/accounts/mailer.js";
@@ -17,7 +18,8 @@ import { createQuotaService } from "./services/tenants/quotas.js";
 import { loadProfiles, resolveActiveProfile } from "./embed/profiles.js";
 import type { EmbeddingProfile, EmbedderStatus } from "./embed/types.js";
 import type { CheckResult, VectorHealth } from "./services/system.js";
-import { localFileStore, type FileStore } from "./store/files.js";
+import type { FileStore } from "./store/files.js";
+import { openFileStore } from "./store/open-files.js";
 import { createCollectionService, type CollectionService } from "./services/collections/collections.js";
 import { createSynonymService, type SynonymService } from "./services/collections/synonyms.js";
 import { createSourceService, type SourceService } from "./services/collections/sources.js";
@@ -146,6 +148,7 @@ interface Base {
   mailer: Mailer;
   files: FileStore;
   audit: AuditService;
+  keyCache: KeyCache;
   purgeTenantContent(tenantId: string): Promise<void>;
   embedder: Embedder | null;
   quotas: ReturnType<typeof createQuotaService>;
@@ -190,7 +193,8 @@ async function assembleBase(config: Config, opts: RuntimeOptions): Promise<Base>
   const profiles = loadProfiles({ profilesFile: config.embeddingProfilesFile });
   const activeProfile = resolveActiveProfile(profiles, config.embeddingProfile);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: path.join(config.dataDir, "outbox"), log });
-  const files = localFileStore(path.join(config.dataDir, "files"));
+  const files = await openFileStore(config, store);
+  log.info({ files: files.describe }, "originals of documents are kept in %s", files.describe);
   const audit = createAuditService({ store, log, retentionDays: config.auditRetentionDays });
   // Index entries go with the tenant in the store's own deletion (accounts.deleteTenant).
   const purgeTenantContent = async (tenantId: string): Promise<void> => {
@@ -200,7 +204,8 @@ async function assembleBase(config: Config, opts: RuntimeOptions): Promise<Base>
   await store.content.ensureVectorIndex(activeProfile.index_name!, activeProfile.dimension);
   const quotas = createQuotaService({ store });
   const workers = opts.workers ?? true;
-  return { config, log, workers, metrics, store, profiles, activeProfile, mailer, files, audit, purgeTenantContent, embedder, quotas };
+  const keyCache = createKeyCache({ redisUrl: config.redisUrl, prefix: config.queuePrefix, log });
+  return { config, log, workers, metrics, store, profiles, activeProfile, mailer, files, audit, keyCache, purgeTenantContent, embedder, quotas };
 }
 
 async function assembleJobs(b: Base): Promise<Jobs> {
@@ -322,6 +327,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
     platformApiKey: config.platformApiKey,
     sessions: accounts.resolveSession,
     requireEmailVerification: config.requireEmailVerification,
+    keyCache: b.keyCache,
   });
   const search = createSearchService({ store, engine, quotas });
   const collections = createCollectionService({ store, audit });
@@ -341,7 +347,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
       onUnembedded: () => j.backfill.request(),
     }),
   });
-  const apiKeys = createApiKeyService({ store, audit });
+  const apiKeys = createApiKeyService({ store, audit, keyCache: b.keyCache });
   const tenants = createTenantService({ store, defaultPlan: config.defaultPlan, audit });
   const documents = createDocumentService({ store, files, profileName: b.activeProfile.name, queue: j.queue, log, audit });
   return { accounts, auth, search, collections, synonyms, sources, benchmarks, industryBenchmarks, apiKeys, tenants, documents, tuneQueue };
@@ -395,6 +401,7 @@ async function closeRuntime(b: Base, j: Queues, industryBenchmarks: IndustryBenc
   await j.queues.close();
   await b.embedder?.close();
   await b.mailer.close();
+  await b.keyCache.close();
   await b.store.close();
   return { jobsLeft, crawlsInterrupted };
 }

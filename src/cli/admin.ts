@@ -11,6 +11,7 @@ import { createLogger } from "../logger.js";
 import { keylessPrincipal } from "../services/auth/auth.js";
 import type { Store, TenantRow } from "../store/types.js";
 import { CliError } from "../terminal/errors.js";
+import { createKeyCache } from "../services/auth/key-cache.js";
 
 /** Scopes a tenant key can hold (platform belongs to PLATFORM_API_KEY alone). */
 export const TENANT_SCOPES = SCOPE_ORDER.filter((s) => s !== "platform");
@@ -77,7 +78,13 @@ export async function listKeys(config: Config, tenant: string) {
 
 export async function revokeKey(config: Config, tenant: string, keyId: string) {
   return withStore(config, async (store) => {
-    await createApiKeyService({ store, audit: auditOf(config, store) }).revoke(operator(await findTenant(store, tenant)), keyId);
+    // published to the running API processes, which drop the key from their caches at once
+    const keyCache = createKeyCache({ redisUrl: config.redisUrl, prefix: config.queuePrefix });
+    try {
+      await createApiKeyService({ store, audit: auditOf(config, store), keyCache }).revoke(operator(await findTenant(store, tenant)), keyId);
+    } finally {
+      await keyCache.close();
+    }
     return { id: keyId, revoked: true };
   });
 }

@@ -1,7 +1,9 @@
 // quarry backup | restore | export.
 //
 // A backup is one .tar.gz: manifest.json, quarry.db (SQLite's online backup: a consistent snapshot
-// taken while the service keeps writing) and files/ (the stored originals). The database is copied
+// taken while the service keeps writing) and files/ (the stored originals, linked from
+// DATA_DIR/files or, with FILE_STORE_URL=s3://..., read from object storage; restore puts them
+// back into the configured store). The database is copied
 // first and the files after it, so every document the snapshot knows already has its file on disk
 // (an upload stores the file before it acknowledges). Models and the mail outbox are left out: the
 // models are downloaded or copied again, the outbox is a log of sent mail.
@@ -15,6 +17,37 @@ import { backupSqlite, DB_FILE, integrityProblems, migrateSqlite } from "../stor
 import type { Store } from "../store/types.js";
 import { CliError } from "../terminal/errors.js";
 import { createProgress } from "../terminal/progress.js";
+import { localFileStore, type FileStore } from "../store/files.js";
+import { openConfiguredFileStore } from "../store/open-files.js";
+
+/** the configured file store where it is not DATA_DIR/files (the backup commands cover SQLite, so: S3) */
+const remoteFiles = (config: Config): Promise<FileStore> | null => (config.fileStore.kind === "local" ? null : openConfiguredFileStore(config, null));
+
+/** Writes every original of `files` under `to/<tenant>/<document>`; returns how many. */
+async function copyOut(files: FileStore, to: string): Promise<number> {
+  let count = 0;
+  for await (const f of files.list()) {
+    const bytes = await files.read(f.tenantId, f.documentId);
+    if (!bytes) continue; // removed since it was listed
+    await fsp.mkdir(path.join(to, f.tenantId), { recursive: true });
+    await fsp.writeFile(path.join(to, f.tenantId, f.documentId), bytes);
+    count++;
+  }
+  return count;
+}
+
+/** Moves the restored DATA_DIR/files into the configured store, leaving the directory empty. */
+async function copyIn(dataDir: string, files: FileStore): Promise<void> {
+  const local = localFileStore(path.join(dataDir, FILES_DIR));
+  const tenants = new Set<string>();
+  for await (const f of local.list()) {
+    const temp = files.tempPath();
+    await fsp.copyFile(path.join(dataDir, FILES_DIR, f.tenantId, f.documentId), temp);
+    await files.put(f.tenantId, f.documentId, temp);
+    tenants.add(f.tenantId);
+  }
+  for (const t of tenants) await local.removeTenant(t);
+}
 
 const MANIFEST = "manifest.json";
 const FILES_DIR = "files";
@@ -51,7 +84,8 @@ export async function backupCommand(config: Config, file: string): Promise<{ fil
     const manifest: Manifest = { format: "quarry-backup", format_version: 1, quarry_version: VERSION, created_at: new Date().toISOString(), migrations };
     await fsp.writeFile(path.join(stage, MANIFEST), JSON.stringify(manifest, null, 2));
     const entries = [MANIFEST, DB_FILE];
-    const count = await linkStoredFiles(path.join(config.dataDir, FILES_DIR), path.join(stage, FILES_DIR));
+    const remote = await remoteFiles(config);
+    const count = remote ? await copyOut(remote, path.join(stage, FILES_DIR)) : await linkStoredFiles(path.join(config.dataDir, FILES_DIR), path.join(stage, FILES_DIR));
     if (count > 0) entries.push(FILES_DIR);
     await tar.c({ gzip: true, file: partial, cwd: stage, portable: true }, entries);
     await fsp.rename(partial, target);
@@ -134,6 +168,8 @@ export async function restoreCommand(config: Config, file: string): Promise<{ da
     if (problem) throw new CliError(`The database in ${source} is damaged (${problem})`, "Restore an earlier backup");
     await fsp.rm(path.join(config.dataDir, MANIFEST));
     const { applied } = migrateSqlite(config.dataDir);
+    const remote = await remoteFiles(config);
+    if (remote) await copyIn(config.dataDir, remote);
     return { dataDir: config.dataDir, migrationsApplied: applied };
   } catch (err) {
     // leave the directory as empty as it was, so the operator can simply try again

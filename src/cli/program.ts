@@ -92,7 +92,7 @@ function addMigrationCommands(program: Command, hooks: ProgramHooks): void {
     .description("Copy an embedded deployment (DATA_DIR) into PostgreSQL: every tenant, key, account, document, chunk and vector; resumable; ends with source/target counts")
     .requiredOption("--from <dir>", "DATA_DIR of the embedded deployment (stop its service first)")
     .requiredOption("--to <url>", "postgres://... of the scale-out deployment (DATABASE_URL)")
-    .option("--files-to <dir>", "shared DATA_DIR of the scale-out deployment: stored files are copied to DIR/files (default: not copied)")
+    .option("--files-to <dir>", "shared DATA_DIR of the scale-out deployment: stored files are copied to DIR/files (default: into the file store FILE_STORE_URL names, PostgreSQL unless set)")
     .option("--batch-size <n>", "rows per transaction", intArg(1, 10_000), 500)
     .action(async (o: { from: string; to: string; filesTo?: string; batchSize: number }) => {
       const { migrateDataCommand } = await import("../store/migrate-data.js");

@@ -76,7 +76,12 @@ type TypedApp = ReturnType<typeof createServer>;
 async function registerPlugins(app: TypedApp, rt: Runtime) {
   await app.register(cookie);
   await registerSecurityHeaders(app);
-  await registerRateLimits(app, { perMinute: rt.config.rateLimitPerMinute, anonymousPerMinute: rt.config.rateLimitAnonymousPerMinute });
+  await registerRateLimits(app, {
+    perMinute: rt.config.rateLimitPerMinute,
+    anonymousPerMinute: rt.config.rateLimitAnonymousPerMinute,
+    redisUrl: rt.config.redisUrl,
+    prefix: rt.config.queuePrefix,
+  });
   await app.register(multipart, { throwFileSizeLimit: true });
 }
 

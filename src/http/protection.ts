@@ -6,7 +6,10 @@
 // rather than address keeps one busy integration behind a NAT from starving another. Probes,
 // /metrics and static files are never limited. Every limited response carries the IETF draft
 // RateLimit-* headers; a 429 carries Retry-After and the contract's {"detail"} body.
+// With REDIS_URL the counts live in Redis, so every API process of a deployment spends the same
+// budget; when Redis does not answer, requests pass rather than fail (docs/decisions.md).
 import { createHash } from "node:crypto";
+import { Redis } from "ioredis";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import rateLimit from "@fastify/rate-limit";
 import helmet from "@fastify/helmet";
@@ -17,6 +20,23 @@ export interface ProtectionOptions {
   perMinute: number;
   /** requests a minute per client address for requests without credentials */
   anonymousPerMinute: number;
+  /** REDIS_URL: counts shared by every API process (unset: this process counts alone) */
+  redisUrl?: string | null;
+  /** key prefix of the shared counts (QUEUE_PREFIX, one per deployment) */
+  prefix?: string;
+}
+
+/** a Redis client that fails fast, so an outage costs a request no more than a moment */
+function sharedCounts(app: FastifyInstance, url: string): Redis {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 500 });
+  let warned = false;
+  redis.on("error", (err) => {
+    if (!warned) app.log.warn({ err }, "rate limit counts in Redis unavailable: requests pass unlimited until it answers");
+    warned = true;
+  });
+  redis.on("ready", () => (warned = false));
+  app.addHook("onClose", async () => void (await redis.quit().catch(() => redis.disconnect())));
+  return redis;
 }
 
 const UNLIMITED_PATHS = new Set(["/health", "/livez", "/readyz", "/metrics", "/openapi.json"]);
@@ -39,7 +59,9 @@ function exempt(req: FastifyRequest): boolean {
 
 export async function registerRateLimits(app: FastifyInstance, opts: ProtectionOptions): Promise<void> {
   if (opts.perMinute <= 0) return;
+  const shared = opts.redisUrl ? { redis: sharedCounts(app, opts.redisUrl), nameSpace: `${opts.prefix ?? "quarry"}:ratelimit:`, skipOnError: true } : {};
   await app.register(rateLimit, {
+    ...shared,
     global: true,
     hook: "onRequest",
     timeWindow: 60_000,

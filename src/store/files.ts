@@ -1,4 +1,8 @@
-// Original files of documents, kept so reindexing can re-parse them: DATA_DIR/files/<tenant>/<doc>.
+// Original files of documents, kept so reindexing can re-parse them. The interface, the local
+// directory implementation (DATA_DIR/files/<tenant>/<doc>, the embedded default) and the temp
+// area every implementation streams uploads into. PostgreSQL (store/postgres/files.ts) and
+// S3-compatible storage (store/s3/files.ts) keep them where no disk is shared; store/open-files.ts
+// picks one from the configuration.
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
@@ -11,7 +15,20 @@ export interface StagedFile {
   ageMs: number;
 }
 
+/** A placed file (the original of a document), as listed for copies and backups. */
+export interface StoredFile {
+  tenantId: string;
+  documentId: string;
+  size: number;
+}
+
+/**
+ * Every write is atomic: a reader sees a whole file or none, also after the writing process is
+ * killed mid-write (a rename, one transaction, one PUT).
+ */
 export interface FileStore {
+  /** where the originals live, for logs and health ("local directory /data/files") */
+  readonly describe: string;
   /** moves a finished temp file into place (atomic rename on the same filesystem) */
   put(tenantId: string, documentId: string, tempPath: string): Promise<void>;
   /** moves a finished temp file beside its final place, under a tag naming its version */
@@ -24,7 +41,9 @@ export interface FileStore {
   read(tenantId: string, documentId: string): Promise<Buffer | null>;
   remove(tenantId: string, documentId: string): Promise<void>;
   removeTenant(tenantId: string): Promise<void>;
-  /** a fresh temp path on the same filesystem as the store */
+  /** every placed file (staged and temp files left out) */
+  list(): AsyncIterable<StoredFile>;
+  /** a fresh local temp path (on the same filesystem as the store, where it is a directory) */
   tempPath(): string;
 }
 
@@ -35,8 +54,8 @@ const safe = (s: string) => {
   return s;
 };
 
-export function localFileStore(root: string): FileStore {
-  const tmp = path.join(root, "tmp");
+/** A local directory for uploads in flight; returns a maker of fresh paths in it. */
+export function tempArea(tmp: string): () => string {
   fs.mkdirSync(tmp, { recursive: true });
   // Uploads cut off by a crash leave temp files behind. Only old ones go: another process
   // sharing DATA_DIR may be streaming an upload right now.
@@ -50,9 +69,15 @@ export function localFileStore(root: string): FileStore {
     }
   }
   let n = 0;
+  return () => path.join(tmp, `${process.pid}-${Date.now()}-${n++}`);
+}
+
+export function localFileStore(root: string): FileStore {
+  const tempPath = tempArea(path.join(root, "tmp"));
   const fileOf = (t: string, d: string) => path.join(root, safe(t), safe(d));
   const stagedOf = (t: string, d: string, tag: string) => path.join(root, safe(t), `${safe(d)}.${safe(tag)}.incoming`);
   return {
+    describe: `local directory ${root}`,
     async put(t, d, temp) {
       await fsp.mkdir(path.join(root, safe(t)), { recursive: true });
       await fsp.rename(temp, fileOf(t, d));
@@ -96,8 +121,16 @@ export function localFileStore(root: string): FileStore {
     async removeTenant(t) {
       await fsp.rm(path.join(root, safe(t)), { recursive: true, force: true });
     },
-    tempPath() {
-      return path.join(tmp, `${process.pid}-${Date.now()}-${n++}`);
+    async *list() {
+      for (const t of await fsp.readdir(root).catch(() => [] as string[])) {
+        if (t === "tmp" || !/^[A-Za-z0-9_-]+$/.test(t)) continue;
+        for (const e of await fsp.readdir(path.join(root, t), { withFileTypes: true }).catch(() => [])) {
+          if (!e.isFile() || !/^[A-Za-z0-9_-]+$/.test(e.name)) continue;
+          const stat = await fsp.stat(path.join(root, t, e.name)).catch(() => null);
+          if (stat) yield { tenantId: t, documentId: e.name, size: stat.size };
+        }
+      }
     },
+    tempPath,
   };
 }

@@ -1,7 +1,9 @@
 // quarry migrate-data --from DATA_DIR --to postgres://...: copies an embedded deployment into the
 // scale-out store, entity by entity in batches (store/transfer-types.ts), resuming after the last
-// committed batch when run again, copies the stored originals when asked, and ends with a table of
-// source and target counts per entity (docs/decisions.md, "migrate-data").
+// committed batch when run again, copies the stored originals into the target's file store
+// (FILE_STORE_URL: PostgreSQL by default, or S3-compatible storage; --files-to DIR for a shared
+// directory), and ends with a table of source and target counts per entity (docs/decisions.md,
+// "migrate-data").
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import path from "node:path";
@@ -9,11 +11,12 @@ import { TRANSFER_ENTITIES, type TransferEntity, type TransferSource, type Trans
 import { createProgress, type Progress } from "../terminal/progress.js";
 import { CliError } from "../terminal/errors.js";
 import { loadConfig } from "../config.js";
+import { localFileStore, type FileStore } from "../store/files.js";
 
 export interface MigrateDataOptions {
   from: string;
   to: string;
-  /** shared DATA_DIR of the scale-out deployment: stored files go to <dir>/files (null: not copied) */
+  /** shared DATA_DIR of the scale-out deployment: stored files go to <dir>/files (null: to the configured file store) */
   filesTo: string | null;
   /** rows per batch (chunks: documents per batch) */
   batchSize: number;
@@ -42,38 +45,39 @@ async function copyEntity(entity: TransferEntity, source: TransferSource, target
   await target.finish(entity);
 }
 
-/** Stored originals under <dir>/files/<tenant>/<document>, relative paths (temp and staged files left out). */
-async function storedFiles(filesDir: string): Promise<Map<string, number>> {
+/** the originals of a file store: "<tenant>/<document>" -> size */
+async function storedFiles(files: FileStore): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  const tenants = await fsp.readdir(filesDir, { withFileTypes: true }).catch(() => []);
-  for (const t of tenants) {
-    if (!t.isDirectory() || t.name === "tmp") continue;
-    for (const f of await fsp.readdir(path.join(filesDir, t.name), { withFileTypes: true })) {
-      if (!f.isFile() || f.name.endsWith(".incoming")) continue;
-      out.set(path.join(t.name, f.name), (await fsp.stat(path.join(filesDir, t.name, f.name))).size);
-    }
-  }
+  for await (const f of files.list()) out.set(`${f.tenantId}/${f.documentId}`, f.size);
   return out;
 }
 
-/** Copies files missing (or of another size) at the target: temp file, then rename, so a copy cut off never looks done. */
-async function copyFiles(fromDir: string, toDir: string, progress: Progress): Promise<void> {
-  const files = await storedFiles(fromDir);
-  const there = await storedFiles(toDir);
+/** Where the originals go: from DATA_DIR/files into the target's file store. */
+export interface FileCopy {
+  from: FileStore;
+  to: FileStore;
+}
+
+/** Copies files missing (or of another size) at the target; each write is atomic, so a copy cut off never looks done. */
+async function copyFiles(c: FileCopy, progress: Progress): Promise<void> {
+  const files = await storedFiles(c.from);
+  const there = await storedFiles(c.to);
   let done = 0;
   for (const [rel, size] of files) {
     if (there.get(rel) !== size) {
-      const dest = path.join(toDir, rel);
-      await fsp.mkdir(path.dirname(dest), { recursive: true });
-      const temp = `${dest}.${process.pid}.copying`;
-      await fsp.copyFile(path.join(fromDir, rel), temp);
-      await fsp.rename(temp, dest);
+      const [tenantId, documentId] = rel.split("/");
+      const bytes = await c.from.read(tenantId, documentId);
+      if (bytes) {
+        const temp = c.to.tempPath();
+        await fsp.writeFile(temp, bytes);
+        await c.to.put(tenantId, documentId, temp);
+      }
     }
     progress.update(++done, files.size, "stored files");
   }
 }
 
-export async function countLines(source: TransferSource, target: TransferTarget, files: { from: string; to: string } | null): Promise<CountLine[]> {
+export async function countLines(source: TransferSource, target: TransferTarget, files: FileCopy | null): Promise<CountLine[]> {
   const line = (entity: string, s: number, t: number): CountLine => ({ entity, source: s, target: t, status: s === t ? "OK" : "MISMATCH" });
   const lines: CountLine[] = [];
   for (const e of TRANSFER_ENTITIES) lines.push(line(e, await source.count(e), await target.count(e)));
@@ -91,7 +95,7 @@ export function renderCounts(lines: CountLine[]): string {
 }
 
 /** Runs the migration; returns the count lines (the caller prints them and sets the exit code). */
-export async function migrateData(o: MigrateDataOptions, source: TransferSource & { filesDir: string }, target: TransferTarget): Promise<CountLine[]> {
+export async function migrateData(o: MigrateDataOptions, source: TransferSource, target: TransferTarget, files: FileCopy | null): Promise<CountLine[]> {
   const progress = await target.begin(`sqlite:${path.resolve(o.from)}`);
   const totals = new Map<TransferEntity, number>();
   for (const e of TRANSFER_ENTITIES) totals.set(e, await source.count(e));
@@ -113,11 +117,10 @@ export async function migrateData(o: MigrateDataOptions, source: TransferSource 
   } finally {
     bar.stop();
   }
-  const files = o.filesTo ? { from: source.filesDir, to: path.join(path.resolve(o.filesTo), "files") } : null;
-  if (files && path.resolve(files.from) !== path.resolve(files.to)) {
+  if (files) {
     const fbar = createProgress("stored files");
     try {
-      await copyFiles(files.from, files.to, fbar);
+      await copyFiles(files, fbar);
     } finally {
       fbar.stop();
     }
@@ -131,16 +134,21 @@ export async function migrateDataCommand(o: MigrateDataOptions): Promise<number>
   if (!fs.existsSync(path.join(o.from, "quarry.db"))) {
     throw new CliError(`No Quarry database in ${o.from} (quarry.db is missing)`, "Pass the embedded deployment's DATA_DIR as --from", 2);
   }
-  const { openSqliteTransferSource } = await import("./sqlite/transfer.js");
-  const { openPostgresTransferTarget } = await import("./postgres/transfer.js");
-  const { openStore } = await import("./open.js");
+  const { openSqliteTransferSource } = await import("../store/sqlite/transfer.js");
+  const { openPostgresTransferTarget } = await import("../store/postgres/transfer.js");
+  const { openStore } = await import("../store/open.js");
+  const { openConfiguredFileStore } = await import("../store/open-files.js");
   const source = openSqliteTransferSource(o.from);
   try {
     // the scale-out store itself (it applies its migrations at open) writes the chunks and vectors
-    const store = await openStore(loadConfig({ ...process.env, DATABASE_URL: o.to, DATA_DIR: o.filesTo ?? o.from }));
+    const config = loadConfig({ ...process.env, DATABASE_URL: o.to, DATA_DIR: o.filesTo ?? o.from, ...(o.filesTo ? { FILE_STORE_URL: "local" } : {}) });
+    const store = await openStore(config);
     const target = await openPostgresTransferTarget(o.to, store.content);
     try {
-      const lines = await migrateData(o, source, target);
+      // --files-to the directory the files are in already: nothing to copy
+      const sameDir = o.filesTo !== null && path.resolve(o.filesTo) === path.resolve(o.from);
+      const files = sameDir ? null : { from: localFileStore(source.filesDir), to: await openConfiguredFileStore(config, store) };
+      const lines = await migrateData(o, source, target, files);
       process.stdout.write(renderCounts(lines));
       const bad = lines.filter((l) => l.status === "MISMATCH");
       if (bad.length) process.stderr.write(`quarry: counts differ for ${bad.map((l) => l.entity).join(", ")}\n`);

@@ -165,12 +165,17 @@ describe("account lifecycle", () => {
     await waitIndexed(s, apiKey, src.body.id);
     const chunkIds = (await db(s).all<{ id: number }>("SELECT id FROM chunks WHERE tenant_id = ?", tenantId)).map((r) => r.id);
     expect(chunkIds.length).toBeGreaterThan(0);
-    expect(fs.existsSync(path.join(s.dataDir, "files", tenantId))).toBe(true);
+    const originals = async () => {
+      const out: string[] = [];
+      for await (const f of s.rt.files.list()) if (f.tenantId === tenantId) out.push(f.documentId);
+      return out;
+    };
+    expect(await originals()).toHaveLength(1);
 
     const del = await s.call("DELETE", "/auth/workspace", { cookie, json: { confirm: slug } });
     expect(del.status).toBe(204);
     // files and the index entries that cannot cascade are gone with the rows
-    expect(fs.existsSync(path.join(s.dataDir, "files", tenantId))).toBe(false);
+    expect(await originals()).toEqual([]);
     const sqlite = s.rt.store.kind === "sqlite";
     const left = async (table: string, col: string) => {
       let n = 0;

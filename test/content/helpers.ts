@@ -149,8 +149,9 @@ export async function tableCounts(c: Ctx): Promise<{ chunks: number; fts: number
   };
 }
 
-export function storedFile(dataDir: string, tenantId: string, docId: string): string {
-  return path.join(dataDir, "files", tenantId, docId);
+/** the stored original of a document, through the server's file store (a directory, PostgreSQL or S3), null when none */
+export function storedFile(s: { rt: { files: { read(t: string, d: string): Promise<Buffer | null> } } }, tenantId: string, docId: string): Promise<Buffer | null> {
+  return s.rt.files.read(tenantId, docId);
 }
 
 export function tmpFiles(dataDir: string): string[] {

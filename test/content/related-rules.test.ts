@@ -71,7 +71,7 @@ describe("related rules", () => {
     expect((await c.call("GET", `/data-sources/${s.id}`)).body).toMatchObject({ document_count: 1, indexed_count: 1, collection_ids: [keep.id] });
     expect((await c.call("GET", `/documents/${doc.id}`)).body.status).toBe("indexed");
     expect(await indexRows(c, ids)).toEqual({ chunks: ids.length, fts: ids.length, vec: ids.length });
-    expect(fs.existsSync(storedFile(c.s.dataDir, c.tenantId, doc.id))).toBe(true);
+    expect((await storedFile(c.s, c.tenantId, doc.id)) !== null).toBe(true);
     expect(await searchIds(keep.id, "owls hunt at night")).toContain(doc.id);
   });
 
@@ -90,7 +90,7 @@ describe("related rules", () => {
     expect(victimChunks.length).toBeGreaterThanOrEqual(7);
     expect(await indexRows(c, victimChunks)).toEqual({ chunks: victimChunks.length, fts: victimChunks.length, vec: victimChunks.length });
     const before = await tableCounts(c);
-    for (const d of docs) expect(fs.existsSync(storedFile(c.s.dataDir, c.tenantId, d.id)), d.source).toBe(d.status === "failed" && d.error?.includes("not a supported") ? false : true);
+    for (const d of docs) expect((await storedFile(c.s, c.tenantId, d.id)) !== null, d.source).toBe(d.status === "failed" && d.error?.includes("not a supported") ? false : true);
 
     expect((await c.call("DELETE", `/data-sources/${victim.id}`)).status).toBe(204);
 
@@ -98,7 +98,7 @@ describe("related rules", () => {
     for (const d of docs) {
       expectDetail(await c.call("GET", `/documents/${d.id}`), 404);
       expectDetail(await c.call("GET", `/documents/${d.id}/chunks`), 404);
-      expect(fs.existsSync(storedFile(c.s.dataDir, c.tenantId, d.id)), d.source).toBe(false);
+      expect((await storedFile(c.s, c.tenantId, d.id)) !== null, d.source).toBe(false);
     }
     expect(await indexRows(c, victimChunks)).toEqual({ chunks: 0, fts: 0, vec: 0 });
     const after = await tableCounts(c);
@@ -128,8 +128,7 @@ describe("related rules", () => {
     const goneChunks = await chunkIdsOf(c, [gone.id]);
     const keptChunks = await chunkIdsOf(c, [kept.id]);
     expect(goneChunks.length).toBe((await chunksOf(c, gone.id)).total);
-    const file = storedFile(c.s.dataDir, c.tenantId, gone.id);
-    expect(fs.readFileSync(file, "utf8")).toBe(MARKDOWN);
+    expect((await storedFile(c.s, c.tenantId, gone.id))?.toString("utf8")).toBe(MARKDOWN);
     expect(await searchIds(col.id, "kingfishers dive for fish")).toContain(gone.id);
 
     expect((await c.call("DELETE", `/documents/${gone.id}`)).status).toBe(204);
@@ -137,7 +136,7 @@ describe("related rules", () => {
     expectDetail(await c.call("GET", `/documents/${gone.id}`), 404, gone.id);
     expectDetail(await c.call("GET", `/documents/${gone.id}/chunks`), 404);
     expectDetail(await c.call("DELETE", `/documents/${gone.id}`), 404);
-    expect(fs.existsSync(file)).toBe(false);
+    expect(await storedFile(c.s, c.tenantId, gone.id)).toBeNull();
     expect(await indexRows(c, goneChunks)).toEqual({ chunks: 0, fts: 0, vec: 0 });
     expect(await indexRows(c, keptChunks)).toEqual({ chunks: keptChunks.length, fts: keptChunks.length, vec: keptChunks.length });
     expect(await searchIds(col.id, "kingfishers dive for fish")).not.toContain(gone.id);
@@ -166,7 +165,7 @@ describe("related rules", () => {
     }
     expect((await as("GET", "/documents")).body).toEqual([]);
     expect((await c.call("GET", `/documents/${doc.id}`)).body.status).toBe("indexed");
-    expect(fs.existsSync(storedFile(c.s.dataDir, c.tenantId, doc.id))).toBe(true);
+    expect((await storedFile(c.s, c.tenantId, doc.id)) !== null).toBe(true);
   });
 });
 
@@ -187,7 +186,7 @@ describe("deletes while ingest is under way", () => {
     expect(await sql.count("SELECT count(*) AS n FROM documents WHERE data_source_id = ?", s.id)).toBe(0);
     expect(await sql.count("SELECT count(*) AS n FROM chunks WHERE data_source_id = ?", s.id)).toBe(0);
     for (const id of ids) expect(await sql.count("SELECT count(*) AS n FROM jobs WHERE subject = ?", id)).toBe(0);
-    for (const id of ids) expect(fs.existsSync(storedFile(c.s.dataDir, c.tenantId, id))).toBe(false);
+    for (const id of ids) expect((await storedFile(c.s, c.tenantId, id)) !== null).toBe(false);
     const t = await tableCounts(c);
     expect(t.fts).toBe(t.chunks);
     expect(t.vec).toBe(t.chunks);

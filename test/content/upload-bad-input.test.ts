@@ -31,21 +31,23 @@ afterAll(async () => {
 });
 
 const docCount = async () => (await c.call("GET", `/data-sources/${source.id}`)).body.document_count as number;
-const storedFiles = () => {
-  const dir = path.join(c.s.dataDir, "files", c.tenantId);
-  return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+/** the tenant's stored originals, through the server's file store */
+const storedFiles = async () => {
+  const out: string[] = [];
+  for await (const f of c.s.rt.files.list()) if (f.tenantId === c.tenantId) out.push(f.documentId);
+  return out;
 };
 
 /** a refused request stores nothing: same documents, same stored files, no temp files */
 async function expectNothingStored(before: { docs: number; files: string[] }) {
   expect(await docCount()).toBe(before.docs);
-  expect(storedFiles().sort()).toEqual(before.files.sort());
+  expect((await storedFiles()).sort()).toEqual(before.files.sort());
   await waitFor(async () => tmpFiles(c.s.dataDir).length === 0, "temp files to be removed", 5000);
 }
 
 let before: { docs: number; files: string[] };
 beforeEach(async () => {
-  before = { docs: await docCount(), files: storedFiles() };
+  before = { docs: await docCount(), files: await storedFiles() };
 });
 
 describe("refused uploads", () => {
@@ -246,11 +248,11 @@ describe("file names", () => {
     expect(docs.map((d) => d.source)).toEqual(["passwd.txt", "win.ini.txt", "notes.md"]);
     for (const d of docs) {
       expect(d.status).toBe("indexed");
-      expect(fs.existsSync(path.join(c.s.dataDir, "files", c.tenantId, d.id))).toBe(true);
+      expect(await c.s.rt.files.read(c.tenantId, d.id)).not.toBeNull();
       expect(d.source).not.toMatch(/[\\/]/);
     }
     // nothing was written next to DATA_DIR/files or above it
-    expect(fs.readdirSync(path.join(c.s.dataDir, "files")).sort()).toEqual([c.tenantId, "tmp"].sort());
+    expect(fs.readdirSync(path.join(c.s.dataDir, "files")).filter((e) => e !== c.tenantId && e !== "tmp")).toEqual([]);
     expect(fs.existsSync(path.join(c.s.dataDir, "etc"))).toBe(false);
   });
 

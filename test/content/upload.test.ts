@@ -280,7 +280,7 @@ describe("documents", () => {
     expect(await search("life jacket pontoons")).not.toContain(docx.id);
     expect(await search("kingfishers dive for fish")).not.toContain(md.id);
     // the old bytes of the refused guide.md are not kept either
-    expect(fs.existsSync(storedFile(c.s.dataDir, c.tenantId, md.id))).toBe(false);
+    expect(await storedFile(c.s, c.tenantId, md.id)).toBeNull();
     expect((await c.call("GET", `/collections/${col.id}`)).body).toMatchObject({ document_count: 2, indexed_count: 0 });
   });
 

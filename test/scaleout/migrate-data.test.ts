@@ -51,11 +51,12 @@ async function topIds(s: TestServer, w: Workspace): Promise<string[][]> {
   return out;
 }
 
-function migrateData(from: string, to: string, filesTo: string): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, ["--import", "tsx", "src/cli.ts", "migrate-data", "--from", from, "--to", to, "--files-to", filesTo, "--batch-size", "7"], {
+/** without --files-to: the originals go into the target database (FILE_STORE_URL unset: postgres) */
+function migrateData(from: string, to: string): { code: number | null; out: string; err: string } {
+  const r = spawnSync(process.execPath, ["--import", "tsx", "src/cli.ts", "migrate-data", "--from", from, "--to", to, "--batch-size", "7"], {
     cwd: ROOT,
     encoding: "utf8",
-    env: { ...process.env, LOG_LEVEL: "warn" },
+    env: { ...process.env, LOG_LEVEL: "warn", FILE_STORE_URL: "" },
     timeout: 240_000,
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
@@ -110,7 +111,7 @@ describe.skipIf(skip !== null)("quarry migrate-data (SQLite -> PostgreSQL)", () 
   });
 
   it("copies every entity with matching counts, and a second run is a no-op", () => {
-    const first = migrateData(dataDir, db.url, sharedDir);
+    const first = migrateData(dataDir, db.url);
     expect(first.code, first.err + first.out).toBe(0);
     const lines = countLines(first.out);
     expect(lines.map((l) => l[0])).toEqual(expect.arrayContaining(["tenants", "api_keys", "users", "sessions", "documents", "chunks", "chunk vectors", "stored files"]));
@@ -122,7 +123,7 @@ describe.skipIf(skip !== null)("quarry migrate-data (SQLite -> PostgreSQL)", () 
     expect(n["chunk vectors"]).toBe(n.chunks);
     expect(n.users).toBe(1);
 
-    const second = migrateData(dataDir, db.url, sharedDir);
+    const second = migrateData(dataDir, db.url);
     expect(second.code, second.err).toBe(0);
     expect(second.out).toBe(first.out);
   }, 400_000);
@@ -131,7 +132,7 @@ describe.skipIf(skip !== null)("quarry migrate-data (SQLite -> PostgreSQL)", () 
     const other = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-migrate-other-"));
     try {
       fs.copyFileSync(path.join(dataDir, "quarry.db"), path.join(other, "quarry.db"));
-      const r = migrateData(other, db.url, sharedDir);
+      const r = migrateData(other, db.url);
       expect(r.code).not.toBe(0);
       expect(r.err).toMatch(/holds a migration from .*migrate into an empty database/);
     } finally {
@@ -151,13 +152,17 @@ describe.skipIf(skip !== null)("quarry migrate-data (SQLite -> PostgreSQL)", () 
       const doc = await s.call("GET", `/documents/${uploadedDoc.id}`, { key: uploadedDoc.key });
       expect(doc.status).toBe(200);
       expect(doc.body.status).toBe("indexed");
-      // the original is in the shared directory, where a worker re-reads it to reindex
-      expect(fs.readFileSync(path.join(sharedDir, "files", uploadedDoc.tenantId, uploadedDoc.id), "utf8")).toMatch(/^# /);
+      // the original is in the database, where a worker on any machine re-reads it to reindex;
+      // the server's own DATA_DIR holds none
+      expect((await s.rt.files.read(uploadedDoc.tenantId, uploadedDoc.id))?.toString("utf8")).toMatch(/^# /);
+      expect(fs.readdirSync(path.join(sharedDir, "files")).filter((e) => e !== "tmp")).toEqual([]);
       const c = new pg.Client({ connectionString: db.url });
       await c.connect();
       try {
         const r = await c.query("SELECT count(*)::int AS n FROM documents WHERE status = 'indexed'");
         expect(r.rows[0].n).toBe(16);
+        const f = await c.query("SELECT count(*)::int AS n FROM stored_files WHERE tag = ''");
+        expect(f.rows[0].n).toBe(16);
       } finally {
         await c.end();
       }

@@ -1,11 +1,12 @@
 // The scale-out shape as operators run it: 2 API processes (`serve --no-worker`) and 2 worker
 // processes (`worker`) on one fresh PostgreSQL database, one Redis (a BullMQ prefix of this run)
-// and one shared DATA_DIR. Uploads and a crawl of a loopback site go through both APIs while
+// and no shared disk: each process has a DATA_DIR of its own, the originals live in PostgreSQL.
+// Uploads and a crawl of a loopback site go through both APIs while
 // searches run through both; one worker is SIGKILLed mid-ingest. At the end every accepted
 // document is indexed exactly once (chunk positions without duplicates or gaps, one finished
 // ingest job per upload in the workers' logs), the crawl handed over every page once, and the
 // query count of the tenant equals the searches answered, across both API processes.
-// TWO_BY_TWO_STORE=sqlite runs the same processes on a shared SQLite DATA_DIR instead (to tell a
+// TWO_BY_TWO_STORE=sqlite runs the same processes on one shared SQLite DATA_DIR instead (to tell a
 // harness problem from a PostgreSQL one); the default, and what CI runs, is PostgreSQL.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -105,7 +106,7 @@ interface Deployment {
   site: FixtureServer;
 }
 
-/** A fresh database, Redis prefix, shared DATA_DIR and loopback site; 2 API and 2 worker processes on them. */
+/** A fresh database, Redis prefix and loopback site; 2 API and 2 worker processes on them, each on its own DATA_DIR (one shared on SQLite). */
 async function startDeployment(): Promise<Deployment> {
   const db = ON_SQLITE ? null : await createTestDatabase("quarry_2x2");
   if (db) cleanups.push(() => db.drop());
@@ -129,8 +130,14 @@ async function startDeployment(): Promise<Deployment> {
     RATE_LIMIT_PER_MINUTE: "0",
   };
   const ports = [await freePort(), await freePort()];
-  for (const [i, port] of ports.entries()) spawnQuarry(`api ${i + 1}`, ["serve", "--no-worker"], { ...env, PORT: String(port) });
-  const workers = [1, 2].map((i) => spawnQuarry(`worker ${i}`, ["worker"], env));
+  const ownDir = () => {
+    if (ON_SQLITE) return {};
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-2x2-own-"));
+    cleanups.push(async () => fs.rmSync(d, { recursive: true, force: true }));
+    return { DATA_DIR: d };
+  };
+  for (const [i, port] of ports.entries()) spawnQuarry(`api ${i + 1}`, ["serve", "--no-worker"], { ...env, ...ownDir(), PORT: String(port) });
+  const workers = [1, 2].map((i) => spawnQuarry(`worker ${i}`, ["worker"], { ...env, ...ownDir() }));
   const urls = ports.map((p) => `http://127.0.0.1:${p}`);
   for (const u of urls) await until(() => fetch(`${u}/health`).then((r) => r.status === 200), `${u}/health`, 90_000);
   for (const u of urls) {

@@ -49,14 +49,15 @@ export async function openBenchPostgres(o: { pgUrl: string; keep: boolean }, sql
   const { url, drop } = await createBenchDatabase(o, log);
   let rt: Runtime | null = null;
   try {
-    // the files stay in the SQLite load's DATA_DIR, which this runtime shares
+    // the files stay in the SQLite load's DATA_DIR, which this runtime shares (read as earlier local files)
     rt = await openBenchRuntime(sqliteDataDir, log, { DATABASE_URL: url });
     log(`copying the load into PostgreSQL (${new URL(url).pathname.slice(1)}) with migrate-data...`);
     const t0 = performance.now();
     const source = openSqliteTransferSource(sqliteDataDir);
     const target = await openPostgresTransferTarget(url, rt.store.content);
     try {
-      const lines = await migrateData({ from: sqliteDataDir, to: url, filesTo: null, batchSize: 500 }, source, target);
+      // the originals stay in DATA_DIR/files, which the runtime reads as earlier local files
+      const lines = await migrateData({ from: sqliteDataDir, to: url, filesTo: null, batchSize: 500 }, source, target, null);
       const bad = lines.filter((l) => l.status !== "OK");
       if (bad.length) throw new Error(`migrate-data counts differ:\n${renderCounts(lines)}`);
     } finally {

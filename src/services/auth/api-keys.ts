@@ -5,6 +5,7 @@ import { sha256Hex, tenantOf, type Principal } from "./auth.js";
 import { forbidden, notFound } from "../errors.js";
 import { highestScope, level } from "./scopes.js";
 import type { AuditService } from "../tenants/audit.js";
+import type { KeyCache } from "./key-cache.js";
 
 export interface ApiKeyOut {
   id: string;
@@ -55,7 +56,7 @@ export function mintKey(tenantId: string, name: string, scopes: Scope[], expires
   return { secret, row };
 }
 
-export function createApiKeyService(deps: { store: Store; audit?: Pick<AuditService, "record"> }) {
+export function createApiKeyService(deps: { store: Store; audit?: Pick<AuditService, "record">; keyCache?: Pick<KeyCache, "revoked"> }) {
   return {
     async list(p: Principal): Promise<ApiKeyOut[]> {
       const rows = await deps.store.apiKeys.list(tenantOf(p).id);
@@ -82,6 +83,7 @@ export function createApiKeyService(deps: { store: Store; audit?: Pick<AuditServ
       if (!key) throw notFound("API key", keyId);
       if (key.revoked_at) return;
       await deps.store.apiKeys.revoke(tenant.id, keyId, new Date().toISOString());
+      await deps.keyCache?.revoked(key.hash); // every API process refuses it from now on
       await deps.audit?.record({ tenantId: tenant.id, actor: p, action: "api_key.revoked", target: { type: "api_key", id: keyId }, detail: { name: key.name, prefix: key.prefix } });
     },
   };

@@ -27,7 +27,9 @@ async function platformPrincipal(deps: AuthDeps, tenantHeader: string | undefine
 
 /** The stored key of this secret, when it is still usable at `t`. */
 async function usableKey(deps: AuthDeps, secret: string, t: Date): Promise<ApiKeyRow> {
-  const key = await deps.store.apiKeys.findByHash(sha256Hex(secret));
+  const hash = sha256Hex(secret);
+  const load = () => deps.store.apiKeys.findByHash(hash);
+  const key = deps.keyCache ? await deps.keyCache.find(hash, load) : await load();
   if (!key) throw unauthorized("The API key is not valid. Check the Authorization: Bearer header.");
   if (key.revoked_at) throw unauthorized("This API key has been revoked. Create a new key.");
   if (key.expires_at && Date.parse(key.expires_at) <= t.getTime()) {

@@ -4,6 +4,7 @@
 // without importing each other.
 import { createHash } from "node:crypto";
 import type { ApiKeyRow, Scope, Store, TenantRow } from "../../store/types.js";
+import type { KeyCache } from "./key-cache.js";
 import { badRequest } from "../errors.js";
 
 export interface Principal {
@@ -42,6 +43,8 @@ export interface AuthServiceDeps {
   /** refuse ingest-and-above calls of tenants whose owner has not verified the email yet */
   requireEmailVerification?: boolean;
   now?: () => Date;
+  /** key rows by secret hash, dropped on revocation in every process (key-cache.ts) */
+  keyCache?: KeyCache;
 }
 
 /** The dependencies with defaults resolved, as the checks take them. */
