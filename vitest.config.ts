@@ -46,7 +46,8 @@ const QUICK_SKIPS = [
 
 // every file in exactly one project: slow leaves unit's files out, api takes the rest
 const slowExclude = [...configDefaults.exclude, ...UNIT];
-const apiExclude = [...slowExclude, ...SLOW, ...(process.env.QUICK === "1" ? QUICK_SKIPS : [])];
+// test/citus runs only on the cluster of `npm run test:citus` (vitest.citus.config.ts)
+const apiExclude = [...slowExclude, ...SLOW, "test/citus/**", ...(process.env.QUICK === "1" ? QUICK_SKIPS : [])];
 
 export default defineConfig({
   test: {
