@@ -60,6 +60,13 @@ const CONF = [
   "citus.node_conninfo = 'sslmode=disable'",
 ];
 
+// PostgreSQL 15.20 lets only listed libraries decode for logical replication, and Citus's shard
+// moves and splits decode through its own; older minors have no such setting (and refuse it)
+function decodingConf(pgBin) {
+  const r = spawnSync(join(pgBin, "postgres"), ["--describe-config"], { encoding: "utf8" });
+  return /^output_plugin_libraries\t/m.test(r.stdout ?? "") ? ["output_plugin_libraries = 'pgoutput, test_decoding, citus'"] : [];
+}
+
 /**
  * Starts the cluster; returns { coordinator, workers: [{ port }], url, stop() }.
  * `url` is the coordinator's `postgres` database as a connection URL.
@@ -83,7 +90,7 @@ export async function startCluster({ pgBin = "/usr/lib/postgresql/15/bin", worke
       mkdirSync(dir, { mode: 0o700 });
       if (ids.uid !== undefined) chownSync(dir, ids.uid, ids.gid);
       run(join(pgBin, "initdb"), ["-D", dir, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C"], ids);
-      appendFileSync(join(dir, "postgresql.conf"), [...CONF, `port = ${port}`, `unix_socket_directories = '${dir}'`, ""].join("\n"));
+      appendFileSync(join(dir, "postgresql.conf"), [...CONF, ...decodingConf(pgBin), `port = ${port}`, `unix_socket_directories = '${dir}'`, ""].join("\n"));
       writeFileSync(join(root, `node${i}.log`), "");
       if (ids.uid !== undefined) chownSync(join(root, `node${i}.log`), ids.uid, ids.gid);
       run(join(pgBin, "pg_ctl"), ["-D", dir, "-l", join(root, `node${i}.log`), "-w", "start"], ids);

@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from "../helpers/pg.js";
 import { CITUS_WORKERS } from "../helpers/citus.js";
 import { openPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
 import { migrate } from "../../src/store/postgres/db.js";
-import { DISTRIBUTION } from "../../src/store/postgres/distribution.js";
+import { DISTRIBUTION, placementSummary } from "../../src/store/postgres/distribution.js";
 
 describe.skipIf(CITUS_WORKERS.length === 0)("table placement on Citus", () => {
   let db: TestDatabase;
@@ -53,6 +53,11 @@ describe.skipIf(CITUS_WORKERS.length === 0)("table placement on Citus", () => {
       "SELECT DISTINCT nodeport FROM pg_dist_shard_placement p JOIN pg_dist_shard s USING (shardid) WHERE s.logicalrelid = 'chunks'::regclass",
     );
     expect(r.rows.map((x) => x.nodeport).sort()).toEqual(CITUS_WORKERS.map((w) => w.port).sort());
+  });
+
+  it("sums the placement up for `quarry migrate`", async () => {
+    const count = (p: string) => DISTRIBUTION.filter(([, x]) => x === p).length;
+    expect(await placementSummary(store.pool)).toEqual({ distributed: count("tenant") + 1, reference: count("reference") });
   });
 
   it("migrates again without changes", async () => {

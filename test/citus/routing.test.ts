@@ -49,7 +49,7 @@ describe.skipIf(CITUS_WORKERS.length === 0)("search routing on Citus", () => {
 
   async function tenantGroup(tenantId: string): Promise<string> {
     const r = await admin.query<{ minv: string }>(
-      "SELECT shardminvalue AS minv FROM pg_dist_shard WHERE shardid = get_shard_id_for_distribution_column('chunks', $1)",
+      "SELECT shardminvalue AS minv FROM pg_dist_shard WHERE shardid = get_shard_id_for_distribution_column('chunks', $1::text)",
       [tenantId],
     );
     return r.rows[0]!.minv;

@@ -4,7 +4,7 @@
 // checks the placements themselves on a cluster.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPool, migrate, type Pool } from "../../src/store/postgres/db.js";
-import { DISTRIBUTION } from "../../src/store/postgres/distribution.js";
+import { DISTRIBUTION, placementSummary } from "../../src/store/postgres/distribution.js";
 import { createTestDatabase, pgUnavailableReason, type TestDatabase } from "../helpers/pg.js";
 
 const reason = await pgUnavailableReason();
@@ -28,6 +28,10 @@ describe.skipIf(reason !== null)("the Citus distribution plan", () => {
     const planned = DISTRIBUTION.map(([t]) => t);
     expect(new Set(planned).size).toBe(planned.length);
     expect(r.rows.map((x) => x.t).sort()).toEqual([...planned].sort());
+  });
+
+  it("places nothing on one PostgreSQL", async () => {
+    expect(await placementSummary(pool)).toBeNull();
   });
 
   it("gives every tenant table a tenant_id", async () => {

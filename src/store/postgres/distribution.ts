@@ -154,3 +154,14 @@ export async function distribute(q: Queryable): Promise<string[]> {
     throw err;
   }
 }
+
+/** What `quarry migrate` prints about the cluster: null on one PostgreSQL. */
+export async function placementSummary(q: Queryable): Promise<{ distributed: number; reference: number } | null> {
+  if (!(await isCitus(q))) return null;
+  const r = await q.query<{ distributed: number; reference: number }>(
+    `SELECT count(*) FILTER (WHERE partmethod = 'h')::int AS distributed,
+            count(*) FILTER (WHERE partmethod = 'n' AND repmodel = 't')::int AS reference
+     FROM pg_dist_partition`,
+  );
+  return r.rows[0]!;
+}
