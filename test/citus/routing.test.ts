@@ -13,7 +13,7 @@ describe.skipIf(CITUS_WORKERS.length === 0)("search routing on Citus", () => {
   let db: TestDatabase;
   let s: TestServer;
   let admin: pg.Client;
-  const tenants: { id: string; key: string; col: string }[] = [];
+  const tenants: { id: string; key: string; src: string }[] = [];
 
   beforeAll(async () => {
     db = await createTestDatabase("quarry_citus_route");
@@ -23,11 +23,10 @@ describe.skipIf(CITUS_WORKERS.length === 0)("search routing on Citus", () => {
     for (const name of ["Acme", "Globex", "Initech"]) {
       const t = await s.tenant(name);
       const src = await createSource(s, t.adminKey);
-      const col = await createCollection(s, t.adminKey, [src]);
       const files = Array.from({ length: 4 }, (_, i) => ({ name: `${name}-${i}.md`, content: `# ${name} guide ${i}\n\nRotate the ${name} keys every ${i + 1} days.\n` }));
       expect((await upload(s, t.adminKey, src, files)).status).toBe(202);
       await waitIndexed(s, t.adminKey, src);
-      tenants.push({ id: t.id, key: t.adminKey, col });
+      tenants.push({ id: t.id, key: t.adminKey, src });
     }
   }, 180_000);
 
@@ -65,8 +64,12 @@ describe.skipIf(CITUS_WORKERS.length === 0)("search routing on Citus", () => {
 
   it("runs each statement of a hybrid search on the tenant's shard group", async () => {
     const t = tenants[1]!;
+    // a collection no search has seen: its scope is read, not taken from the 10 s cache
+    const col = await createCollection(s, t.key, [t.src], "Fresh");
+    // the vector backfill (cross-tenant maintenance, requested by ingest) is not the search's
+    await s.rt.backfill.idle();
     const { out, statements } = await recordStatements(() =>
-      s.call("POST", "/search", { key: t.key, json: { collection_id: t.col, query: "rotate Globex keys" } }),
+      s.call("POST", "/search", { key: t.key, json: { collection_id: col, query: "rotate Globex keys" } }),
     );
     expect(out.status, JSON.stringify(out.body)).toBe(200);
     expect(out.body.mode).toBe("hybrid");
@@ -79,14 +82,14 @@ describe.skipIf(CITUS_WORKERS.length === 0)("search routing on Citus", () => {
       expect([...g.groups].every((x) => x === group), st.text).toBe(true);
       g.tables.forEach((x) => touched.add(x));
     }
-    // the search read the tenant's content on its shards: chunks, postings, statistics, vectors
-    expect([...touched]).toEqual(expect.arrayContaining(["chunks", "lexical_postings", "lexical_stats"]));
+    // the search read the tenant's scope, content, postings, statistics and vectors on its shards
+    expect([...touched]).toEqual(expect.arrayContaining(["collections", "chunks", "lexical_postings", "lexical_stats"]));
     expect([...touched].some((x) => x.startsWith("vec_"))).toBe(true);
   });
 
   it("flags a statement that fans out to every shard", async () => {
     const g = await groupsOf({ text: "SELECT count(*) FROM chunks WHERE position >= $1", values: [0] });
+    // (EXPLAIN shows one of the tasks, so one shard name: the task count tells)
     expect(g.maxTasks).toBeGreaterThan(1);
-    expect(g.groups.size).toBeGreaterThan(1);
   });
 });
