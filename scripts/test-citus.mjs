@@ -46,6 +46,7 @@ try {
   const named = args.some((a) => !a.startsWith("-"));
   let code = await vitest(named ? [] : ["--exclude", TWO_BY_TWO]);
   if (!named && code === 0) code = await vitest([TWO_BY_TWO]);
+  else if (!named) console.log(`test:citus: ${TWO_BY_TWO} not run: the suites before it failed`);
   stop(code);
 } catch (err) {
   console.error(err);
