@@ -50,7 +50,8 @@ const QUICK_SKIPS = [
 
 // every file in exactly one project: slow leaves unit's files out, api takes the rest
 const slowExclude = [...configDefaults.exclude, ...UNIT];
-const apiExclude = [...slowExclude, ...SLOW, ...(process.env.QUICK === "1" ? QUICK_SKIPS : [])];
+// test/citus runs only on the cluster of `npm run test:citus` (vitest.citus.config.ts)
+const apiExclude = [...slowExclude, ...SLOW, "test/citus/**", ...(process.env.QUICK === "1" ? QUICK_SKIPS : [])];
 
 // names this run's PostgreSQL databases, so its teardown leaves another run's alone
 process.env.QUARRY_TEST_RUN ??= Math.random().toString(36).slice(2, 8);

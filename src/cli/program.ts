@@ -72,10 +72,12 @@ function addMigrationCommands(program: Command, hooks: ProgramHooks): void {
       const config = loadConfig();
       if (config.databaseUrl) {
         const { createPool, migrate } = await import("../store/postgres/db.js");
+        const { placementSummary } = await import("../store/postgres/distribution.js");
         const pool = createPool(config.databaseUrl, { max: 1 });
         try {
           const applied = await migrate(pool);
-          print({ store: "postgres", applied: applied.length });
+          const citus = await placementSummary(pool);
+          print({ store: "postgres", applied: applied.length, ...(citus ? { citus: { tables: citus } } : {}) });
         } finally {
           await pool.end();
         }

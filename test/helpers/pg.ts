@@ -2,6 +2,7 @@
 // local trust-auth server), dropped at the end. Tests never depend on state another run left.
 import pg from "pg";
 import crypto from "node:crypto";
+import { dropCitusDatabase, prepareCitusDatabase } from "./citus.js";
 
 export const PG_ADMIN_URL = process.env.TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
@@ -35,6 +36,7 @@ export async function createTestDatabase(prefix = "quarry_test"): Promise<TestDa
   } finally {
     await admin.end();
   }
+  await prepareCitusDatabase(PG_ADMIN_URL, name);
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
   return {
@@ -48,6 +50,7 @@ export async function createTestDatabase(prefix = "quarry_test"): Promise<TestDa
       } finally {
         await a.end();
       }
+      await dropCitusDatabase(PG_ADMIN_URL, name);
     },
   };
 }

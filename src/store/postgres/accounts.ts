@@ -69,7 +69,10 @@ async function createSignup(pool: Pool, x: Parameters<AccountStore["createSignup
     });
   } catch (err) {
     if (isUniqueViolation(err)) {
-      const constraint = String((err as { constraint?: unknown }).constraint ?? "");
+      // Citus passes a worker's unique violation on without the constraint field: its message
+      // names the shard's constraint (users_email_key_102045)
+      const e = err as { constraint?: unknown; message?: string };
+      const constraint = String(e.constraint ?? /unique constraint "([^"]+)"/.exec(e.message ?? "")?.[1] ?? "");
       throw new UniqueViolation(constraint.startsWith("users_email_key") ? "email" : constraint.startsWith("tenants_slug") ? "slug" : "unknown");
     }
     throw err;

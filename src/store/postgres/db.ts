@@ -5,6 +5,7 @@ import pg from "pg";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { distribute, isCitus } from "./distribution.js";
 
 export type Pool = pg.Pool;
 export type Client = pg.PoolClient;
@@ -42,7 +43,10 @@ export function createPool(url: string, opts: PoolOptions = {}): Pool {
   return pool;
 }
 
-/** Applies the migrations not yet recorded, each in its own transaction, one process at a time. */
+/**
+ * Applies the migrations not yet recorded, each in its own transaction, one process at a time;
+ * on a Citus database then places every table not placed yet (distribution.ts).
+ */
 export async function migrate(pool: Pool): Promise<string[]> {
   const client = await pool.connect();
   const applied: string[] = [];
@@ -50,6 +54,9 @@ export async function migrate(pool: Pool): Promise<string[]> {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
     await client.query("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
     const done = new Set((await client.query<{ name: string }>("SELECT name FROM schema_migrations")).rows.map((r) => r.name));
+    // on Citus a migration may add a trigger to a distributed table (see distribution.ts)
+    const citus = await isCitus(client);
+    if (citus) await client.query("SET citus.enable_unsafe_triggers = on");
     const files = fs.readdirSync(MIGRATIONS_DIR).filter((f) => /^\d+_.*\.sql$/.test(f)).sort();
     for (const f of files) {
       if (done.has(f)) continue;
@@ -65,6 +72,8 @@ export async function migrate(pool: Pool): Promise<string[]> {
       }
       applied.push(f);
     }
+    await distribute(client);
+    if (citus) await client.query("RESET citus.enable_unsafe_triggers");
   } finally {
     await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => {});
     client.release();

@@ -5,15 +5,17 @@ import { parseJson } from "./rows.js";
 
 type Raw = Omit<CollectionView, "settings"> & { settings: string };
 
+// Every subquery names the tenant as $1 (every caller's first parameter), not through the outer
+// row: Citus routes a statement to one shard only when each table in it is pinned to the tenant.
 const VIEW = `
   SELECT c.tenant_id, c.id, c.name, c.description, c.settings, c.created_at,
     ARRAY(SELECT cs.data_source_id FROM collection_sources cs
-          WHERE cs.tenant_id = c.tenant_id AND cs.collection_id = c.id ORDER BY cs.data_source_id) AS data_source_ids,
-    (SELECT count(*) FROM collection_sources cs WHERE cs.tenant_id = c.tenant_id AND cs.collection_id = c.id)::int AS data_source_count,
+          WHERE cs.tenant_id = $1 AND cs.collection_id = c.id ORDER BY cs.data_source_id) AS data_source_ids,
+    (SELECT count(*) FROM collection_sources cs WHERE cs.tenant_id = $1 AND cs.collection_id = c.id)::int AS data_source_count,
     (SELECT count(*) FROM documents d JOIN collection_sources cs ON cs.tenant_id = d.tenant_id AND cs.data_source_id = d.data_source_id
-      WHERE cs.tenant_id = c.tenant_id AND cs.collection_id = c.id)::int AS document_count,
+      WHERE cs.tenant_id = $1 AND cs.collection_id = c.id)::int AS document_count,
     (SELECT count(*) FROM documents d JOIN collection_sources cs ON cs.tenant_id = d.tenant_id AND cs.data_source_id = d.data_source_id
-      WHERE cs.tenant_id = c.tenant_id AND cs.collection_id = c.id AND d.status = 'indexed')::int AS indexed_count
+      WHERE cs.tenant_id = $1 AND cs.collection_id = c.id AND d.status = 'indexed')::int AS indexed_count
   FROM collections c`;
 
 // sorted as the SQLite store sorts them (code units, not the database collation)
@@ -58,7 +60,7 @@ export function collectionMethods(pool: Pool): CollectionCatalog {
     async collectionScope(tenantId, id) {
       const r = await pool.query<{ settings: string; ids: string[] }>(
         `SELECT c.settings, ARRAY(SELECT cs.data_source_id FROM collection_sources cs
-                                  WHERE cs.tenant_id = c.tenant_id AND cs.collection_id = c.id) AS ids
+                                  WHERE cs.tenant_id = $1 AND cs.collection_id = c.id) AS ids
          FROM collections c WHERE c.tenant_id = $1 AND c.id = $2`,
         [tenantId, id],
       );

@@ -5,6 +5,7 @@ import type { VectorIndexStatus } from "../../content-types.js";
 import type { VectorStore } from "../../content-store.js";
 import { vectorTable } from "../../json.js";
 import { HNSW_EF_CONSTRUCTION, HNSW_M, HNSW_MAX_DIM } from "./pgvector.js";
+import { distributeTenantTable, isCitus } from "../distribution.js";
 
 const ENSURE_LOCK = 50_003;
 
@@ -44,6 +45,8 @@ async function createVectorTable(c: Client, indexName: string, dimension: number
        FOREIGN KEY (tenant_id, chunk_id) REFERENCES chunks (tenant_id, id) ON DELETE CASCADE
      )`,
   );
+  // on Citus, next to its tenant's chunks (one HNSW graph per shard); the indexes follow to the shards
+  if (await isCitus(c)) await distributeTenantTable(c, t);
   await c.query(`CREATE INDEX IF NOT EXISTS ${t}_scope ON ${t} (tenant_id, data_source_id)`);
   if (dimension <= HNSW_MAX_DIM) {
     await c.query(

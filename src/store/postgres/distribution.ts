@@ -1,0 +1,169 @@
+// Where each table lives when the database is a Citus cluster (docs/decisions.md, "Distribution
+// on Citus"). Plain PostgreSQL ignores all of this. `migrate` calls distribute() after the SQL
+// migrations, so a database that gained Citus later is distributed on its next migrate, and a
+// table added by a later migration is distributed by the run that creates it.
+import type pg from "pg";
+
+// db.ts imports this module; its Queryable is restated here so the two do not import each other
+type Queryable = Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">;
+
+export type Placement = "reference" | "tenant" | "coordinator";
+
+/**
+ * Every table of the schema, in an order where each foreign key's target comes first (Citus
+ * distributes a referencing table only once its target is distributed). tenant: hash-distributed
+ * by tenant_id, all co-located with `collections`; reference: a copy on every node, for small
+ * tables read before the tenant is known (keys by hash, sessions by token, users by email);
+ * coordinator: cross-tenant queues that stay on the coordinator.
+ */
+export const DISTRIBUTION: ReadonlyArray<readonly [table: string, placement: Placement]> = [
+  ["tenants", "reference"],
+  ["api_keys", "reference"],
+  ["users", "reference"],
+  ["sessions", "reference"],
+  ["account_tokens", "reference"],
+  ["vector_indexes", "reference"],
+  ["auth_attempts", "coordinator"],
+  ["jobs", "coordinator"],
+  ["schema_migrations", "coordinator"],
+  ["collections", "tenant"],
+  ["data_sources", "tenant"],
+  ["collection_sources", "tenant"],
+  ["documents", "tenant"],
+  ["chunks", "tenant"],
+  ["lexical_stats", "tenant"],
+  ["lexical_df", "tenant"],
+  ["lexical_postings", "tenant"],
+  ["usage_counters", "tenant"],
+  ["audit_log", "tenant"],
+  ["benchmark_suites", "tenant"],
+  ["benchmark_cases", "tenant"],
+  ["benchmark_runs", "tenant"],
+  ["benchmark_tunings", "tenant"],
+  ["crawl_jobs", "tenant"],
+  ["crawl_pages", "tenant"],
+  ["crawl_failures", "tenant"],
+  ["stored_files", "tenant"],
+  ["stored_file_chunks", "tenant"],
+];
+
+/** the table every tenant table is co-located with */
+export const COLOCATION_ANCHOR = "collections";
+
+/** true when the database has the Citus extension (the operator ran CREATE EXTENSION citus) */
+export async function isCitus(q: Queryable): Promise<boolean> {
+  const r = await q.query("SELECT 1 FROM pg_extension WHERE extname = 'citus'");
+  return (r.rowCount ?? 0) > 0;
+}
+
+interface Placed {
+  partmethod: string;
+  repmodel: string;
+}
+
+async function placedAs(q: Queryable, table: string): Promise<Placed | null> {
+  const r = await q.query<Placed>("SELECT partmethod, repmodel FROM pg_dist_partition WHERE logicalrelid = to_regclass($1)", [table]);
+  return r.rows[0] ?? null;
+}
+
+function isPlaced(p: Placed | null, placement: Placement): boolean {
+  if (placement === "coordinator") return true;
+  if (placement === "reference") return p?.partmethod === "n" && p.repmodel === "t";
+  return p?.partmethod === "h";
+}
+
+function citusError(what: string, err: unknown): Error {
+  const e = err as Error & { detail?: string; hint?: string };
+  return new Error(`Citus: ${what} failed: ${[e.message, e.detail, e.hint].filter(Boolean).join("; ")}`, { cause: err });
+}
+
+/** Distributes a tenant table by tenant_id next to the others (no-op when it is already). */
+export async function distributeTenantTable(q: Queryable, table: string): Promise<boolean> {
+  const p = await placedAs(q, table);
+  if (isPlaced(p, "tenant")) return false;
+  try {
+    // a table Citus took into its metadata on its own (a foreign key to a reference table) is
+    // handed back first: create_distributed_table wants a plain one
+    if (p) await q.query("SELECT undistribute_table($1)", [table]);
+    await q.query("SELECT create_distributed_table($1, 'tenant_id', colocate_with => $2)", [table, table === COLOCATION_ANCHOR ? "none" : COLOCATION_ANCHOR]);
+  } catch (err) {
+    throw citusError(`distributing ${table}`, err);
+  }
+  return true;
+}
+
+interface ForeignKey {
+  tbl: string;
+  name: string;
+  def: string;
+}
+
+async function foreignKeys(q: Queryable): Promise<ForeignKey[]> {
+  const r = await q.query<ForeignKey>(
+    `SELECT conrelid::regclass::text AS tbl, conname AS name, pg_get_constraintdef(oid) AS def
+     FROM pg_constraint WHERE contype = 'f' AND connamespace = 'public'::regnamespace ORDER BY conrelid::regclass::text, conname`,
+  );
+  return r.rows;
+}
+
+async function placeAll(q: Queryable, vecTables: string[]): Promise<string[]> {
+  const done: string[] = [];
+  for (const [table, placement] of DISTRIBUTION) {
+    if (isPlaced(await placedAs(q, table), placement)) continue;
+    if (placement === "reference") await q.query("SELECT create_reference_table($1)", [table]);
+    else await distributeTenantTable(q, table);
+    done.push(table);
+  }
+  for (const t of vecTables) if (await distributeTenantTable(q, t)) done.push(t);
+  return done;
+}
+
+/**
+ * Places every table of DISTRIBUTION (and the vector tables, vec_*) on a Citus database; returns
+ * the tables it placed this time. Runs under the migration lock, in one transaction. The foreign
+ * keys are dropped first and made again at the end: Citus would otherwise turn every table that
+ * references tenants into a coordinator-local table the moment tenants becomes a reference table,
+ * and it distributes a table only once everything it references is placed.
+ */
+export async function distribute(q: Queryable): Promise<string[]> {
+  if (!(await isCitus(q))) return [];
+  const vec = await q.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'vec\\_%' ORDER BY 1");
+  const vecTables = vec.rows.map((r) => r.name);
+  let pending = false;
+  for (const [table, placement] of DISTRIBUTION) if (!isPlaced(await placedAs(q, table), placement)) pending = true;
+  for (const t of vecTables) if (!isPlaced(await placedAs(q, t), "tenant")) pending = true;
+  if (!pending) return [];
+  await q.query("BEGIN");
+  try {
+    // the lexical statistics are kept by statement triggers on chunks (migration 051): Citus
+    // creates them on each shard, where they touch only the same tenant's co-located shards
+    await q.query("SET LOCAL citus.enable_unsafe_triggers = on");
+    // reference tables written after a parallel shard operation in one transaction: Citus asks
+    // for one connection per node throughout
+    await q.query("SET LOCAL citus.multi_shard_modify_mode = 'sequential'");
+    const fks = await foreignKeys(q);
+    for (const fk of fks) await q.query(`ALTER TABLE ${fk.tbl} DROP CONSTRAINT ${fk.name}`);
+    const done = await placeAll(q, vecTables);
+    for (const fk of fks) {
+      await q.query(`ALTER TABLE ${fk.tbl} ADD CONSTRAINT ${fk.name} ${fk.def}`).catch((err) => {
+        throw citusError(`the foreign key ${fk.name} of ${fk.tbl} (${fk.def})`, err);
+      });
+    }
+    await q.query("COMMIT");
+    return done;
+  } catch (err) {
+    await q.query("ROLLBACK");
+    throw err;
+  }
+}
+
+/** What `quarry migrate` prints about the cluster: null on one PostgreSQL. */
+export async function placementSummary(q: Queryable): Promise<{ distributed: number; reference: number } | null> {
+  if (!(await isCitus(q))) return null;
+  const r = await q.query<{ distributed: number; reference: number }>(
+    `SELECT count(*) FILTER (WHERE partmethod = 'h')::int AS distributed,
+            count(*) FILTER (WHERE partmethod = 'n' AND repmodel = 't')::int AS reference
+     FROM pg_dist_partition`,
+  );
+  return r.rows[0]!;
+}
