@@ -232,7 +232,7 @@ async function assembleJobs(b: Base): Promise<Jobs> {
     store,
     files,
     log,
-    config: { allowPrivateNetworks: config.crawlAllowPrivateNetworks, renderJs: config.crawlRenderJs },
+    config: { allowPrivateNetworks: config.crawlAllowPrivateNetworks, renderJs: config.crawlRenderJs, removeAfterMisses: config.crawlRemoveAfterMisses },
     queue: () => crawlQueue,
     ingestQueue: () => queue,
     observe: {

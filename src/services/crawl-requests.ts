@@ -24,7 +24,7 @@ export async function crawlRow(deps: Pick<CrawlServiceDeps, "store">, tenantId: 
 
 /** The row with its indexing progress, as the API shows it. */
 export async function crawlView(deps: Pick<CrawlServiceDeps, "store">, row: CrawlJobRow): Promise<CrawlOut> {
-  return crawlOut(row, await deps.store.crawls.indexProgress(row.id));
+  return crawlOut(row, await deps.store.crawls.indexProgress(row.id), await deps.store.freshness.outcomeCounts(row.id));
 }
 
 /** The URL policy's verdict as a 400; other failures (DNS) are returned for the caller to judge. */

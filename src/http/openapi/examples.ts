@@ -153,6 +153,10 @@ const crawl = {
   pages_failed: 0,
   render_js: false,
   include_paths: ["/guide/"],
+  pages_new: 2,
+  pages_changed: 1,
+  pages_unchanged: 9,
+  pages_removed: 1,
 };
 const run = {
   id: IDS.run,

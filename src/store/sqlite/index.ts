@@ -10,6 +10,7 @@ import { sqliteContent } from "./content/index.js";
 import { sqliteBenchmarks } from "./benchmarks.js";
 import { sqliteCrawls } from "./crawls.js";
 import { sqliteAudit } from "./audit.js";
+import { sqliteFreshness } from "./freshness.js";
 import { createVectorIndexes, type VectorIndexMode } from "./content/vector-indexes.js";
 import type { Quantization } from "./content/ann.js";
 
@@ -50,6 +51,7 @@ export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}):
     content: sqliteContent(db, vectors, opts.filterExactBelow === undefined ? {} : { filterExactBelow: opts.filterExactBelow }),
     benchmarks: sqliteBenchmarks(db),
     crawls: sqliteCrawls(db),
+    freshness: sqliteFreshness(db),
     audit: sqliteAudit(db),
     async ping() {
       db.prepare("SELECT 1").get();
