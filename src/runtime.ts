@@ -36,6 +36,8 @@ import { createEmbedder } from "./embed/index.js";
 import type { Embedder } from "./embed/types.js";
 import { SUPPORTED_FILE_TYPES } from "./ingest/sniff.js";
 import { MAX_PAGE_LIMIT, PAGE_SIZE_LIMIT_BYTES } from "./crawl/limits.js";
+import { assembleWebhooks, emitDocumentEvent } from "./runtime-webhooks.js";
+import type { WebhookService } from "./services/webhooks.js";
 
 
 export interface Runtime {
@@ -73,6 +75,10 @@ export interface Runtime {
   crawlQueue: JobQueue;
   /** the tuning jobs' own queue instance (POST /benchmarks/{id}/tune in the background) */
   tuneQueue: JobQueue;
+  /** webhook endpoints, events and their deliveries */
+  webhooks: WebhookService;
+  /** the webhook deliveries' own queue instance */
+  webhookQueue: JobQueue;
   /** null when the active profile cannot be served at all (see createEmbedder) */
   embedder: Embedder | null;
   /**
@@ -158,6 +164,8 @@ interface Jobs {
   crawls: CrawlService;
   crawlQueue: JobQueue;
   backfill: BackfillScheduler;
+  webhooks: WebhookService;
+  webhookQueue: JobQueue;
 }
 
 function openEmbedder(config: Config, profile: EmbeddingProfile, metrics: Metrics, log: Logger): Embedder | null {
@@ -213,6 +221,7 @@ async function assembleJobs(b: Base): Promise<Jobs> {
     store: store.content,
     log,
   });
+  const { webhooks, webhookQueue } = assembleWebhooks(queues, b);
   const queue = queues.create({
     name: "ingest",
     handlers: {
@@ -220,12 +229,16 @@ async function assembleJobs(b: Base): Promise<Jobs> {
         async (job) => {
           await ingest.handle(job);
           backfill.request(); // no-op unless chunks were committed without vectors
+          await emitDocumentEvent(webhooks, store, job);
         },
         { content: store.content, log, metrics },
       ),
     },
     concurrency: config.ingestWorkers,
-    onGiveUp: (job, error) => ingest.giveUp(job, error),
+    onGiveUp: async (job, error) => {
+      await ingest.giveUp(job, error);
+      await emitDocumentEvent(webhooks, store, job);
+    },
     recovery: [ingestRecovery(store)],
   });
   const crawls = createCrawlService({
@@ -235,6 +248,7 @@ async function assembleJobs(b: Base): Promise<Jobs> {
     config: { allowPrivateNetworks: config.crawlAllowPrivateNetworks, renderJs: config.crawlRenderJs, removeAfterMisses: config.crawlRemoveAfterMisses },
     queue: () => crawlQueue,
     ingestQueue: () => queue,
+    events: webhooks,
     observe: {
       page: (outcome) => metrics.crawlPages.inc({ outcome }),
       finished: (status) => metrics.crawls.inc({ status }),
@@ -254,7 +268,7 @@ async function assembleJobs(b: Base): Promise<Jobs> {
     log,
     ingestPending: async () => (await queue.pending()) > 0,
   });
-  return { ingest, queues, queue, crawls, crawlQueue, backfill };
+  return { ingest, queues, queue, crawls, crawlQueue, backfill, webhooks, webhookQueue };
 }
 
 function assembleEngine(b: Base, j: Jobs): Engine {
@@ -383,13 +397,14 @@ async function closeRuntime(b: Base, j: Queues, industryBenchmarks: IndustryBenc
   const crawlsInterrupted = await j.crawls.shutdown(); // running crawls go back to queued and resume at next start
   await crawlWorkersStopped;
   // a running tuning finishes, or (past the timeout) its job is taken over and starts over
-  await Promise.all([queue.stop(b.config.shutdownTimeoutMs), tuneQueue.stop(b.config.shutdownTimeoutMs)]);
-  const jobsLeft = await Promise.all([queue.pending(), crawlQueue.pending(), tuneQueue.pending()])
+  await Promise.all([queue.stop(b.config.shutdownTimeoutMs), tuneQueue.stop(b.config.shutdownTimeoutMs), j.webhookQueue.stop(b.config.shutdownTimeoutMs)]);
+  const jobsLeft = await Promise.all([queue.pending(), crawlQueue.pending(), tuneQueue.pending(), j.webhookQueue.pending()])
     .then((left) => left.reduce((a, n) => a + n, 0))
     .catch(() => null);
   await queue.close();
   await crawlQueue.close();
   await tuneQueue.close();
+  await j.webhookQueue.close();
   await j.queues.close();
   await b.embedder?.close();
   await b.mailer.close();
@@ -409,10 +424,12 @@ async function startBackground(b: Base, j: Queues): Promise<NodeJS.Timeout> {
     await j.queue.start(); // takes over ingest jobs left running by a dead process
     await j.crawlQueue.start();
     await j.tuneQueue.start();
+    await j.webhookQueue.start();
   } else {
     await j.queue.open();
     await j.crawlQueue.open();
     await j.tuneQueue.open();
+    await j.webhookQueue.open();
   }
   return auditPruner;
 }
@@ -444,6 +461,8 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     queue: j.queue,
     crawls: j.crawls,
     crawlQueue: j.crawlQueue,
+    webhooks: j.webhooks,
+    webhookQueue: j.webhookQueue,
     embedder,
     purgeTenantContent: b.purgeTenantContent,
     limits: { pageSizeLimitBytes: PAGE_SIZE_LIMIT_BYTES, maxPageLimit: MAX_PAGE_LIMIT, fileTypes: [...SUPPORTED_FILE_TYPES] },

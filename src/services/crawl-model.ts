@@ -11,6 +11,7 @@ import type { OutcomeCounts } from "../store/freshness-types.js";
 import type { JobQueue } from "../jobs/types.js";
 import { createUrlPolicy, describeError, type UrlGuard } from "../crawl/index.js";
 import { ServiceError } from "./errors.js";
+import type { WebhookEmitter } from "./webhooks.js";
 
 export const CRAWL_JOB_KIND = "crawl";
 /** Queue attempts of one crawl job; a crawl interrupted by a shutdown uses one and resumes. */
@@ -44,6 +45,8 @@ export interface CrawlServiceDeps {
   ingestQueue: () => Pick<JobQueue, "enqueue">;
   /** replaces the URL policy built from config (tests) */
   guard?: UrlGuard;
+  /** webhook events (crawl.completed, crawl.failed, source.synced); none in tests that leave it out */
+  events?: WebhookEmitter;
   /** counts for metrics: each page fetched or failed, each crawl that ended */
   observe?: { page(outcome: "fetched" | "failed"): void; finished(status: "completed" | "failed" | "cancelled"): void };
 }

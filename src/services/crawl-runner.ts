@@ -10,6 +10,7 @@ import { runCrawl, type CrawlProgress, type CrawlResult, type CrawlSink, type Pr
 import { CRAWL_JOB_KIND, failureMessage, queueJob, type CrawlServiceDeps, type RunningCrawls } from "./crawl-model.js";
 import { storePage } from "./crawl-pages.js";
 import { outcomeCounts, recordOutcome, settleMissedPages } from "./crawl-freshness.js";
+import { emitCrawlEnded } from "./crawl-events.js";
 
 /** How often a running crawl looks at its own row (cancelled by another process, source deleted). */
 const STATUS_CHECK_MS = 1_000;
@@ -220,11 +221,13 @@ async function endCrawlJob(deps: CrawlServiceDeps, ended: EndedJob, outcome: Cra
     if (!(await crawls.transition(row.id, ["running"], "failed", { ...counts, error }))) return endCancelled();
     await content.updateSource(row.tenant_id, row.data_source_id, { error });
     logFinished(deps, ended, "failed", { error });
+    await emitCrawlEnded(deps, row, error);
     return;
   }
   if (!(await crawls.transition(row.id, ["running"], "completed", { ...counts, error: null }))) return endCancelled();
   await content.updateSource(row.tenant_id, row.data_source_id, { error: null, last_synced_at: nowIso() });
   logFinished(deps, ended, "completed", { stop: outcome.result!.stopReason, requests: outcome.result!.requests, error: null });
+  await emitCrawlEnded(deps, row, null);
 }
 
 /** One line per finished crawl (tenant, ids, counts, duration, error), and the metric. */

@@ -7,6 +7,7 @@ import type { AccountStore, QuotaStore } from "./account-types.js";
 import type { BenchmarkStore } from "./benchmark-types.js";
 import type { CrawlStore } from "./crawl-types.js";
 import type { FreshnessStore } from "./freshness-types.js";
+import type { WebhookStore } from "./webhook-types.js";
 import type { AuditStore } from "./audit-types.js";
 import type { ApiKeyStore, TenantStore, UsageStore } from "./tenant-types.js";
 
@@ -24,6 +25,7 @@ export interface Store {
   crawls: CrawlStore;
   /** re-crawl bookkeeping: page outcomes, misses, text hashes */
   freshness: FreshnessStore;
+  webhooks: WebhookStore;
   audit: AuditStore;
   /** throws when the database cannot answer */
   ping(): Promise<void>;

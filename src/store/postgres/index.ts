@@ -11,6 +11,7 @@ import { pgBenchmarks } from "./benchmarks.js";
 import { pgCrawls } from "./crawls.js";
 import { pgAudit } from "./audit.js";
 import { pgFreshness } from "./freshness.js";
+import { pgWebhooks } from "./webhooks.js";
 import { postgresContent } from "./content/index.js";
 
 export interface PostgresStore extends Store {
@@ -48,6 +49,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     benchmarks: pgBenchmarks(pool),
     crawls: pgCrawls(pool),
     freshness: pgFreshness(pool),
+    webhooks: pgWebhooks(pool),
     audit: pgAudit(pool),
     async ping() {
       await pool.query("SELECT 1");

@@ -11,6 +11,7 @@ import { sqliteBenchmarks } from "./benchmarks.js";
 import { sqliteCrawls } from "./crawls.js";
 import { sqliteAudit } from "./audit.js";
 import { sqliteFreshness } from "./freshness.js";
+import { sqliteWebhooks } from "./webhooks.js";
 import { createVectorIndexes, type VectorIndexMode } from "./content/vector-indexes.js";
 import type { Quantization } from "./content/ann.js";
 
@@ -52,6 +53,7 @@ export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}):
     benchmarks: sqliteBenchmarks(db),
     crawls: sqliteCrawls(db),
     freshness: sqliteFreshness(db),
+    webhooks: sqliteWebhooks(db),
     audit: sqliteAudit(db),
     async ping() {
       db.prepare("SELECT 1").get();

@@ -1,0 +1,42 @@
+// The webhook part of the composition root: the service, its own queue (deliveries never wait
+// behind ingest or crawl jobs), and the document events raised after each ingest job.
+import type { Logger } from "pino";
+import type { Config } from "./config.js";
+import type { Store } from "./store/types.js";
+import type { JobQueue, QueueBackend, QueuedJob } from "./jobs/index.js";
+import { createUrlPolicy } from "./crawl/index.js";
+import { WEBHOOK_JOB_KIND } from "./services/webhook-model.js";
+import { createWebhookService, type WebhookService } from "./services/webhooks.js";
+
+export interface WebhookParts {
+  webhooks: WebhookService;
+  webhookQueue: JobQueue;
+}
+
+export function assembleWebhooks(queues: QueueBackend, b: { store: Store; log: Logger; config: Config }): WebhookParts {
+  const { config } = b;
+  let webhookQueue: JobQueue | null = null;
+  const webhooks = createWebhookService({
+    store: b.store,
+    log: b.log,
+    guard: createUrlPolicy({ allowPrivateNetworks: config.crawlAllowPrivateNetworks }),
+    queue: () => webhookQueue!,
+    config: { retryDelaysMs: config.webhookRetryDelaysMs, timeoutMs: config.webhookTimeoutMs, disableAfterFailures: config.webhookDisableAfterFailures },
+  });
+  webhookQueue = queues.create({
+    name: "webhook",
+    handlers: { [WEBHOOK_JOB_KIND]: (job) => webhooks.handle(job) },
+    concurrency: 4,
+    recovery: [webhooks.recover],
+  });
+  return { webhooks, webhookQueue };
+}
+
+/** After an ingest job (or the queue giving up on one): document.indexed or document.failed. */
+export async function emitDocumentEvent(webhooks: WebhookService, store: Store, job: Pick<QueuedJob, "tenant_id" | "subject" | "kind">): Promise<void> {
+  if (job.kind !== "ingest") return;
+  const doc = await store.content.getDocument(job.tenant_id, job.subject).catch(() => null);
+  if (!doc || (doc.status !== "indexed" && doc.status !== "failed")) return;
+  const data = { document_id: doc.id, data_source_id: doc.data_source_id, source: doc.source, title: doc.title, status: doc.status, error: doc.error, chunk_count: doc.chunk_count };
+  await webhooks.emit(job.tenant_id, doc.status === "indexed" ? "document.indexed" : "document.failed", data, { sourceId: doc.data_source_id });
+}
