@@ -83,9 +83,11 @@ export interface CrawlOut {
   pages_unchanged: number;
   /** pages this crawl removed from the index (gone, or missed by consecutive crawls) */
   pages_removed: number;
+  /** failed pages that keep their last good version (5xx, timeouts): still searchable, stale */
+  pages_stale: number;
 }
 
-const NO_OUTCOMES: OutcomeCounts = { new: 0, changed: 0, unchanged: 0, removed: 0, failed: 0 };
+const NO_OUTCOMES: OutcomeCounts & { stale: number } = { new: 0, changed: 0, unchanged: 0, removed: 0, failed: 0, stale: 0 };
 
 export const crawlOut = (r: CrawlJobRow, progress: CrawlIndexProgress = { pending: 0, indexed: 0, failed: 0 }, outcomes = NO_OUTCOMES): CrawlOut => ({
   id: r.id,
@@ -108,6 +110,7 @@ export const crawlOut = (r: CrawlJobRow, progress: CrawlIndexProgress = { pendin
   pages_changed: outcomes.changed,
   pages_unchanged: outcomes.unchanged,
   pages_removed: outcomes.removed,
+  pages_stale: outcomes.stale,
 });
 
 export interface CrawlCreateBody {

@@ -55,8 +55,8 @@ export interface FreshnessStore {
   setMiss(row: PageMiss): Promise<void>;
   /** forgets a removed page: its crawl_pages row and its misses */
   forgetPage(sourceId: string, url: string): Promise<void>;
-  /** pages of the source kept at their last good version after a failed fetch */
-  staleCount(sourceId: string): Promise<number>;
+  /** pages that failed in the job (not 404/410) but kept their document, its last good version: stale */
+  staleCount(jobId: string): Promise<number>;
   textHash(tenantId: string, documentId: string): Promise<string | null>;
   setTextHash(tenantId: string, documentId: string, hash: string): Promise<void>;
   /**

@@ -88,7 +88,7 @@ describe("re-crawl freshness", () => {
     const from = site.hits.length;
     const job = await crawl();
     // changed: / (its links), /b (text) and /markup (bytes); unchanged: /a (304) and /lm (lastmod); failed: /gone, /flaky
-    expect(job).toMatchObject({ status: "completed", pages_new: 0, pages_changed: 3, pages_unchanged: 2, pages_removed: 0, pages_failed: 2, pages_crawled: 5 });
+    expect(job).toMatchObject({ status: "completed", pages_new: 0, pages_changed: 3, pages_unchanged: 2, pages_removed: 0, pages_failed: 2, pages_stale: 1, pages_crawled: 5 });
     // conditional requests were sent and a 304 page was not stored again
     const a = hitsSince(from, "/a");
     expect(a).toHaveLength(1);
@@ -111,7 +111,7 @@ describe("re-crawl freshness", () => {
 
   it("a second miss removes the page with its chunks; a page failing with 503 stays", async () => {
     const job = await crawl();
-    expect(job).toMatchObject({ status: "completed", pages_new: 0, pages_changed: 0, pages_unchanged: 5, pages_removed: 2, pages_failed: 1 });
+    expect(job).toMatchObject({ status: "completed", pages_new: 0, pages_changed: 0, pages_unchanged: 5, pages_removed: 2, pages_failed: 1, pages_stale: 1 });
     const after = await byPath();
     expect(after.has("/gone")).toBe(false);
     expect(after.has("/c")).toBe(false);
@@ -126,7 +126,7 @@ describe("re-crawl freshness", () => {
     now.flaky = false;
     now.homeLinks = ["/a", "/b", "/gone", "/flaky", "/markup"];
     const job = await crawl();
-    expect(job).toMatchObject({ status: "completed", pages_new: 1, pages_removed: 0, pages_failed: 0 });
+    expect(job).toMatchObject({ status: "completed", pages_new: 1, pages_removed: 0, pages_failed: 0, pages_stale: 0 });
     expect((await byPath()).has("/gone")).toBe(true);
   });
 });

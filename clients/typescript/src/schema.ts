@@ -1642,6 +1642,8 @@ export interface components {
             pages_changed?: number;
             /** @description pages the source had, unchanged (304, sitemap lastmod, or the same content): neither parsed nor indexed again */
             pages_unchanged?: number;
+            /** @description of pages_failed, pages that keep their last good version (5xx, timeout): still searchable */
+            pages_stale?: number;
             /** @description pages removed from the index by this crawl: gone (404/410) or not found, in CRAWL_REMOVE_AFTER_MISSES consecutive crawls */
             pages_removed?: number;
         };
@@ -6243,7 +6245,8 @@ export interface operations {
                      *         "pages_new": 2,
                      *         "pages_changed": 1,
                      *         "pages_unchanged": 9,
-                     *         "pages_removed": 1
+                     *         "pages_removed": 1,
+                     *         "pages_stale": 0
                      *       }
                      *     ]
                      */
@@ -6376,7 +6379,8 @@ export interface operations {
                      *       "pages_new": 2,
                      *       "pages_changed": 1,
                      *       "pages_unchanged": 9,
-                     *       "pages_removed": 1
+                     *       "pages_removed": 1,
+                     *       "pages_stale": 0
                      *     }
                      */
                     "application/json": components["schemas"]["CrawlOut"];
@@ -6551,7 +6555,8 @@ export interface operations {
                      *       "pages_new": 2,
                      *       "pages_changed": 1,
                      *       "pages_unchanged": 9,
-                     *       "pages_removed": 1
+                     *       "pages_removed": 1,
+                     *       "pages_stale": 0
                      *     }
                      */
                     "application/json": components["schemas"]["CrawlOut"];
@@ -6776,7 +6781,8 @@ export interface operations {
                      *       "pages_new": 2,
                      *       "pages_changed": 1,
                      *       "pages_unchanged": 9,
-                     *       "pages_removed": 1
+                     *       "pages_removed": 1,
+                     *       "pages_stale": 0
                      *     }
                      */
                     "application/json": components["schemas"]["CrawlOut"];
@@ -6885,7 +6891,8 @@ export interface operations {
                      *       "pages_new": 2,
                      *       "pages_changed": 1,
                      *       "pages_unchanged": 9,
-                     *       "pages_removed": 1
+                     *       "pages_removed": 1,
+                     *       "pages_stale": 0
                      *     }
                      */
                     "application/json": components["schemas"]["CrawlOut"];

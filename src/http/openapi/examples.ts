@@ -157,6 +157,7 @@ const crawl = {
   pages_changed: 1,
   pages_unchanged: 9,
   pages_removed: 1,
+  pages_stale: 0,
 };
 const webhook = {
   id: "whep_5d1c7a9e3f2b8c4d6a0e",

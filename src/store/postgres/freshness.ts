@@ -65,8 +65,13 @@ function missMethods(pool: Pool): MissMethods {
         await c.query("DELETE FROM crawl_page_misses WHERE data_source_id = $1 AND url = $2", [sourceId, url]);
       });
     },
-    async staleCount(sourceId) {
-      const r = await pool.query<{ n: string }>("SELECT count(*) AS n FROM crawl_page_misses WHERE data_source_id = $1 AND stale_since IS NOT NULL", [sourceId]);
+    async staleCount(jobId) {
+      const r = await pool.query<{ n: string }>(
+        `SELECT count(*) AS n FROM crawl_page_outcomes o
+           JOIN crawl_pages p ON p.data_source_id = o.data_source_id AND p.url = o.url AND p.document_id IS NOT NULL
+          WHERE o.job_id = $1 AND o.outcome = 'failed' AND coalesce(o.http_status, 0) NOT IN (404, 410)`,
+        [jobId],
+      );
       return Number(r.rows[0]?.n ?? 0);
     },
   };

@@ -62,8 +62,16 @@ function missMethods(db: DB): MissMethods {
       db.prepare("DELETE FROM crawl_pages WHERE data_source_id = ? AND url = ?").run(sourceId, url);
       db.prepare("DELETE FROM crawl_page_misses WHERE data_source_id = ? AND url = ?").run(sourceId, url);
     },
-    async staleCount(sourceId) {
-      return (db.prepare("SELECT count(*) AS n FROM crawl_page_misses WHERE data_source_id = ? AND stale_since IS NOT NULL").get(sourceId) as { n: number }).n;
+    async staleCount(jobId) {
+      return (
+        db
+          .prepare(
+            `SELECT count(*) AS n FROM crawl_page_outcomes o
+               JOIN crawl_pages p ON p.data_source_id = o.data_source_id AND p.url = o.url AND p.document_id IS NOT NULL
+              WHERE o.job_id = ? AND o.outcome = 'failed' AND coalesce(o.http_status, 0) NOT IN (404, 410)`,
+          )
+          .get(jobId) as { n: number }
+      ).n;
     },
   };
 }
