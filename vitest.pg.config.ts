@@ -27,6 +27,7 @@ export default defineConfig({
       "test/crawl-api/policy.test.ts",
       "test/crawl-api/freshness.test.ts",
       "test/webhooks/webhooks.test.ts",
+      "test/crawl-api/schedules.test.ts",
       "test/hardening/audit-log.test.ts",
       "test/search-api/lexical-exactness.test.ts",
       "test/search-api/exact-match.test.ts",

@@ -26,6 +26,8 @@ export interface Config {
   webhookRetryDelaysMs: number[];
   webhookTimeoutMs: number;
   webhookDisableAfterFailures: number;
+  /** how often a worker process looks for due source schedules */
+  scheduleCheckMs: number;
   chromiumPath: string;
   requireEmailVerification: boolean;
   defaultPlan: string;
@@ -91,6 +93,7 @@ export const SETTINGS: Setting[] = [
   { env: "WEBHOOK_RETRY_DELAYS", default: "5,300,1800,7200,18000,36000,36000", doc: "Seconds before each retry of a failed webhook delivery, comma-separated (default: 8 attempts over about 27.6 hours)" },
   { env: "WEBHOOK_TIMEOUT_SECONDS", default: "10", doc: "How long a webhook receiver may take to answer a delivery" },
   { env: "WEBHOOK_DISABLE_AFTER_FAILURES", default: "5", doc: "Consecutive deliveries that failed every attempt before an endpoint is disabled (a 410 Gone disables it at once)" },
+  { env: "SCHEDULE_CHECK_SECONDS", default: "30", doc: "How often each worker process starts the syncs of data sources whose schedule is due (one process runs each due time)" },
   { env: "CHROMIUM_PATH", default: "/usr/bin/chromium", doc: "Chromium binary for render_js" },
   { env: "REQUIRE_EMAIL_VERIFICATION", default: "true", doc: "Refuse ingest calls of signed-up workspaces until the owner's email is verified" },
   { env: "DEFAULT_PLAN", default: "free", doc: "Plan of new workspaces: free, pro or enterprise" },
@@ -212,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetryDelaysMs: webhookRetryDelays(env),
     webhookTimeoutMs: int(env, "WEBHOOK_TIMEOUT_SECONDS", 10, 1, 120) * 1000,
     webhookDisableAfterFailures: int(env, "WEBHOOK_DISABLE_AFTER_FAILURES", 5, 1, 1000),
+    scheduleCheckMs: int(env, "SCHEDULE_CHECK_SECONDS", 30, 1, 3600) * 1000,
     chromiumPath,
     requireEmailVerification: bool(env, "REQUIRE_EMAIL_VERIFICATION", true),
     defaultPlan,

@@ -1,5 +1,6 @@
-// The webhook part of the composition root: the service, its own queue (deliveries never wait
-// behind ingest or crawl jobs), and the document events raised after each ingest job.
+// The webhook and schedule parts of the composition root: the webhook service, its own queue
+// (deliveries never wait behind ingest or crawl jobs), the document events raised after each
+// ingest job, and the timer that starts scheduled syncs.
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import type { Store } from "./store/types.js";
@@ -7,6 +8,8 @@ import type { JobQueue, QueueBackend, QueuedJob } from "./jobs/index.js";
 import { createUrlPolicy } from "./crawl/index.js";
 import { WEBHOOK_JOB_KIND } from "./services/webhook-model.js";
 import { createWebhookService, type WebhookService } from "./services/webhooks.js";
+import { createScheduleService } from "./services/schedules.js";
+import type { CrawlService } from "./services/crawls.js";
 
 export interface WebhookParts {
   webhooks: WebhookService;
@@ -39,4 +42,25 @@ export async function emitDocumentEvent(webhooks: WebhookService, store: Store, 
   if (!doc || (doc.status !== "indexed" && doc.status !== "failed")) return;
   const data = { document_id: doc.id, data_source_id: doc.data_source_id, source: doc.source, title: doc.title, status: doc.status, error: doc.error, chunk_count: doc.chunk_count };
   await webhooks.emit(job.tenant_id, doc.status === "indexed" ? "document.indexed" : "document.failed", data, { sourceId: doc.data_source_id });
+}
+
+/**
+ * Source schedules: the service, and in a worker process a timer that starts due syncs (every
+ * process may tick; the store's compare-and-set lets one of them run each due time).
+ */
+export function assembleSchedules(b: { store: Store; log: Logger; config: Config; workers: boolean }, crawls: Pick<CrawlService, "create">) {
+  const schedules = createScheduleService({ store: b.store, log: b.log, startCrawl: (p, body) => crawls.create(p, body) });
+  let timer: NodeJS.Timeout | null = null;
+  return {
+    schedules,
+    start() {
+      if (!b.workers || timer) return;
+      timer = setInterval(() => void schedules.tick().catch((err: unknown) => b.log.warn({ err }, "schedule check failed")), b.config.scheduleCheckMs);
+      timer.unref();
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+    },
+  };
 }

@@ -36,7 +36,8 @@ import { createEmbedder } from "./embed/index.js";
 import type { Embedder } from "./embed/types.js";
 import { SUPPORTED_FILE_TYPES } from "./ingest/sniff.js";
 import { MAX_PAGE_LIMIT, PAGE_SIZE_LIMIT_BYTES } from "./crawl/limits.js";
-import { assembleWebhooks, emitDocumentEvent } from "./runtime-webhooks.js";
+import { assembleSchedules, assembleWebhooks, emitDocumentEvent } from "./runtime-webhooks.js";
+import type { ScheduleService } from "./services/schedules.js";
 import type { WebhookService } from "./services/webhooks.js";
 
 
@@ -79,6 +80,8 @@ export interface Runtime {
   webhooks: WebhookService;
   /** the webhook deliveries' own queue instance */
   webhookQueue: JobQueue;
+  /** schedules of crawled sources, and sync now */
+  schedules: ScheduleService;
   /** null when the active profile cannot be served at all (see createEmbedder) */
   embedder: Embedder | null;
   /**
@@ -166,6 +169,7 @@ interface Jobs {
   backfill: BackfillScheduler;
   webhooks: WebhookService;
   webhookQueue: JobQueue;
+  scheduler: ReturnType<typeof assembleSchedules>;
 }
 
 function openEmbedder(config: Config, profile: EmbeddingProfile, metrics: Metrics, log: Logger): Embedder | null {
@@ -268,7 +272,8 @@ async function assembleJobs(b: Base): Promise<Jobs> {
     log,
     ingestPending: async () => (await queue.pending()) > 0,
   });
-  return { ingest, queues, queue, crawls, crawlQueue, backfill, webhooks, webhookQueue };
+  const scheduler = assembleSchedules(b, crawls);
+  return { ingest, queues, queue, crawls, crawlQueue, backfill, webhooks, webhookQueue, scheduler };
 }
 
 function assembleEngine(b: Base, j: Jobs): Engine {
@@ -391,6 +396,7 @@ async function extraHealthChecks(b: Base, j: Queues): Promise<Record<string, Che
 async function closeRuntime(b: Base, j: Queues, industryBenchmarks: IndustryBenchmarkService, auditPruner: NodeJS.Timeout | undefined): Promise<ShutdownSummary> {
   const { queue, crawlQueue, tuneQueue } = j;
   clearInterval(auditPruner);
+  j.scheduler.stop();
   await industryBenchmarks.close();
   await j.backfill.stop();
   const crawlWorkersStopped = crawlQueue.stop(b.config.shutdownTimeoutMs); // stops claiming at once
@@ -425,6 +431,7 @@ async function startBackground(b: Base, j: Queues): Promise<NodeJS.Timeout> {
     await j.crawlQueue.start();
     await j.tuneQueue.start();
     await j.webhookQueue.start();
+    j.scheduler.start();
   } else {
     await j.queue.open();
     await j.crawlQueue.open();
@@ -463,6 +470,7 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     crawlQueue: j.crawlQueue,
     webhooks: j.webhooks,
     webhookQueue: j.webhookQueue,
+    schedules: j.scheduler.schedules,
     embedder,
     purgeTenantContent: b.purgeTenantContent,
     limits: { pageSizeLimitBytes: PAGE_SIZE_LIMIT_BYTES, maxPageLimit: MAX_PAGE_LIMIT, fileTypes: [...SUPPORTED_FILE_TYPES] },

@@ -27,6 +27,7 @@ import { crawlRoutes } from "./routes/crawl.js";
 import { benchmarkRoutes } from "./routes/benchmarks.js";
 import { auditRoutes } from "./routes/audit.js";
 import { webhookRoutes } from "./routes/webhooks.js";
+import { scheduleRoutes } from "./routes/schedules.js";
 import { agentRoutes } from "./mcp/routes.js";
 import { consoleRoutes, defaultConsoleDir } from "./console.js";
 
@@ -120,6 +121,7 @@ async function registerRoutes(app: TypedApp, rt: Runtime) {
   await app.register(benchmarkRoutes({ benchmarks: rt.benchmarks, industryBenchmarks: rt.industryBenchmarks }));
   await app.register(auditRoutes({ audit: rt.audit }));
   await app.register(webhookRoutes({ webhooks: rt.webhooks }));
+  await app.register(scheduleRoutes({ schedules: rt.schedules }));
   await app.register(
     agentRoutes({
       collections: rt.collections,

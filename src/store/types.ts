@@ -8,6 +8,7 @@ import type { BenchmarkStore } from "./benchmark-types.js";
 import type { CrawlStore } from "./crawl-types.js";
 import type { FreshnessStore } from "./freshness-types.js";
 import type { WebhookStore } from "./webhook-types.js";
+import type { ScheduleStore } from "./schedule-types.js";
 import type { AuditStore } from "./audit-types.js";
 import type { ApiKeyStore, TenantStore, UsageStore } from "./tenant-types.js";
 
@@ -26,6 +27,7 @@ export interface Store {
   /** re-crawl bookkeeping: page outcomes, misses, text hashes */
   freshness: FreshnessStore;
   webhooks: WebhookStore;
+  schedules: ScheduleStore;
   audit: AuditStore;
   /** throws when the database cannot answer */
   ping(): Promise<void>;

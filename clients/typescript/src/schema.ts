@@ -1166,6 +1166,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/data-sources/{data_source_id}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The source's schedule and its next run
+         * @description Required scope: `search`.
+         */
+        get: operations["getSourceSchedule"];
+        /**
+         * Re-crawl a website source on a schedule, with its saved crawl settings
+         * @description Required scope: `ingest`.
+         */
+        put: operations["setSourceSchedule"];
+        post?: never;
+        /**
+         * Stop syncing the source on a schedule
+         * @description Required scope: `ingest`.
+         */
+        delete: operations["deleteSourceSchedule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/data-sources/{data_source_id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-crawl a website source now with its saved settings
+         * @description Required scope: `ingest`.
+         */
+        post: operations["syncSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tool-calls": {
         parameters: {
             query?: never;
@@ -2004,6 +2052,18 @@ export interface components {
             token_estimate: number;
             /** @description Ready-to-paste context block when format is text; null otherwise. */
             text: string | null;
+        };
+        ScheduleOut: {
+            data_source_id: string;
+            schedule: string;
+            /** Format: date-time */
+            next_run_at: string;
+            /** Format: date-time */
+            last_run_at: string | null;
+        };
+        ScheduleSet: {
+            /** @description hourly, daily, weekly, or a five-field cron expression in UTC (e.g. '30 2 * * 1-5'); the free plan allows at most daily */
+            schedule: string;
         };
         /** @description Restricts the search to documents that match, in the style of MongoDB filters. Fields: `data_source_id`, `document_id`, `file_type`, `created_at`, `updated_at` (ISO 8601) and `metadata.<key>` (nested keys with dots). A bare value means equals; operators `$eq`, `$ne`, `$in`, `$nin`, `$gt`, `$gte`, `$lt`, `$lte`, `$exists` (metadata only); combinators `$and`, `$or` (arrays of filters) and `$not` (a filter). Several keys in one object must all match. The results are the best of the matching documents, not a filtered page of the unfiltered results. A filter that cannot be read answers 422 naming the part to change. */
         SearchFilter: {
@@ -9282,6 +9342,418 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "A crawl of this data source is already running; cancel it or wait for it to finish."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSourceSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example src_8d2e61b0c4a97f3e5d21 */
+                data_source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule with its next and last run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data_source_id": "src_1b7c3d9e0f2a4b6c8d0e",
+                     *       "schedule": "daily",
+                     *       "next_run_at": "2026-11-28T00:00:00Z",
+                     *       "last_run_at": "2026-11-27T00:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduleOut"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setSourceSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example src_8d2e61b0c4a97f3e5d21 */
+                data_source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "schedule": "daily"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScheduleSet"];
+            };
+        };
+        responses: {
+            /** @description The schedule with its next run (UTC). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data_source_id": "src_1b7c3d9e0f2a4b6c8d0e",
+                     *       "schedule": "daily",
+                     *       "next_run_at": "2026-11-28T00:00:00Z",
+                     *       "last_run_at": "2026-11-27T00:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduleOut"];
+                };
+            };
+            /** @description The request cannot be carried out as sent (for example a crawl URL the policy refuses, or an option the deployment does not allow); `detail` says what to change. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The URL resolves to a private network address; crawl a public site."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    deleteSourceSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example src_8d2e61b0c4a97f3e5d21 */
+                data_source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; the source syncs only when asked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    syncSource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example src_8d2e61b0c4a97f3e5d21 */
+                data_source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The crawl job, queued with the source's saved settings. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "crawl_5e0a7c3b9d1f2e4a6b8c",
+                     *       "data_source_id": "src_1b7c3d9e0f2a4b6c8d0e",
+                     *       "url": "https://docs.example.com/",
+                     *       "status": "running",
+                     *       "pages_crawled": 12,
+                     *       "page_limit": 25,
+                     *       "max_depth": 2,
+                     *       "error": null,
+                     *       "created_at": "2026-11-23T09:30:00.000Z",
+                     *       "started_at": "2026-11-23T09:31:12.000Z",
+                     *       "finished_at": null,
+                     *       "pages_failed": 0,
+                     *       "render_js": false,
+                     *       "include_paths": [
+                     *         "/guide/"
+                     *       ],
+                     *       "pages_new": 2,
+                     *       "pages_changed": 1,
+                     *       "pages_unchanged": 9,
+                     *       "pages_removed": 1,
+                     *       "pages_stale": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CrawlOut"];
+                };
+            };
+            /** @description The request cannot be carried out as sent (for example a crawl URL the policy refuses, or an option the deployment does not allow); `detail` says what to change. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The URL resolves to a private network address; crawl a public site."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (for example a crawl already running); `detail` says what to do. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A crawl of this data source is already running; cancel it or wait for it to finish."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (for example the job queue, so the crawl did not start); retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The job queue is unavailable, so the crawl did not start; retry in a minute."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

@@ -383,6 +383,8 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   CrawlOut: crawl,
   WebhookCreate: { url: "https://app.example.com/hooks/quarry", events: ["crawl.completed", "document.failed"], collection_id: IDS.collection, description: "Rebuild the help widget" },
   WebhookOut: webhook,
+  ScheduleSet: { schedule: "daily" },
+  ScheduleOut: { data_source_id: IDS.website, schedule: "daily", next_run_at: "2026-11-28T00:00:00Z", last_run_at: "2026-11-27T00:00:00Z" },
   WebhookCreated: { ...webhook, secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw" },
   WebhookDeliveryOut: {
     id: "msg_2a9f0c4e1b7d3a5c8e6f",

@@ -12,6 +12,7 @@ import { pgCrawls } from "./crawls.js";
 import { pgAudit } from "./audit.js";
 import { pgFreshness } from "./freshness.js";
 import { pgWebhooks } from "./webhooks.js";
+import { pgSchedules } from "./schedules.js";
 import { postgresContent } from "./content/index.js";
 
 export interface PostgresStore extends Store {
@@ -50,6 +51,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     crawls: pgCrawls(pool),
     freshness: pgFreshness(pool),
     webhooks: pgWebhooks(pool),
+    schedules: pgSchedules(pool),
     audit: pgAudit(pool),
     async ping() {
       await pool.query("SELECT 1");

@@ -12,6 +12,7 @@ import { sqliteCrawls } from "./crawls.js";
 import { sqliteAudit } from "./audit.js";
 import { sqliteFreshness } from "./freshness.js";
 import { sqliteWebhooks } from "./webhooks.js";
+import { sqliteSchedules } from "./schedules.js";
 import { createVectorIndexes, type VectorIndexMode } from "./content/vector-indexes.js";
 import type { Quantization } from "./content/ann.js";
 
@@ -54,6 +55,7 @@ export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}):
     crawls: sqliteCrawls(db),
     freshness: sqliteFreshness(db),
     webhooks: sqliteWebhooks(db),
+    schedules: sqliteSchedules(db),
     audit: sqliteAudit(db),
     async ping() {
       db.prepare("SELECT 1").get();
