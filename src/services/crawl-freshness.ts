@@ -45,8 +45,10 @@ export async function settleMissedPages(deps: Deps, row: CrawlJobRow, complete: 
   const failed = await freshness.failedStatuses(row.id);
   const removed: string[] = [];
   for (const page of await freshness.missedPages(row.data_source_id, row.id)) {
+    // another attempt of this job (one running beside it, or before a crash) counted it already
+    if (page.miss_job_id === row.id) continue;
     const status = failed.get(page.url);
-    const miss = { tenant_id: row.tenant_id, data_source_id: row.data_source_id, url: page.url };
+    const miss = { tenant_id: row.tenant_id, data_source_id: row.data_source_id, url: page.url, job_id: row.id };
     if (status !== undefined && !isGone(status)) {
       await freshness.setMiss({ ...miss, misses: page.misses, stale_since: page.stale_since ?? nowIso(), reason: `HTTP ${status ?? "no answer"}` });
       continue;

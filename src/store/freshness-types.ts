@@ -27,6 +27,8 @@ export interface MissedPage {
   /** consecutive crawls before this one that missed it */
   misses: number;
   stale_since: string | null;
+  /** the job that counted the latest miss */
+  miss_job_id: string | null;
 }
 
 export interface PageMiss {
@@ -36,6 +38,7 @@ export interface PageMiss {
   misses: number;
   stale_since: string | null;
   reason: string | null;
+  job_id: string;
 }
 
 export interface FreshnessStore {

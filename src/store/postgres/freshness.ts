@@ -45,7 +45,7 @@ function missMethods(pool: Pool): MissMethods {
   return {
     async missedPages(sourceId, jobId) {
       const r = await pool.query<MissedPage>(
-        `SELECT p.url, p.document_id, coalesce(m.misses, 0) AS misses, m.stale_since
+        `SELECT p.url, p.document_id, coalesce(m.misses, 0) AS misses, m.stale_since, m.job_id AS miss_job_id
            FROM crawl_pages p LEFT JOIN crawl_page_misses m ON m.data_source_id = p.data_source_id AND m.url = p.url
           WHERE p.data_source_id = $1 AND p.job_id <> $2 AND p.document_id IS NOT NULL ORDER BY p.url`,
         [sourceId, jobId],
@@ -54,9 +54,9 @@ function missMethods(pool: Pool): MissMethods {
     },
     async setMiss(m) {
       await pool.query(
-        `INSERT INTO crawl_page_misses (tenant_id, data_source_id, url, misses, stale_since, reason) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (data_source_id, url) DO UPDATE SET misses = excluded.misses, stale_since = excluded.stale_since, reason = excluded.reason`,
-        [m.tenant_id, m.data_source_id, m.url, m.misses, m.stale_since, m.reason],
+        `INSERT INTO crawl_page_misses (tenant_id, data_source_id, url, misses, stale_since, reason, job_id) VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (data_source_id, url) DO UPDATE SET misses = excluded.misses, stale_since = excluded.stale_since, reason = excluded.reason, job_id = excluded.job_id`,
+        [m.tenant_id, m.data_source_id, m.url, m.misses, m.stale_since, m.reason, m.job_id],
       );
     },
     async forgetPage(sourceId, url) {

@@ -46,7 +46,7 @@ function missMethods(db: DB): MissMethods {
     async missedPages(sourceId, jobId) {
       return db
         .prepare(
-          `SELECT p.url, p.document_id, coalesce(m.misses, 0) AS misses, m.stale_since
+          `SELECT p.url, p.document_id, coalesce(m.misses, 0) AS misses, m.stale_since, m.job_id AS miss_job_id
              FROM crawl_pages p LEFT JOIN crawl_page_misses m ON m.data_source_id = p.data_source_id AND m.url = p.url
             WHERE p.data_source_id = ? AND p.job_id <> ? AND p.document_id IS NOT NULL ORDER BY p.url`,
         )
@@ -54,9 +54,9 @@ function missMethods(db: DB): MissMethods {
     },
     async setMiss(m) {
       db.prepare(
-        `INSERT INTO crawl_page_misses (tenant_id, data_source_id, url, misses, stale_since, reason) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (data_source_id, url) DO UPDATE SET misses = excluded.misses, stale_since = excluded.stale_since, reason = excluded.reason`,
-      ).run(m.tenant_id, m.data_source_id, m.url, m.misses, m.stale_since, m.reason);
+        `INSERT INTO crawl_page_misses (tenant_id, data_source_id, url, misses, stale_since, reason, job_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (data_source_id, url) DO UPDATE SET misses = excluded.misses, stale_since = excluded.stale_since, reason = excluded.reason, job_id = excluded.job_id`,
+      ).run(m.tenant_id, m.data_source_id, m.url, m.misses, m.stale_since, m.reason, m.job_id);
     },
     async forgetPage(sourceId, url) {
       db.prepare("DELETE FROM crawl_pages WHERE data_source_id = ? AND url = ?").run(sourceId, url);

@@ -21,6 +21,8 @@ CREATE TABLE crawl_page_misses (
   misses INTEGER NOT NULL DEFAULT 0,
   stale_since TEXT,
   reason TEXT,
+  -- the crawl job that counted the latest miss: a second attempt of that job does not count again
+  job_id TEXT,
   PRIMARY KEY (data_source_id, url),
   FOREIGN KEY (tenant_id, data_source_id) REFERENCES data_sources (tenant_id, id) ON DELETE CASCADE
 );
