@@ -250,10 +250,12 @@ function logFinished(deps: Pick<CrawlServiceDeps, "log" | "observe">, ended: End
 }
 
 /** The queue gave up on a crawl job (attempts used up): say so on the crawl. */
-export async function giveUpCrawl(deps: Pick<CrawlServiceDeps, "store">, job: { subject: string; kind: string }, error: string): Promise<void> {
+export async function giveUpCrawl(deps: Pick<CrawlServiceDeps, "store" | "events">, job: { subject: string; kind: string }, error: string): Promise<void> {
   if (job.kind !== CRAWL_JOB_KIND) return;
   const row = await deps.store.crawls.transition(job.subject, ["queued", "running"], "failed", { error: `The crawl could not run: ${error}`, finished_at: nowIso() });
-  if (row) await deps.store.content.updateSource(row.tenant_id, row.data_source_id, { error: row.error });
+  if (!row) return;
+  await deps.store.content.updateSource(row.tenant_id, row.data_source_id, { error: row.error });
+  await emitCrawlEnded(deps, row, row.error);
 }
 
 /** Crawl queue recovery: every queued or running crawl has a live queue job. Returns how many were queued again. */
