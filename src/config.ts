@@ -22,6 +22,14 @@ export interface Config {
   embedWorkers: number;
   crawlRenderJs: boolean;
   crawlAllowPrivateNetworks: boolean;
+  /** consecutive crawls that miss a page (404/410, or no longer found) before it is removed */
+  crawlRemoveAfterMisses: number;
+  /** webhook delivery: delays before each retry (ms), the request timeout, and when to disable */
+  webhookRetryDelaysMs: number[];
+  webhookTimeoutMs: number;
+  webhookDisableAfterFailures: number;
+  /** how often a worker process looks for due source schedules */
+  scheduleCheckMs: number;
   chromiumPath: string;
   requireEmailVerification: boolean;
   defaultPlan: string;
@@ -105,6 +113,11 @@ export const SETTINGS: Setting[] = [
   { env: "EMBED_WORKERS", default: "2", doc: "Worker threads that run the local embedding model" },
   { env: "CRAWL_RENDER_JS", default: "true when Chromium is found", doc: "Allow render_js crawls in headless Chromium" },
   { env: "CRAWL_ALLOW_PRIVATE_NETWORKS", default: "false", doc: "Allow crawling private, loopback and link-local addresses (tests, intranets)" },
+  { env: "CRAWL_REMOVE_AFTER_MISSES", default: "2", doc: "Consecutive crawls of a source that find a page gone (404/410, or neither linked nor in the sitemap) before its document is removed" },
+  { env: "WEBHOOK_RETRY_DELAYS", default: "5,300,1800,7200,18000,36000,36000", doc: "Seconds before each retry of a failed webhook delivery, comma-separated (default: 8 attempts over about 27.6 hours)" },
+  { env: "WEBHOOK_TIMEOUT_SECONDS", default: "10", doc: "How long a webhook receiver may take to answer a delivery" },
+  { env: "WEBHOOK_DISABLE_AFTER_FAILURES", default: "5", doc: "Consecutive deliveries that failed every attempt before an endpoint is disabled (a 410 Gone disables it at once)" },
+  { env: "SCHEDULE_CHECK_SECONDS", default: "30", doc: "How often each worker process starts the syncs of data sources whose schedule is due (one process runs each due time)" },
   { env: "CHROMIUM_PATH", default: "/usr/bin/chromium", doc: "Chromium binary for render_js" },
   { env: "REQUIRE_EMAIL_VERIFICATION", default: "true", doc: "Refuse ingest calls of signed-up workspaces until the owner's email is verified" },
   { env: "DEFAULT_PLAN", default: "free", doc: "Plan of new workspaces: free, pro or enterprise" },
@@ -162,6 +175,16 @@ function fileStoreSetting(env: NodeJS.ProcessEnv, databaseUrl: string | null): F
     secretAccessKey,
     forcePathStyle: bool(env, "S3_FORCE_PATH_STYLE", endpoint !== null),
   };
+}
+
+function webhookRetryDelays(env: NodeJS.ProcessEnv): number[] {
+  // Standard Webhooks' suggested schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h
+  const v = str(env, "WEBHOOK_RETRY_DELAYS") ?? "5,300,1800,7200,18000,36000,36000";
+  const parts = v.split(",").map((s) => Number(s.trim()));
+  if (parts.length > 20 || parts.some((n) => !Number.isFinite(n) || n < 0 || n > 7 * 86_400)) {
+    throw new ConfigError(`WEBHOOK_RETRY_DELAYS must be up to 20 comma-separated seconds from 0 to 604800; got "${v}".`);
+  }
+  return parts.map((n) => Math.round(n * 1000));
 }
 
 function str(env: NodeJS.ProcessEnv, name: string): string | null {
@@ -240,6 +263,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     embedWorkers: int(env, "EMBED_WORKERS", 2, 1, 16),
     crawlRenderJs: bool(env, "CRAWL_RENDER_JS", fs.existsSync(chromiumPath)),
     crawlAllowPrivateNetworks: bool(env, "CRAWL_ALLOW_PRIVATE_NETWORKS", false),
+    crawlRemoveAfterMisses: int(env, "CRAWL_REMOVE_AFTER_MISSES", 2, 1, 100),
+    webhookRetryDelaysMs: webhookRetryDelays(env),
+    webhookTimeoutMs: int(env, "WEBHOOK_TIMEOUT_SECONDS", 10, 1, 120) * 1000,
+    webhookDisableAfterFailures: int(env, "WEBHOOK_DISABLE_AFTER_FAILURES", 5, 1, 1000),
+    scheduleCheckMs: int(env, "SCHEDULE_CHECK_SECONDS", 30, 1, 3600) * 1000,
     chromiumPath,
     requireEmailVerification: bool(env, "REQUIRE_EMAIL_VERIFICATION", true),
     defaultPlan,

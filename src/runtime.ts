@@ -37,6 +37,9 @@ import { createEmbedder } from "./embed/index.js";
 import type { Embedder } from "./embed/types.js";
 import { SUPPORTED_FILE_TYPES } from "./ingest/sniff.js";
 import { MAX_PAGE_LIMIT, PAGE_SIZE_LIMIT_BYTES } from "./crawl/limits.js";
+import { assembleSchedules, assembleWebhooks, emitDocumentEvent } from "./runtime-webhooks.js";
+import type { ScheduleService } from "./services/crawl/schedules.js";
+import type { WebhookService } from "./services/webhooks/webhooks.js";
 
 
 export interface Runtime {
@@ -76,6 +79,12 @@ export interface Runtime {
   crawlQueue: JobQueue;
   /** the tuning jobs' own queue instance (POST /benchmarks/{id}/tune in the background) */
   tuneQueue: JobQueue;
+  /** webhook endpoints, events and their deliveries */
+  webhooks: WebhookService;
+  /** the webhook deliveries' own queue instance */
+  webhookQueue: JobQueue;
+  /** schedules of crawled sources, and sync now */
+  schedules: ScheduleService;
   /** null when the active profile cannot be served at all (see createEmbedder) */
   embedder: Embedder | null;
   /**
@@ -162,6 +171,9 @@ interface Jobs {
   crawls: CrawlService;
   crawlQueue: JobQueue;
   backfill: BackfillScheduler;
+  webhooks: WebhookService;
+  webhookQueue: JobQueue;
+  scheduler: ReturnType<typeof assembleSchedules>;
 }
 
 function openEmbedder(config: Config, profile: EmbeddingProfile, metrics: Metrics, log: Logger): Embedder | null {
@@ -219,6 +231,7 @@ async function assembleJobs(b: Base): Promise<Jobs> {
     store: store.content,
     log,
   });
+  const { webhooks, webhookQueue } = assembleWebhooks(queues, b);
   const queue = queues.create({
     name: "ingest",
     handlers: {
@@ -226,21 +239,26 @@ async function assembleJobs(b: Base): Promise<Jobs> {
         async (job) => {
           await ingest.handle(job);
           backfill.request(); // no-op unless chunks were committed without vectors
+          await emitDocumentEvent(webhooks, store, job);
         },
         { content: store.content, log, metrics },
       ),
     },
     concurrency: config.ingestWorkers,
-    onGiveUp: (job, error) => ingest.giveUp(job, error),
+    onGiveUp: async (job, error) => {
+      await ingest.giveUp(job, error);
+      await emitDocumentEvent(webhooks, store, job);
+    },
     recovery: [ingestRecovery(store)],
   });
   const crawls = createCrawlService({
     store,
     files,
     log,
-    config: { allowPrivateNetworks: config.crawlAllowPrivateNetworks, renderJs: config.crawlRenderJs },
+    config: { allowPrivateNetworks: config.crawlAllowPrivateNetworks, renderJs: config.crawlRenderJs, removeAfterMisses: config.crawlRemoveAfterMisses },
     queue: () => crawlQueue,
     ingestQueue: () => queue,
+    events: webhooks,
     observe: {
       page: (outcome) => metrics.crawlPages.inc({ outcome }),
       finished: (status) => metrics.crawls.inc({ status }),
@@ -260,7 +278,8 @@ async function assembleJobs(b: Base): Promise<Jobs> {
     log,
     ingestPending: async () => (await queue.pending()) > 0,
   });
-  return { ingest, queues, queue, crawls, crawlQueue, backfill };
+  const scheduler = assembleSchedules(b, crawls);
+  return { ingest, queues, queue, crawls, crawlQueue, backfill, webhooks, webhookQueue, scheduler };
 }
 
 function assembleEngine(b: Base, j: Jobs): Engine {
@@ -385,19 +404,21 @@ async function extraHealthChecks(b: Base, j: Queues): Promise<Record<string, Che
 async function closeRuntime(b: Base, j: Queues, industryBenchmarks: IndustryBenchmarkService, auditPruner: NodeJS.Timeout | undefined): Promise<ShutdownSummary> {
   const { queue, crawlQueue, tuneQueue } = j;
   clearInterval(auditPruner);
+  j.scheduler.stop();
   await industryBenchmarks.close();
   await j.backfill.stop();
   const crawlWorkersStopped = crawlQueue.stop(b.config.shutdownTimeoutMs); // stops claiming at once
   const crawlsInterrupted = await j.crawls.shutdown(); // running crawls go back to queued and resume at next start
   await crawlWorkersStopped;
   // a running tuning finishes, or (past the timeout) its job is taken over and starts over
-  await Promise.all([queue.stop(b.config.shutdownTimeoutMs), tuneQueue.stop(b.config.shutdownTimeoutMs)]);
-  const jobsLeft = await Promise.all([queue.pending(), crawlQueue.pending(), tuneQueue.pending()])
+  await Promise.all([queue.stop(b.config.shutdownTimeoutMs), tuneQueue.stop(b.config.shutdownTimeoutMs), j.webhookQueue.stop(b.config.shutdownTimeoutMs)]);
+  const jobsLeft = await Promise.all([queue.pending(), crawlQueue.pending(), tuneQueue.pending(), j.webhookQueue.pending()])
     .then((left) => left.reduce((a, n) => a + n, 0))
     .catch(() => null);
   await queue.close();
   await crawlQueue.close();
   await tuneQueue.close();
+  await j.webhookQueue.close();
   await j.queues.close();
   await b.embedder?.close();
   await b.mailer.close();
@@ -418,10 +439,13 @@ async function startBackground(b: Base, j: Queues): Promise<NodeJS.Timeout> {
     await j.queue.start(); // takes over ingest jobs left running by a dead process
     await j.crawlQueue.start();
     await j.tuneQueue.start();
+    await j.webhookQueue.start();
+    j.scheduler.start();
   } else {
     await j.queue.open();
     await j.crawlQueue.open();
     await j.tuneQueue.open();
+    await j.webhookQueue.open();
   }
   return auditPruner;
 }
@@ -453,6 +477,9 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     queue: j.queue,
     crawls: j.crawls,
     crawlQueue: j.crawlQueue,
+    webhooks: j.webhooks,
+    webhookQueue: j.webhookQueue,
+    schedules: j.scheduler.schedules,
     embedder,
     purgeTenantContent: b.purgeTenantContent,
     limits: { pageSizeLimitBytes: PAGE_SIZE_LIMIT_BYTES, maxPageLimit: MAX_PAGE_LIMIT, fileTypes: [...SUPPORTED_FILE_TYPES] },

@@ -27,3 +27,4 @@ export {
 } from "./url-policy.js";
 export * from "./limits.js";
 export type * from "./types.js";
+export { postGuarded, type PostResult } from "./post.js";

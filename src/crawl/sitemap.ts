@@ -11,6 +11,8 @@ export interface ParsedSitemap {
   kind: "urlset" | "index" | "text" | "invalid";
   /** page URLs for urlset/text, child sitemap URLs for index; absolute */
   urls: string[];
+  /** <lastmod> of urlset entries that have one, by URL as in `urls` */
+  lastmod?: Map<string, string>;
 }
 
 const parser = new XMLParser({
@@ -21,15 +23,19 @@ const parser = new XMLParser({
   isArray: (name) => name === "url" || name === "sitemap",
 });
 
-function locs(entries: unknown, base: string): string[] {
+function locs(entries: unknown, base: string, lastmod?: Map<string, string>): string[] {
   if (!Array.isArray(entries)) return [];
   const out: string[] = [];
   for (const e of entries) {
-    const loc = e && typeof e === "object" ? (e as Record<string, unknown>).loc : undefined;
+    const entry = e && typeof e === "object" ? (e as Record<string, unknown>) : undefined;
+    const loc = entry?.loc;
     if (typeof loc !== "string" || loc === "") continue;
     try {
       const u = new URL(loc.trim(), base);
-      if (u.protocol === "http:" || u.protocol === "https:") out.push(u.href);
+      if (u.protocol !== "http:" && u.protocol !== "https:") continue;
+      out.push(u.href);
+      // a W3C datetime the page says it last changed at; one that does not parse is ignored
+      if (lastmod && typeof entry?.lastmod === "string" && !Number.isNaN(Date.parse(entry.lastmod))) lastmod.set(u.href, entry.lastmod);
     } catch {
       // malformed <loc>: skip the entry, keep the rest
     }
@@ -67,7 +73,10 @@ export function parseSitemap(body: Buffer | string, baseUrl: string): ParsedSite
     return { kind: "invalid", urls: [] };
   }
   const urlset = doc.urlset as Record<string, unknown> | string | undefined;
-  if (urlset !== undefined) return { kind: "urlset", urls: typeof urlset === "object" ? locs(urlset.url, baseUrl) : [] };
+  if (urlset !== undefined) {
+    const lastmod = new Map<string, string>();
+    return { kind: "urlset", urls: typeof urlset === "object" ? locs(urlset.url, baseUrl, lastmod) : [], lastmod };
+  }
   const index = doc.sitemapindex as Record<string, unknown> | string | undefined;
   if (index !== undefined) return { kind: "index", urls: typeof index === "object" ? locs(index.sitemap, baseUrl) : [] };
   return { kind: "invalid", urls: [] };
@@ -89,6 +98,8 @@ export interface SitemapCollection {
   found: boolean;
   /** unique accepted page URLs in document order, at most maxUrls */
   pages: string[];
+  /** <lastmod> of accepted pages that have one */
+  lastmod: Map<string, string>;
   /** page URLs counted in the files read (duplicates across files counted once) */
   pageCount: number;
   /** of pageCount, how many were accepted */
@@ -117,7 +128,7 @@ export async function collectSitemaps(candidates: string[], fetcher: Fetcher, op
   const queued = new Set(queue);
   const pageSet = new Set<string>();
   const result: SitemapCollection = {
-    found: false, pages: [], pageCount: 0, acceptedCount: 0, indexChildCount: 0, sitemapsRead: 0, urlsetsRead: 0, sampled: false, read: [], errors: [],
+    found: false, pages: [], lastmod: new Map(), pageCount: 0, acceptedCount: 0, indexChildCount: 0, sitemapsRead: 0, urlsetsRead: 0, sampled: false, read: [], errors: [],
   };
   let fetches = 0;
   while (queue.length) {
@@ -168,7 +179,10 @@ export async function collectSitemaps(candidates: string[], fetcher: Fetcher, op
         result.pageCount++;
         if (options.accept && !options.accept(page)) continue;
         result.acceptedCount++;
-        if (result.pages.length < maxUrls) result.pages.push(page);
+        if (result.pages.length >= maxUrls) continue;
+        result.pages.push(page);
+        const changed = parsed.lastmod?.get(page);
+        if (changed) result.lastmod.set(page, changed);
       }
     }
   }

@@ -28,7 +28,8 @@ export interface CrawledPage {
   contentHash: string;
   /** same-site links found on the page (normalised, followable; nofollow excluded) */
   links: string[];
-  /** true when a conditional request answered 304 or the body hashes to the previous hash */
+  /** true when a conditional request answered 304, the sitemap's lastmod says it did not change
+   * since the previous crawl, or the body hashes to the previous hash */
   unchanged: boolean;
 }
 
@@ -46,7 +47,7 @@ export interface CrawlSink {
   onPage(page: CrawledPage): Promise<void>;
   onProgress?(progress: CrawlProgress): void;
   /** a page that could not be crawled; message is a sentence for the job's log */
-  onError?(url: string, message: string): void;
+  onError?(url: string, message: string, status?: number): void;
   /** a URL deliberately not fetched (robots.txt, link trap) or fetched but not handed over
    * (unsupported type, duplicate, noindex, start URL outside include_paths) */
   onSkip?(url: string, reason: string): void;
@@ -62,6 +63,8 @@ export interface PreviousPage {
   links?: string[];
   /** the format handed last time; "markdown" on an HTML URL means its twin was stored */
   format?: PageFormat;
+  /** when it was last fetched (ISO time): a sitemap <lastmod> before it skips the request */
+  crawledAt?: string;
 }
 
 export interface CrawlOptions {

@@ -27,6 +27,8 @@ import { searchRoutes } from "./routes/search.js";
 import { crawlRoutes } from "./routes/crawl.js";
 import { benchmarkRoutes } from "./routes/benchmarks.js";
 import { auditRoutes } from "./routes/audit.js";
+import { webhookRoutes } from "./routes/webhooks.js";
+import { scheduleRoutes } from "./routes/schedules.js";
 import { agentRoutes } from "./mcp/routes.js";
 import { consoleRoutes, defaultConsoleDir } from "./console.js";
 
@@ -125,6 +127,8 @@ async function registerRoutes(app: TypedApp, rt: Runtime) {
   await app.register(crawlRoutes({ crawls: rt.crawls }));
   await app.register(benchmarkRoutes({ benchmarks: rt.benchmarks, industryBenchmarks: rt.industryBenchmarks }));
   await app.register(auditRoutes({ audit: rt.audit }));
+  await app.register(webhookRoutes({ webhooks: rt.webhooks }));
+  await app.register(scheduleRoutes({ schedules: rt.schedules }));
   await app.register(
     agentRoutes({
       collections: rt.collections,

@@ -6,6 +6,9 @@ import type { ContentStore } from "./content-store.js";
 import type { AccountStore, QuotaStore } from "./account-types.js";
 import type { BenchmarkStore } from "./benchmark-types.js";
 import type { CrawlStore } from "./crawl-types.js";
+import type { FreshnessStore } from "./freshness-types.js";
+import type { WebhookStore } from "./webhook-types.js";
+import type { ScheduleStore } from "./schedule-types.js";
 import type { AuditStore } from "./audit-types.js";
 import type { ApiKeyStore, TenantStore, UsageStore } from "./tenant-types.js";
 
@@ -21,6 +24,10 @@ export interface Store {
   quotas: QuotaStore;
   benchmarks: BenchmarkStore;
   crawls: CrawlStore;
+  /** re-crawl bookkeeping: page outcomes, misses, text hashes */
+  freshness: FreshnessStore;
+  webhooks: WebhookStore;
+  schedules: ScheduleStore;
   audit: AuditStore;
   /** throws when the database cannot answer */
   ping(): Promise<void>;

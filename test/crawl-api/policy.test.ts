@@ -54,6 +54,16 @@ describe("crawl URL policy and deployment options", () => {
     expect((await s.call("GET", "/data-sources", { key })).body).toEqual([]);
   });
 
+  it("POST /webhooks refuses receivers the same policy refuses, with 400", async () => {
+    for (const [url, reason] of refused()) {
+      const r = await s.call("POST", "/webhooks", { key, json: { url, events: ["crawl.completed"] } });
+      expect(r.status, url).toBe(400);
+      expect(r.body.detail, url).toMatch(reason);
+    }
+    expect(site.hits).toEqual([]);
+    expect((await s.call("GET", "/webhooks", { key })).body).toEqual([]);
+  });
+
   it("refuses non-http schemes and credentials in the URL", async () => {
     const ftp = await s.call("POST", "/crawl", { key, json: { url: "ftp://files.example.org/docs/" } });
     expect(ftp.status).toBe(400);

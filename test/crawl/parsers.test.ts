@@ -53,7 +53,12 @@ describe("sitemaps", () => {
   <url><loc>https://docs.example.com/b</loc></url>
   <url><loc>ftp://docs.example.com/c</loc></url>
 </urlset>`;
-    expect(parseSitemap(xml, base)).toEqual({ kind: "urlset", urls: ["https://docs.example.com/a?x=1&y=2", "https://docs.example.com/b"] });
+    expect(parseSitemap(xml, base)).toEqual({
+      kind: "urlset",
+      urls: ["https://docs.example.com/a?x=1&y=2", "https://docs.example.com/b"],
+      // <lastmod> kept by URL, for re-crawls that skip unchanged pages
+      lastmod: new Map([["https://docs.example.com/a?x=1&y=2", "2024-01-01"]]),
+    });
   });
 
   it("parses a single-entry urlset and an index", () => {

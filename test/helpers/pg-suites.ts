@@ -22,6 +22,9 @@ export const PG_SUITES = [
   "test/benchmarks/suites.test.ts",
   "test/benchmarks/tune-jobs.test.ts",
   "test/benchmarks/tune-calibration.test.ts",
+  "test/crawl-api/freshness.test.ts",
+  "test/webhooks/webhooks.test.ts",
+  "test/crawl-api/schedules.test.ts",
 ];
 
 // ... and of those, the suites whose jobs are the subject (uploads, crawls, restarts, the queue's

@@ -27,6 +27,8 @@ beforeAll(async () => {
   const col = await createCollection(s, a.adminKey, [src]);
   await upload(s, a.adminKey, src, [{ name: "secret.md", content: "# Secret\n\nTenant A's plans.", type: "text/markdown" }]);
   const [doc] = await waitIndexed(s, a.adminKey, src);
+  // a webhook endpoint of A, with a delivery (the crawl's crawl.completed) to name
+  const hook = await s.call("POST", "/webhooks", { key: a.adminKey, json: { url: `${site.base}/hook`, events: ["crawl.completed"], collection_id: col } });
   const crawl = await s.call("POST", "/crawl", { key: a.adminKey, json: { url: `${site.base}/`, collection_id: col, page_limit: 1 } });
   const suite = await s.call("POST", "/benchmarks", {
     key: a.adminKey,
@@ -35,7 +37,10 @@ beforeAll(async () => {
   });
   const tuning = await s.call("POST", `/benchmarks/${suite.body.id}/tune`, { key: a.adminKey, json: { background: true } });
   const key = await s.call("POST", "/api-keys", { key: a.adminKey, json: { name: "A's reader", scopes: ["search"] } });
+  const delivery = await waitFor(async () => (await s.call("GET", `/webhooks/${hook.body.id}/deliveries`, { key: a.adminKey })).body[0]?.id);
   Object.assign(ids, {
+    webhook_id: hook.body.id,
+    delivery_id: delivery,
     data_source_id: src,
     collection_id: col,
     document_id: doc.id,
@@ -48,6 +53,15 @@ beforeAll(async () => {
   });
   for (const [k, v] of Object.entries(ids)) if (!v) throw new Error(`setup did not produce ${k}`);
 });
+async function waitFor<T>(fn: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 afterAll(async () => {
   await s?.close();
   await site?.close();
@@ -101,6 +115,7 @@ it("tenant B gets 404 (or 403 on operator routes) for every operation on tenant 
   expect((await get(`/benchmarks/${ids.suite_id}`)).status).toBe(200);
   expect((await get(`/benchmarks/${ids.suite_id}/tunings/${ids.tuning_id}`)).status).toBe(200);
   expect((await get(`/crawl/${ids.job_id}`)).status).toBe(200);
+  expect((await get(`/webhooks/${ids.webhook_id}`)).status).toBe(200);
   expect((await get("/api-keys")).body.find((k: { id: string }) => k.id === ids.key_id).status).toBe("active");
   expect((await get(`/documents?data_source_id=${ids.data_source_id}`)).body.map((d: { source: string }) => d.source)).toEqual(["secret.md"]);
 });

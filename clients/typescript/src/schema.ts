@@ -1104,6 +1104,142 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints (never their secrets)
+         * @description Required scope: `admin`.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook endpoint; its signing secret is in `secret`, shown once
+         * @description Required scope: `admin`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One webhook endpoint
+         * @description Required scope: `admin`.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint and its delivery log
+         * @description Required scope: `admin`.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint's 100 most recent deliveries, newest first
+         * @description Required scope: `admin`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivered or failed message again (same webhook-id); re-enables a disabled endpoint
+         * @description Required scope: `admin`.
+         */
+        post: operations["redeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/data-sources/{data_source_id}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The source's schedule and its next run
+         * @description Required scope: `search`.
+         */
+        get: operations["getSourceSchedule"];
+        /**
+         * Re-crawl a website source on a schedule, with its saved crawl settings
+         * @description Required scope: `ingest`.
+         */
+        put: operations["setSourceSchedule"];
+        post?: never;
+        /**
+         * Stop syncing the source on a schedule
+         * @description Required scope: `ingest`.
+         */
+        delete: operations["deleteSourceSchedule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/data-sources/{data_source_id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-crawl a website source now with its saved settings
+         * @description Required scope: `ingest`.
+         */
+        post: operations["syncSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tool-calls": {
         parameters: {
             query?: never;
@@ -1575,6 +1711,16 @@ export interface components {
             pages_indexed?: number;
             /** @description pages handed over and still waiting to be indexed; the crawl stays running until this is 0 */
             pages_pending?: number;
+            /** @description pages handed over that the source did not have before */
+            pages_new?: number;
+            /** @description pages the source had, with new content: stored and indexed again (chunks and vectors kept when the extracted text is the same) */
+            pages_changed?: number;
+            /** @description pages the source had, unchanged (304, sitemap lastmod, or the same content): neither parsed nor indexed again */
+            pages_unchanged?: number;
+            /** @description of pages_failed, pages that keep their last good version (5xx, timeout): still searchable */
+            pages_stale?: number;
+            /** @description pages removed from the index by this crawl: gone (404/410) or not found, in CRAWL_REMOVE_AFTER_MISSES consecutive crawls */
+            pages_removed?: number;
         };
         CrawlPageOut: {
             url: string;
@@ -1934,6 +2080,18 @@ export interface components {
             /** @description Ready-to-paste context block when format is text; null otherwise. */
             text: string | null;
         };
+        ScheduleOut: {
+            data_source_id: string;
+            schedule: string;
+            /** Format: date-time */
+            next_run_at: string;
+            /** Format: date-time */
+            last_run_at: string | null;
+        };
+        ScheduleSet: {
+            /** @description hourly, daily, weekly, or a five-field cron expression in UTC (e.g. '30 2 * * 1-5'); the free plan allows at most daily */
+            schedule: string;
+        };
         /** @description Restricts the search to documents that match, in the style of MongoDB filters. Fields: `data_source_id`, `document_id`, `file_type`, `created_at`, `updated_at` (ISO 8601) and `metadata.<key>` (nested keys with dots). A bare value means equals; operators `$eq`, `$ne`, `$in`, `$nin`, `$gt`, `$gte`, `$lt`, `$lte`, `$exists` (metadata only); combinators `$and`, `$or` (arrays of filters) and `$not` (a filter). Several keys in one object must all match. The results are the best of the matching documents, not a filtered page of the unfiltered results. A filter that cannot be read answers 422 naming the part to change. */
         SearchFilter: {
             [key: string]: unknown;
@@ -2150,6 +2308,68 @@ export interface components {
         };
         VerifyEmailRequest: {
             token: string;
+        };
+        WebhookCreate: {
+            /**
+             * Format: uri
+             * @description http(s) URL that receives the POSTs; the crawler's URL policy applies (no private addresses unless the deployment allows them)
+             */
+            url: string;
+            /** @description events to deliver: document.indexed, document.failed, crawl.completed, crawl.failed, source.synced */
+            events: string[];
+            /** @description only events about documents and crawls of this collection's data sources */
+            collection_id?: string | null;
+            description?: string | null;
+        };
+        WebhookCreated: {
+            id: string;
+            url: string;
+            events: string[];
+            collection_id: string | null;
+            description: string | null;
+            /** @description enabled, or disabled (after persistent failure, or a 410 from the receiver; see disabled_reason) */
+            status: string;
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description whsec_<base64>: the Standard Webhooks signing secret, shown only in this answer */
+            secret: string;
+        };
+        WebhookDeliveryOut: {
+            /** @description the webhook-id header: the same on every attempt and redelivery, for deduplication */
+            id: string;
+            endpoint_id: string;
+            event: string;
+            /** @description pending (being attempted or waiting for a retry), delivered, or failed (every attempt failed) */
+            status: string;
+            attempts: number;
+            /** @description HTTP status of the latest attempt; null when the receiver did not answer */
+            response_status: number | null;
+            last_error: string | null;
+            /** Format: date-time */
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description the body sent: {type, timestamp, data} */
+            payload: unknown;
+        };
+        WebhookOut: {
+            id: string;
+            url: string;
+            events: string[];
+            collection_id: string | null;
+            description: string | null;
+            /** @description enabled, or disabled (after persistent failure, or a 410 from the receiver; see disabled_reason) */
+            status: string;
+            disabled_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
     };
     responses: never;
@@ -6347,7 +6567,12 @@ export interface operations {
                      *         "render_js": false,
                      *         "include_paths": [
                      *           "/guide/"
-                     *         ]
+                     *         ],
+                     *         "pages_new": 2,
+                     *         "pages_changed": 1,
+                     *         "pages_unchanged": 9,
+                     *         "pages_removed": 1,
+                     *         "pages_stale": 0
                      *       }
                      *     ]
                      */
@@ -6476,7 +6701,12 @@ export interface operations {
                      *       "render_js": false,
                      *       "include_paths": [
                      *         "/guide/"
-                     *       ]
+                     *       ],
+                     *       "pages_new": 2,
+                     *       "pages_changed": 1,
+                     *       "pages_unchanged": 9,
+                     *       "pages_removed": 1,
+                     *       "pages_stale": 0
                      *     }
                      */
                     "application/json": components["schemas"]["CrawlOut"];
@@ -6647,7 +6877,12 @@ export interface operations {
                      *       "render_js": false,
                      *       "include_paths": [
                      *         "/guide/"
-                     *       ]
+                     *       ],
+                     *       "pages_new": 2,
+                     *       "pages_changed": 1,
+                     *       "pages_unchanged": 9,
+                     *       "pages_removed": 1,
+                     *       "pages_stale": 0
                      *     }
                      */
                     "application/json": components["schemas"]["CrawlOut"];
@@ -6868,7 +7103,12 @@ export interface operations {
                      *       "render_js": false,
                      *       "include_paths": [
                      *         "/guide/"
-                     *       ]
+                     *       ],
+                     *       "pages_new": 2,
+                     *       "pages_changed": 1,
+                     *       "pages_unchanged": 9,
+                     *       "pages_removed": 1,
+                     *       "pages_stale": 0
                      *     }
                      */
                     "application/json": components["schemas"]["CrawlOut"];
@@ -6973,7 +7213,12 @@ export interface operations {
                      *       "render_js": false,
                      *       "include_paths": [
                      *         "/guide/"
-                     *       ]
+                     *       ],
+                     *       "pages_new": 2,
+                     *       "pages_changed": 1,
+                     *       "pages_unchanged": 9,
+                     *       "pages_removed": 1,
+                     *       "pages_stale": 0
                      *     }
                      */
                     "application/json": components["schemas"]["CrawlOut"];
@@ -8774,6 +9019,1010 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace's webhook endpoints. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "whep_5d1c7a9e3f2b8c4d6a0e",
+                     *         "url": "https://app.example.com/hooks/quarry",
+                     *         "events": [
+                     *           "crawl.completed",
+                     *           "document.failed"
+                     *         ],
+                     *         "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
+                     *         "description": "Rebuild the help widget",
+                     *         "status": "enabled",
+                     *         "disabled_reason": null,
+                     *         "created_at": "2026-11-23T09:30:00.000Z",
+                     *         "updated_at": "2026-11-23T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookOut"][];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://app.example.com/hooks/quarry",
+                 *       "events": [
+                 *         "crawl.completed",
+                 *         "document.failed"
+                 *       ],
+                 *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
+                 *       "description": "Rebuild the help widget"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its signing secret (shown only here). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "whep_5d1c7a9e3f2b8c4d6a0e",
+                     *       "url": "https://app.example.com/hooks/quarry",
+                     *       "events": [
+                     *         "crawl.completed",
+                     *         "document.failed"
+                     *       ],
+                     *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
+                     *       "description": "Rebuild the help widget",
+                     *       "status": "enabled",
+                     *       "disabled_reason": null,
+                     *       "created_at": "2026-11-23T09:30:00.000Z",
+                     *       "updated_at": "2026-11-23T09:30:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            /** @description The request cannot be carried out as sent (for example a crawl URL the policy refuses, or an option the deployment does not allow); `detail` says what to change. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The URL resolves to a private network address; crawl a public site."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (for example a crawl already running); `detail` says what to do. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A crawl of this data source is already running; cancel it or wait for it to finish."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example whep_5d1c7a9e3f2b8c4d6a0e */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "whep_5d1c7a9e3f2b8c4d6a0e",
+                     *       "url": "https://app.example.com/hooks/quarry",
+                     *       "events": [
+                     *         "crawl.completed",
+                     *         "document.failed"
+                     *       ],
+                     *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
+                     *       "description": "Rebuild the help widget",
+                     *       "status": "enabled",
+                     *       "disabled_reason": null,
+                     *       "created_at": "2026-11-23T09:30:00.000Z",
+                     *       "updated_at": "2026-11-23T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookOut"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example whep_5d1c7a9e3f2b8c4d6a0e */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; nothing more is delivered to it. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example whep_5d1c7a9e3f2b8c4d6a0e */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Its most recent deliveries with their status and response code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "msg_2a9f0c4e1b7d3a5c8e6f",
+                     *         "endpoint_id": "whep_5d1c7a9e3f2b8c4d6a0e",
+                     *         "event": "crawl.completed",
+                     *         "status": "delivered",
+                     *         "attempts": 2,
+                     *         "response_status": 200,
+                     *         "last_error": null,
+                     *         "next_attempt_at": null,
+                     *         "created_at": "2026-11-23T09:31:12.000Z",
+                     *         "updated_at": "2026-11-23T09:31:12.000Z",
+                     *         "payload": {
+                     *           "type": "crawl.completed",
+                     *           "timestamp": "2026-11-23T09:31:12.000Z",
+                     *           "data": {
+                     *             "crawl_id": "crawl_5e0a7c3b9d1f2e4a6b8c",
+                     *             "data_source_id": "src_1b7c3d9e0f2a4b6c8d0e",
+                     *             "pages_new": 2,
+                     *             "pages_changed": 1,
+                     *             "pages_unchanged": 9,
+                     *             "pages_removed": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryOut"][];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    redeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example whep_5d1c7a9e3f2b8c4d6a0e */
+                webhook_id: string;
+                /** @example msg_2a9f0c4e1b7d3a5c8e6f */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending again. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "msg_2a9f0c4e1b7d3a5c8e6f",
+                     *       "endpoint_id": "whep_5d1c7a9e3f2b8c4d6a0e",
+                     *       "event": "crawl.completed",
+                     *       "status": "delivered",
+                     *       "attempts": 2,
+                     *       "response_status": 200,
+                     *       "last_error": null,
+                     *       "next_attempt_at": null,
+                     *       "created_at": "2026-11-23T09:31:12.000Z",
+                     *       "updated_at": "2026-11-23T09:31:12.000Z",
+                     *       "payload": {
+                     *         "type": "crawl.completed",
+                     *         "timestamp": "2026-11-23T09:31:12.000Z",
+                     *         "data": {
+                     *           "crawl_id": "crawl_5e0a7c3b9d1f2e4a6b8c",
+                     *           "data_source_id": "src_1b7c3d9e0f2a4b6c8d0e",
+                     *           "pages_new": 2,
+                     *           "pages_changed": 1,
+                     *           "pages_unchanged": 9,
+                     *           "pages_removed": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryOut"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (for example a crawl already running); `detail` says what to do. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A crawl of this data source is already running; cancel it or wait for it to finish."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSourceSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example src_8d2e61b0c4a97f3e5d21 */
+                data_source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule with its next and last run. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data_source_id": "src_1b7c3d9e0f2a4b6c8d0e",
+                     *       "schedule": "daily",
+                     *       "next_run_at": "2026-11-28T00:00:00Z",
+                     *       "last_run_at": "2026-11-27T00:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduleOut"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setSourceSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example src_8d2e61b0c4a97f3e5d21 */
+                data_source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "schedule": "daily"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ScheduleSet"];
+            };
+        };
+        responses: {
+            /** @description The schedule with its next run (UTC). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data_source_id": "src_1b7c3d9e0f2a4b6c8d0e",
+                     *       "schedule": "daily",
+                     *       "next_run_at": "2026-11-28T00:00:00Z",
+                     *       "last_run_at": "2026-11-27T00:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduleOut"];
+                };
+            };
+            /** @description The request cannot be carried out as sent (for example a crawl URL the policy refuses, or an option the deployment does not allow); `detail` says what to change. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The URL resolves to a private network address; crawl a public site."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    deleteSourceSchedule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example src_8d2e61b0c4a97f3e5d21 */
+                data_source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; the source syncs only when asked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    syncSource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example src_8d2e61b0c4a97f3e5d21 */
+                data_source_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The crawl job, queued with the source's saved settings. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "crawl_5e0a7c3b9d1f2e4a6b8c",
+                     *       "data_source_id": "src_1b7c3d9e0f2a4b6c8d0e",
+                     *       "url": "https://docs.example.com/",
+                     *       "status": "running",
+                     *       "pages_crawled": 12,
+                     *       "page_limit": 25,
+                     *       "max_depth": 2,
+                     *       "error": null,
+                     *       "created_at": "2026-11-23T09:30:00.000Z",
+                     *       "started_at": "2026-11-23T09:31:12.000Z",
+                     *       "finished_at": null,
+                     *       "pages_failed": 0,
+                     *       "render_js": false,
+                     *       "include_paths": [
+                     *         "/guide/"
+                     *       ],
+                     *       "pages_new": 2,
+                     *       "pages_changed": 1,
+                     *       "pages_unchanged": 9,
+                     *       "pages_removed": 1,
+                     *       "pages_stale": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CrawlOut"];
+                };
+            };
+            /** @description The request cannot be carried out as sent (for example a crawl URL the policy refuses, or an option the deployment does not allow); `detail` says what to change. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The URL resolves to a private network address; crawl a public site."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (for example a crawl already running); `detail` says what to do. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A crawl of this data source is already running; cancel it or wait for it to finish."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency is unavailable (for example the job queue, so the crawl did not start); retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The job queue is unavailable, so the crawl did not start; retry in a minute."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

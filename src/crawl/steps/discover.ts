@@ -53,7 +53,7 @@ export async function discoverSeeds(state: CrawlState, net: CrawlNetwork, report
     maxUrls: Math.max(100, remaining * 4),
     accept: (u) => inScope(u, state),
   });
-  for (const p of sitemaps.pages) enqueueUrl(state, report, p, 1, "sitemap");
+  for (const p of sitemaps.pages) enqueueUrl(state, report, p, 1, "sitemap", sitemaps.lastmod.get(p));
 }
 
 /** A sitemap URL the crawl would take: on the site and inside include_paths. */

@@ -37,9 +37,10 @@ export function sameSiteLinks(links: readonly string[], site: URL): string[] {
 }
 
 /** Queues a URL unless it is too deep, off-site, outside include_paths, known, or a link trap (reported as skipped). */
-export function enqueueUrl(state: CrawlState, report: CrawlReport, raw: string, depth: number, source: ItemSource): void {
+export function enqueueUrl(state: CrawlState, report: CrawlReport, raw: string, depth: number, source: ItemSource, lastmod?: string): void {
   if (depth > state.plan.maxDepth) return;
   const norm = onSite(raw, state.site);
+  if (norm && lastmod) state.lastmod.set(norm, lastmod);
   if (!norm || state.seen.has(norm)) return;
   const u = new URL(norm);
   if (!inIncludePaths(u, state.plan.includePaths)) return;

@@ -74,6 +74,8 @@ export interface CrawlState {
   readonly claimed: Set<string>;
   /** content hash -> identity of the page handed with it, in this attempt */
   readonly handedHashes: Map<string, string>;
+  /** sitemap <lastmod> by normalised URL, however the URL was queued (links come first) */
+  readonly lastmod: Map<string, string>;
   readonly traps: TrapGuard;
   /** unadvertised Markdown twins: decided by probing at the start page */
   twinMode: "unknown" | "probe" | "none";
@@ -93,6 +95,7 @@ export function createCrawlState(plan: CrawlPlan, start: URL): CrawlState {
     seen: new Set(),
     claimed: new Set(),
     handedHashes: new Map(),
+    lastmod: new Map(),
     traps: new TrapGuard(),
     twinMode: "unknown",
     counts: { pagesThisRun: 0, unchangedPages: 0, errors: 0, skipped: 0 },
@@ -106,7 +109,7 @@ export interface CrawlReport {
   /** hands a page to the sink; a rejection fails the crawl */
   page(page: CrawledPage): Promise<void>;
   /** a URL that could not be crawled */
-  fail(url: string, message: string): void;
+  fail(url: string, message: string, status?: number): void;
   /** a URL deliberately not fetched, or fetched but not handed over */
   skip(url: string, reason: string): void;
   /** a URL was queued: idle workers may go on */
@@ -122,9 +125,9 @@ export function createReport(state: CrawlState, sink: CrawlSink, onQueued: () =>
       counts.pagesThisRun++;
       if (page.unchanged) counts.unchangedPages++;
     },
-    fail(url, message) {
+    fail(url, message, status) {
       counts.errors++;
-      sink.onError?.(url, message);
+      sink.onError?.(url, message, status);
     },
     skip(url, reason) {
       counts.skipped++;
@@ -138,7 +141,7 @@ export function createReport(state: CrawlState, sink: CrawlSink, onQueued: () =>
 }
 
 /** A failed item; a failing start page also gives the crawl its error. */
-export function failItem(state: CrawlState, report: CrawlReport, item: QueueItem, message: string): void {
+export function failItem(state: CrawlState, report: CrawlReport, item: QueueItem, message: string, status?: number): void {
   if (item.source === "start") state.startError = message;
-  report.fail(item.url, message);
+  report.fail(item.url, message, status);
 }

@@ -19,6 +19,11 @@ export const CrawlOut = Type.Object(
     include_paths: Type.Optional(Type.Array(Type.String())),
     pages_indexed: Type.Optional(Type.Integer({ description: "pages handed over and indexed (searchable)" })),
     pages_pending: Type.Optional(Type.Integer({ description: "pages handed over and still waiting to be indexed; the crawl stays running until this is 0" })),
+    pages_new: Type.Optional(Type.Integer({ description: "pages handed over that the source did not have before" })),
+    pages_changed: Type.Optional(Type.Integer({ description: "pages the source had, with new content: stored and indexed again (chunks and vectors kept when the extracted text is the same)" })),
+    pages_unchanged: Type.Optional(Type.Integer({ description: "pages the source had, unchanged (304, sitemap lastmod, or the same content): neither parsed nor indexed again" })),
+    pages_stale: Type.Optional(Type.Integer({ description: "of pages_failed, pages that keep their last good version (5xx, timeout): still searchable" })),
+    pages_removed: Type.Optional(Type.Integer({ description: "pages removed from the index by this crawl: gone (404/410) or not found, in CRAWL_REMOVE_AFTER_MISSES consecutive crawls" })),
   },
   { $id: "CrawlOut" },
 );

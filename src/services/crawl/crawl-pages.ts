@@ -14,20 +14,28 @@ import type { CrawlServiceDeps } from "./crawl-types.js";
 
 type Deps = Pick<CrawlServiceDeps, "store" | "files" | "log" | "ingestQueue">;
 
-/** Stores one crawled page as a document of the source and queues its indexing. */
-export async function storePage(deps: Deps, row: CrawlJobRow, tenant: TenantRow, page: CrawledPage): Promise<void> {
-  if (page.unchanged && (await keepUnchanged(deps, row, page))) return;
+/** Payload of the ingest jobs of crawled pages: a page whose extracted text did not change keeps its index. */
+export const REUSE_UNCHANGED_TEXT = { reuse_unchanged_text: true };
+
+/**
+ * Stores one crawled page as a document of the source and queues its indexing. Says whether the
+ * page was new to the source, changed, or unchanged (then nothing is stored nor indexed).
+ */
+export async function storePage(deps: Deps, row: CrawlJobRow, tenant: TenantRow, page: CrawledPage): Promise<"new" | "changed" | "unchanged"> {
+  if (page.unchanged && (await keepUnchanged(deps, row, page))) return "unchanged";
+  const known = await deps.store.content.findDocumentBySource(row.tenant_id, row.data_source_id, page.url);
   // HTML is stored as UTF-8 (the parser reads UTF-8); the hash stays the one of the served bytes
   const body = page.format === "html" ? Buffer.from(decodeHtml(page.body, page.contentType), "utf8") : page.body;
   const temp = deps.files.tempPath();
   await fsp.writeFile(temp, body);
   try {
     const docId = await acceptPage(deps, row, tenant, page, temp);
-    await deps.ingestQueue().enqueue({ tenant_id: row.tenant_id, kind: "ingest", subject: docId });
+    await deps.ingestQueue().enqueue({ tenant_id: row.tenant_id, kind: "ingest", subject: docId, payload: REUSE_UNCHANGED_TEXT });
     await recordPage(deps, row, page, docId);
   } finally {
     await fsp.rm(temp, { force: true });
   }
+  return known ? "changed" : "new";
 }
 
 /**

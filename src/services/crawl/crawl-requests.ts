@@ -24,7 +24,9 @@ export async function crawlRow(deps: Pick<CrawlServiceDeps, "store">, tenantId: 
 
 /** The row with its indexing progress, as the API shows it. */
 export async function crawlView(deps: Pick<CrawlServiceDeps, "store">, row: CrawlJobRow): Promise<CrawlOut> {
-  return crawlOut(row, await deps.store.crawls.indexProgress(row.id));
+  const { crawls, freshness } = deps.store;
+  const [progress, outcomes, stale] = await Promise.all([crawls.indexProgress(row.id), freshness.outcomeCounts(row.id), freshness.staleCount(row.id)]);
+  return crawlOut(row, progress, { ...outcomes, stale });
 }
 
 /** The URL policy's verdict as a 400; other failures (DNS) are returned for the caller to judge. */

@@ -9,6 +9,8 @@ import type { JobQueue, RunningJob } from "../../jobs/types.js";
 import { runCrawl, type CrawlProgress, type CrawlResult, type CrawlSink, type PreviousPage } from "../../crawl/index.js";
 import { CRAWL_JOB_KIND, failureMessage, queueJob, type CrawlServiceDeps, type RunningCrawls } from "./crawl-types.js";
 import { storePage } from "./crawl-pages.js";
+import { outcomeCounts, recordOutcome, settleMissedPages } from "./crawl-freshness.js";
+import { emitCrawlEnded } from "./crawl-events.js";
 
 /** How often a running crawl looks at its own row (cancelled by another process, source deleted). */
 const STATUS_CHECK_MS = 1_000;
@@ -26,6 +28,7 @@ export async function handleCrawlJob(deps: CrawlServiceDeps, running: RunningCra
   const row = await crawls.transition(id, ["queued", "running"], "running", { started_at: nowIso(), finished_at: null, error: null });
   if (!row) return; // cancelled while queued, or deleted
   await crawls.clearFailures(id); // this attempt tries the failed pages again
+  await deps.store.freshness.clearFailedOutcomes(id);
   const ctl = new AbortController();
   const finish = running.add(id, ctl);
   try {
@@ -64,12 +67,9 @@ export async function runCrawlJob(deps: CrawlServiceDeps, running: RunningCrawls
   // fetched everything: the crawl stays running until the pages it handed over are indexed
   if (!outcome.failure && !outcome.result?.error && outcome.result?.stopReason !== "cancelled") {
     await waitIndexed(deps, row.id, signal, () => tracker.watchStatus(true));
+    if (!signal.aborted) await settleMissedPages(deps, row, outcome.result?.stopReason === "completed");
   }
-  const counts = {
-    pages_crawled: outcome.result?.pagesCrawled ?? tracker.pagesCrawled,
-    pages_failed: outcome.result?.errors ?? tracker.pagesFailed,
-    finished_at: nowIso(),
-  };
+  const counts = { ...(await exactCounts(deps, row.id, outcome.result, tracker)), finished_at: nowIso() };
   if (running.stopping && ctl.signal.aborted) {
     // shutdown: back to queued; throwing hands the job back to the queue, which runs it again
     await store.crawls.transition(row.id, ["running"], "queued", { ...counts, finished_at: null });
@@ -77,6 +77,20 @@ export async function runCrawlJob(deps: CrawlServiceDeps, running: RunningCrawls
   }
   const cancelled = ctl.signal.aborted || jobSignal.aborted || outcome.result?.stopReason === "cancelled";
   await endCrawlJob(deps, { row, counts, startedAt }, outcome, cancelled);
+}
+
+/**
+ * pages_crawled and pages_failed from the outcomes recorded per job and URL: exact and idempotent
+ * when an attempt is retried or a second attempt ran beside the first (each would count the pages
+ * the other handed over). Before any outcome was recorded, the engine's own counts.
+ */
+async function exactCounts(deps: Pick<CrawlServiceDeps, "store">, jobId: string, result: CrawlResult | null, tracker: CrawlJobTracker) {
+  const c = await outcomeCounts(deps, jobId);
+  const handed = c.new + c.changed + c.unchanged;
+  return {
+    pages_crawled: handed || (result?.pagesCrawled ?? tracker.pagesCrawled),
+    pages_failed: handed + c.failed > 0 ? c.failed : (result?.errors ?? tracker.pagesFailed),
+  };
 }
 
 /** Runs the crawler engine for the row: resume from `already`, re-crawl with the source's stored validators. */
@@ -111,11 +125,11 @@ function jobSink(deps: CrawlServiceDeps, row: CrawlJobRow, tenant: TenantRow, tr
   return {
     onPage: async (page) => {
       deps.observe?.page("fetched");
-      await storePage(deps, row, tenant, page);
+      await recordOutcome(deps, row, page.url, await storePage(deps, row, tenant, page));
       await tracker.watchStatus();
     },
     onProgress: (p) => tracker.progress(p),
-    onError: (url, message) => tracker.failed(url, message),
+    onError: (url, message, status) => tracker.failed(url, message, status),
     onSkip: (url, reason) => deps.log.trace({ crawl: row.id, url, reason }, "page skipped"),
   };
 }
@@ -125,7 +139,7 @@ function previousPages(deps: Pick<CrawlServiceDeps, "store">, row: CrawlJobRow):
   return async (url) => {
     const p = await deps.store.crawls.page(row.data_source_id, url);
     if (!p) return null;
-    return { etag: p.etag, lastModified: p.last_modified, contentHash: p.content_hash, links: p.links, format: p.format as PreviousPage["format"] };
+    return { etag: p.etag, lastModified: p.last_modified, contentHash: p.content_hash, links: p.links, format: p.format as PreviousPage["format"], crawledAt: p.crawled_at };
   };
 }
 
@@ -163,12 +177,13 @@ export class CrawlJobTracker {
     void this.watchStatus().catch(() => undefined);
   }
 
-  failed(url: string, message: string): void {
+  failed(url: string, message: string, status?: number): void {
     const { row, deps } = this;
     deps.observe?.page("failed");
     deps.log.debug({ crawl: row.id, url, message }, "page not crawled");
     const failure = { job_id: row.id, tenant_id: row.tenant_id, data_source_id: row.data_source_id, url, reason: message, failed_at: nowIso() };
-    this.failureWrites.push(deps.store.crawls.recordFailure(failure).catch((err: unknown) => deps.log.warn({ err, crawl: row.id, url }, "could not record a failed page")));
+    const write = Promise.all([deps.store.crawls.recordFailure(failure), recordOutcome(deps, row, url, "failed", status ?? null)]);
+    this.failureWrites.push(write.then(() => undefined).catch((err: unknown) => deps.log.warn({ err, crawl: row.id, url }, "could not record a failed page")));
   }
 }
 
@@ -206,11 +221,13 @@ async function endCrawlJob(deps: CrawlServiceDeps, ended: EndedJob, outcome: Cra
     if (!(await crawls.transition(row.id, ["running"], "failed", { ...counts, error }))) return endCancelled();
     await content.updateSource(row.tenant_id, row.data_source_id, { error });
     logFinished(deps, ended, "failed", { error });
+    await emitCrawlEnded(deps, row, error);
     return;
   }
   if (!(await crawls.transition(row.id, ["running"], "completed", { ...counts, error: null }))) return endCancelled();
   await content.updateSource(row.tenant_id, row.data_source_id, { error: null, last_synced_at: nowIso() });
   logFinished(deps, ended, "completed", { stop: outcome.result!.stopReason, requests: outcome.result!.requests, error: null });
+  await emitCrawlEnded(deps, row, null);
 }
 
 /** One line per finished crawl (tenant, ids, counts, duration, error), and the metric. */
@@ -233,10 +250,12 @@ function logFinished(deps: Pick<CrawlServiceDeps, "log" | "observe">, ended: End
 }
 
 /** The queue gave up on a crawl job (attempts used up): say so on the crawl. */
-export async function giveUpCrawl(deps: Pick<CrawlServiceDeps, "store">, job: { subject: string; kind: string }, error: string): Promise<void> {
+export async function giveUpCrawl(deps: Pick<CrawlServiceDeps, "store" | "events">, job: { subject: string; kind: string }, error: string): Promise<void> {
   if (job.kind !== CRAWL_JOB_KIND) return;
   const row = await deps.store.crawls.transition(job.subject, ["queued", "running"], "failed", { error: `The crawl could not run: ${error}`, finished_at: nowIso() });
-  if (row) await deps.store.content.updateSource(row.tenant_id, row.data_source_id, { error: row.error });
+  if (!row) return;
+  await deps.store.content.updateSource(row.tenant_id, row.data_source_id, { error: row.error });
+  await emitCrawlEnded(deps, row, row.error);
 }
 
 /** Crawl queue recovery: every queued or running crawl has a live queue job. Returns how many were queued again. */

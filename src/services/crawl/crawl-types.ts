@@ -7,9 +7,11 @@ import type { CollectionCatalog, DocumentCatalog, SourceCatalog } from "../../st
 import type { FileStore } from "../../store/files.js";
 import type { Json } from "../../store/content-types.js";
 import type { CrawlIndexProgress, CrawlJobRow } from "../../store/crawl-types.js";
+import type { OutcomeCounts } from "../../store/freshness-types.js";
 import type { JobQueue } from "../../jobs/types.js";
 import { createUrlPolicy, describeError, type UrlGuard } from "../../crawl/index.js";
 import { ServiceError } from "../errors.js";
+import type { WebhookEmitter } from "../webhooks/webhooks.js";
 
 export const CRAWL_JOB_KIND = "crawl";
 /** Queue attempts of one crawl job; a crawl interrupted by a shutdown uses one and resumes. */
@@ -28,16 +30,23 @@ export const PAGES_DEFAULT_LIMIT = 100;
 export const PAGES_MAX_LIMIT = 1000;
 
 export interface CrawlServiceDeps {
-  store: Pick<Store, "crawls" | "tenants"> & { content: SourceCatalog & CollectionCatalog & DocumentCatalog };
+  store: Pick<Store, "crawls" | "tenants" | "freshness"> & { content: SourceCatalog & CollectionCatalog & DocumentCatalog };
   files: FileStore;
   log: Logger;
-  config: { allowPrivateNetworks: boolean; renderJs: boolean };
+  config: {
+    allowPrivateNetworks: boolean;
+    renderJs: boolean;
+    /** consecutive crawls that miss a page (404/410, or no longer found) before it is removed; default 2 */
+    removeAfterMisses?: number;
+  };
   /** the crawl queue; a getter because the queue's handler is this service */
   queue: () => Pick<JobQueue, "available" | "enqueue" | "cancel">;
   /** where crawled pages are queued for indexing */
   ingestQueue: () => Pick<JobQueue, "enqueue">;
   /** replaces the URL policy built from config (tests) */
   guard?: UrlGuard;
+  /** webhook events (crawl.completed, crawl.failed, source.synced); none in tests that leave it out */
+  events?: WebhookEmitter;
   /** counts for metrics: each page fetched or failed, each crawl that ended */
   observe?: { page(outcome: "fetched" | "failed"): void; finished(status: "completed" | "failed" | "cancelled"): void };
 }
@@ -66,9 +75,21 @@ export interface CrawlOut {
   pages_indexed: number;
   /** pages handed over and still waiting to be indexed; a crawl reads completed only at 0 */
   pages_pending: number;
+  /** of the pages handed over: first seen by this crawl of the source */
+  pages_new: number;
+  /** ... stored before, with new content (re-indexed unless its text stayed the same) */
+  pages_changed: number;
+  /** ... stored before and unchanged (304, sitemap lastmod, or same content): not re-indexed */
+  pages_unchanged: number;
+  /** pages this crawl removed from the index (gone, or missed by consecutive crawls) */
+  pages_removed: number;
+  /** failed pages that keep their last good version (5xx, timeouts): still searchable, stale */
+  pages_stale: number;
 }
 
-export const crawlOut = (r: CrawlJobRow, progress: CrawlIndexProgress = { pending: 0, indexed: 0, failed: 0 }): CrawlOut => ({
+const NO_OUTCOMES: OutcomeCounts & { stale: number } = { new: 0, changed: 0, unchanged: 0, removed: 0, failed: 0, stale: 0 };
+
+export const crawlOut = (r: CrawlJobRow, progress: CrawlIndexProgress = { pending: 0, indexed: 0, failed: 0 }, outcomes = NO_OUTCOMES): CrawlOut => ({
   id: r.id,
   data_source_id: r.data_source_id,
   url: r.url,
@@ -85,6 +106,11 @@ export const crawlOut = (r: CrawlJobRow, progress: CrawlIndexProgress = { pendin
   include_paths: r.include_paths,
   pages_indexed: progress.indexed,
   pages_pending: progress.pending,
+  pages_new: outcomes.new,
+  pages_changed: outcomes.changed,
+  pages_unchanged: outcomes.unchanged,
+  pages_removed: outcomes.removed,
+  pages_stale: outcomes.stale,
 });
 
 export interface CrawlCreateBody {

@@ -2,7 +2,8 @@
 // and what happens when the queue gives up on one. Each takes the ingest dependencies first.
 import type { QueuedJob as JobRow } from "../../jobs/types.js";
 import type { DocumentRow } from "../../store/content-types.js";
-import type { FileKind } from "../../ingest/types.js";
+import { createHash } from "node:crypto";
+import type { ChunkDraft, FileKind } from "../../ingest/types.js";
 import { parseAndChunkIsolated } from "../../ingest/parse/isolated.js";
 import { isParseError } from "../../ingest/parse/errors.js";
 import type { IngestDeps } from "./ingest-types.js";
@@ -52,11 +53,14 @@ export async function handleIngestJob(deps: IngestDeps, job: JobRow): Promise<vo
   if (!parsed) return;
   // A crawled page keeps the title the crawler saw when the parser finds none better.
   const title = parsed.doc.title || doc.title;
+  const metadata = { ...doc.metadata, ...parsed.doc.metadata };
+  const hash = textHashOf(deps.profile, title, parsed.chunks);
+  if (await keptUnchangedText(deps, job, doc, hash, metadata)) return;
   // Lexical first: the chunks are committed without vectors, so the document is searchable as
   // soon as it is parsed; the backfill (requested after every job) gives them vectors next,
   // and until then search ranks them lexically. A document without text ends failed inside;
   // either way this sync may now be over.
-  await indexParsedBatch(
+  const indexed = await indexParsedBatch(
     deps,
     doc.tenant_id,
     [
@@ -64,12 +68,38 @@ export async function handleIngestJob(deps: IngestDeps, job: JobRow): Promise<vo
         documentId: doc.id,
         parsed: { ...parsed.doc, title },
         drafts: parsed.chunks,
-        metadata: { ...doc.metadata, ...parsed.doc.metadata },
+        metadata,
       },
     ],
     { embed: false },
   );
+  if (indexed.documents === 1) await deps.store.freshness?.setTextHash(doc.tenant_id, doc.id, hash);
   await markSyncedIfIdle(deps, doc.tenant_id, doc.data_source_id);
+}
+
+/**
+ * The extracted text as the index sees it: chunk texts and heading paths, the title, and the
+ * profile and chunking that made them. Equal hashes mean equal chunks and vectors.
+ */
+export function textHashOf(profile: IngestDeps["profile"], title: string, chunks: ChunkDraft[]): string {
+  const h = createHash("sha256").update(JSON.stringify([profile.index_name, profile.chunk_size_tokens, profile.chunk_overlap_tokens, title]));
+  for (const c of chunks) h.update(JSON.stringify([c.headingPath, c.text]));
+  return h.digest("hex");
+}
+
+/**
+ * A crawled page that changed but whose text did not (new markup, a rotated script URL): its
+ * chunks and vectors stay as they are; only the document's metadata moves on. Only where the
+ * crawler asked for it, so a reindex always rebuilds.
+ */
+async function keptUnchangedText(deps: IngestDeps, job: JobRow, doc: DocumentRow, hash: string, metadata: Record<string, unknown>): Promise<boolean> {
+  const reuse = (job.payload as { reuse_unchanged_text?: unknown } | null)?.reuse_unchanged_text === true;
+  const fresh = deps.store.freshness;
+  if (!reuse || !fresh || (await fresh.textHash(doc.tenant_id, doc.id)) !== hash) return false;
+  if (!(await fresh.keepIndexed(doc.tenant_id, doc.id, metadata))) return false;
+  deps.log.debug({ document: doc.id }, "text unchanged; chunks and vectors kept");
+  await markSyncedIfIdle(deps, doc.tenant_id, doc.data_source_id);
+  return true;
 }
 
 /** the queue gave up on a document: say so on the document */

@@ -2,13 +2,14 @@
 // (ingest-index.ts, ingest-job.ts) and ingest.ts, which binds them, do not import each other.
 import type { Logger } from "pino";
 import type { Store } from "../../store/types.js";
+import type { FreshnessStore } from "../../store/freshness-types.js";
 import type { DocumentCatalog, IndexWrites, SourceCatalog, VectorStore } from "../../store/content-store.js";
 import type { FileStore } from "../../store/files.js";
 import type { Embedder, EmbeddingProfile } from "../../embed/types.js";
 import type { ChunkDraft, ParsedDocument } from "../../ingest/types.js";
 
 export interface IngestDeps {
-  store: { content: DocumentCatalog & SourceCatalog & IndexWrites & VectorStore };
+  store: { content: DocumentCatalog & SourceCatalog & IndexWrites & VectorStore; freshness?: Pick<FreshnessStore, "textHash" | "setTextHash" | "keepIndexed"> };
   files: FileStore;
   profile: EmbeddingProfile;
   embedder: Embedder | null;

@@ -10,6 +10,9 @@ import { pgQuotas } from "./quotas.js";
 import { pgBenchmarks } from "./benchmarks.js";
 import { pgCrawls } from "./crawls.js";
 import { pgAudit } from "./audit.js";
+import { pgFreshness } from "./freshness.js";
+import { pgWebhooks } from "./webhooks.js";
+import { pgSchedules } from "./schedules.js";
 import { postgresContent } from "./content/index.js";
 
 export interface PostgresStore extends Store {
@@ -46,6 +49,9 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     content,
     benchmarks: pgBenchmarks(pool),
     crawls: pgCrawls(pool),
+    freshness: pgFreshness(pool),
+    webhooks: pgWebhooks(pool),
+    schedules: pgSchedules(pool),
     audit: pgAudit(pool),
     async ping() {
       await pool.query("SELECT 1");

@@ -10,6 +10,9 @@ import { sqliteContent } from "./content/index.js";
 import { sqliteBenchmarks } from "./benchmarks.js";
 import { sqliteCrawls } from "./crawls.js";
 import { sqliteAudit } from "./audit.js";
+import { sqliteFreshness } from "./freshness.js";
+import { sqliteWebhooks } from "./webhooks.js";
+import { sqliteSchedules } from "./schedules.js";
 import { createVectorIndexes, type VectorIndexMode } from "./content/vector-indexes.js";
 import type { Quantization } from "./content/ann.js";
 
@@ -50,6 +53,9 @@ export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}):
     content: sqliteContent(db, vectors, opts.filterExactBelow === undefined ? {} : { filterExactBelow: opts.filterExactBelow }),
     benchmarks: sqliteBenchmarks(db),
     crawls: sqliteCrawls(db),
+    freshness: sqliteFreshness(db),
+    webhooks: sqliteWebhooks(db),
+    schedules: sqliteSchedules(db),
     audit: sqliteAudit(db),
     async ping() {
       db.prepare("SELECT 1").get();
