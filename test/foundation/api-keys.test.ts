@@ -6,6 +6,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { ISO_DATE_TIME, LIGHT_ENV, PLATFORM_KEY, expectDetail, issueAt, makeKey, useServer } from "../kit/index.js";
 import { storeSql } from "../helpers/store-sql.js";
+import { SHORT_TTL_MS } from "../../src/services/auth/key-cache.js";
 
 const s = useServer(LIGHT_ENV);
 let admin: string;
@@ -166,6 +167,10 @@ describe("expiry", () => {
     const k = await makeKey(s, admin, ["search"], { expires_in_days: 5 });
     expect((await s.call("GET", "/me", { key: k.key })).status).toBe(200);
     await storeSql(s.rt.store).run("UPDATE api_keys SET expires_at = ? WHERE id = ?", new Date(Date.now() - 1000).toISOString(), k.id);
+    // the row was changed under the server, as time passing would: its key cache (services/auth/
+    // key-cache.ts) may answer from the old row for SHORT_TTL_MS; a real expiry is read off the
+    // cached row's own expires_at
+    await new Promise((r) => setTimeout(r, SHORT_TTL_MS + 50));
     expectDetail(await s.call("GET", "/me", { key: k.key }), 401, /expired/i);
     const listed = (await list()).find((x) => x.id === k.id)!;
     expect(listed.status).toBe("expired");

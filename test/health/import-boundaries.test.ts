@@ -38,7 +38,7 @@ describe("import boundaries check", () => {
   it("exits 0 on this repository and 1 on a copy with an import from one backend into the other", () => {
     const clean = run();
     expect(clean.output).toContain("import boundaries: clean");
-    expect(clean.output).toContain("store backends: postgres, sqlite");
+    expect(clean.output).toContain("store backends: postgres, s3, sqlite");
     expect(clean.status).toBe(0);
     const bad = run(copyWith("src/store/postgres/content/lexical.ts", 'import { LexicalIndexes } from "../../sqlite/content/lexical-index.js";'));
     expect(bad.status).toBe(1);

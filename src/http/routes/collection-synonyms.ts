@@ -9,8 +9,13 @@ import type { SynonymService } from "../../services/collections/synonyms.js";
 
 const CollectionParams = Type.Object({ collection_id: Type.String() });
 
+/** What these routes use, and nothing else of the runtime. */
+export interface SynonymRouteDeps {
+  synonyms: SynonymService;
+}
+
 export const synonymRoutes =
-  ({ synonyms }: { synonyms: SynonymService }): FastifyPluginAsyncTypebox =>
+  ({ synonyms }: SynonymRouteDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
     const tags = ["collections"];
     app.get(

@@ -45,6 +45,12 @@ export const DISTRIBUTION: ReadonlyArray<readonly [table: string, placement: Pla
   ["crawl_failures", "tenant"],
   ["stored_files", "tenant"],
   ["stored_file_chunks", "tenant"],
+  ["crawl_page_outcomes", "tenant"],
+  ["crawl_page_misses", "tenant"],
+  ["document_text_hashes", "tenant"],
+  ["webhook_endpoints", "tenant"],
+  ["webhook_deliveries", "tenant"],
+  ["source_schedules", "tenant"],
 ];
 
 /** the table every tenant table is co-located with */

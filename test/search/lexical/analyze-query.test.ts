@@ -33,6 +33,6 @@ describe("lexicalQueryOf", () => {
   });
 
   it("gives no lexical query when nothing in the text is searchable", () => {
-    expect(lexicalQueryOf("?! -- ***", DEFAULT_ANALYZER)).toEqual({ parsed: { terms: [], phrases: [] }, lexical: null });
+    expect(lexicalQueryOf("?! -- ***", DEFAULT_ANALYZER)).toEqual({ parsed: { terms: [], phrases: [] }, lexical: null, synonymsApplied: false });
   });
 });
