@@ -33,6 +33,7 @@ export default defineConfig({
       "test/benchmarks/suites.test.ts",
       "test/benchmarks/tune-jobs.test.ts",
       "test/benchmarks/tune-calibration.test.ts",
+      "test/analytics/search-log.test.ts",
     ],
     globalSetup: ["./test/helpers/pg-global.ts"],
     // these are api-project suites: they share a worker's module cache there too (vitest.config.ts)

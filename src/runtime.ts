@@ -26,6 +26,9 @@ import { createBackfillScheduler, type BackfillScheduler } from "./services/back
 import { recoverStagedFiles } from "./services/acceptance.js";
 import { createAuditService, type AuditService } from "./services/audit.js";
 import { createSearchService, type SearchService } from "./services/search.js";
+import { createAnalyticsService, type AnalyticsService } from "./services/analytics.js";
+import { createSearchLog } from "./services/analytics-log.js";
+import { loggedSearch } from "./services/analytics-search.js";
 import { createBenchmarkService, TUNE_JOB_KIND, type BenchmarkService } from "./services/benchmarks.js";
 import { beirDataDir, createIndustryBenchmarkService, type IndustryBenchmarkService } from "./services/industry-benchmarks.js";
 import { createBeirImporter } from "./services/beir-import.js";
@@ -57,7 +60,10 @@ export interface Runtime {
   documents: DocumentService;
   ingest: IngestService;
   backfill: BackfillScheduler;
+  /** searches as callers make them: counted in /metrics and logged for analytics (benchmark runs use an unlogged one) */
   search: SearchService;
+  /** the search log's reports, feedback and switch (issue 29) */
+  analytics: AnalyticsService;
   /** benchmark suites and runs */
   benchmarks: BenchmarkService;
   /** public BEIR question sets: catalogue and import */
@@ -270,7 +276,7 @@ function assembleEngine(b: Base, j: Jobs): Engine {
 
 type Services = Pick<
   Runtime,
-  "accounts" | "auth" | "search" | "collections" | "sources" | "benchmarks" | "industryBenchmarks" | "apiKeys" | "tenants" | "documents" | "tuneQueue"
+  "accounts" | "auth" | "search" | "analytics" | "collections" | "sources" | "benchmarks" | "industryBenchmarks" | "apiKeys" | "tenants" | "documents" | "tuneQueue"
 >;
 
 function setMetricSources(b: Base, q: Queues): void {
@@ -322,10 +328,14 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
     sessions: accounts.resolveSession,
     requireEmailVerification: config.requireEmailVerification,
   });
-  const search = createSearchService({ store, engine, quotas });
+  const plainSearch = createSearchService({ store, engine, quotas });
+  const searchLog = createSearchLog({ store, log, flushMs: config.analyticsFlushMs });
+  const counters = { zeroResults: b.metrics.searchZeroResults, lowScore: b.metrics.searchLowScore };
+  const search = loggedSearch(plainSearch, { log: searchLog, lowScore: config.analyticsLowScore, counters });
+  const analytics = createAnalyticsService({ store, log: searchLog, retentionDays: config.analyticsRetentionDays, lowScore: config.analyticsLowScore, flushMs: config.analyticsFlushMs });
   const collections = createCollectionService({ store, audit });
   const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit });
-  const { benchmarks, tuneQueue } = assembleBenchmarks(b, j, search);
+  const { benchmarks, tuneQueue } = assembleBenchmarks(b, j, plainSearch);
   const industryBenchmarks = createIndustryBenchmarkService({
     dataDir: beirDataDir(config.beirDataDir, config.dataDir),
     importer: createBeirImporter({
@@ -342,7 +352,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   const apiKeys = createApiKeyService({ store, audit });
   const tenants = createTenantService({ store, defaultPlan: config.defaultPlan, audit });
   const documents = createDocumentService({ store, files, profileName: b.activeProfile.name, queue: j.queue, log, audit });
-  return { accounts, auth, search, collections, sources, benchmarks, industryBenchmarks, apiKeys, tenants, documents, tuneQueue };
+  return { accounts, auth, search, analytics, collections, sources, benchmarks, industryBenchmarks, apiKeys, tenants, documents, tuneQueue };
 }
 
 /** "default: quarry-static-v1 2026-11-27.3f2a9c01 (ready)": the profile, the model and its version */
@@ -374,7 +384,8 @@ async function extraHealthChecks(b: Base, j: Queues): Promise<Record<string, Che
   };
 }
 
-async function closeRuntime(b: Base, j: Queues, industryBenchmarks: IndustryBenchmarkService, auditPruner: NodeJS.Timeout | undefined): Promise<ShutdownSummary> {
+async function closeRuntime(b: Base, j: Queues, s: Pick<Services, "industryBenchmarks" | "analytics">, auditPruner: NodeJS.Timeout | undefined): Promise<ShutdownSummary> {
+  const { industryBenchmarks } = s;
   const { queue, crawlQueue, tuneQueue } = j;
   clearInterval(auditPruner);
   await industryBenchmarks.close();
@@ -393,6 +404,7 @@ async function closeRuntime(b: Base, j: Queues, industryBenchmarks: IndustryBenc
   await j.queues.close();
   await b.embedder?.close();
   await b.mailer.close();
+  await s.analytics.close(); // the search log's last events
   await b.store.close();
   return { jobsLeft, crawlsInterrupted };
 }
@@ -458,8 +470,9 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     userOut: (userId) => services.accounts.userOut(userId),
     metrics: b.metrics,
     workers: b.workers,
-    close: () => closeRuntime(b, q, services.industryBenchmarks, auditPruner),
+    close: () => closeRuntime(b, q, services, auditPruner),
   };
   auditPruner = await startBackground(b, q);
+  await services.analytics.start((err) => b.log.error({ err }, "could not prune the search log"));
   return rt;
 }

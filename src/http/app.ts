@@ -26,6 +26,7 @@ import { searchRoutes } from "./routes/search.js";
 import { crawlRoutes } from "./routes/crawl.js";
 import { benchmarkRoutes } from "./routes/benchmarks.js";
 import { auditRoutes } from "./routes/audit.js";
+import { analyticsRoutes } from "./routes/analytics.js";
 import { agentRoutes } from "./mcp/routes.js";
 import { consoleRoutes, defaultConsoleDir } from "./console.js";
 
@@ -118,6 +119,7 @@ async function registerRoutes(app: TypedApp, rt: Runtime) {
   await app.register(crawlRoutes({ crawls: rt.crawls }));
   await app.register(benchmarkRoutes({ benchmarks: rt.benchmarks, industryBenchmarks: rt.industryBenchmarks }));
   await app.register(auditRoutes({ audit: rt.audit }));
+  await app.register(analyticsRoutes({ analytics: rt.analytics }));
   await app.register(
     agentRoutes({
       collections: rt.collections,

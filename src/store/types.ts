@@ -7,6 +7,7 @@ import type { AccountStore, QuotaStore } from "./account-types.js";
 import type { BenchmarkStore } from "./benchmark-types.js";
 import type { CrawlStore } from "./crawl-types.js";
 import type { AuditStore } from "./audit-types.js";
+import type { AnalyticsStore } from "./analytics-types.js";
 import type { ApiKeyStore, TenantStore, UsageStore } from "./tenant-types.js";
 
 export * from "./tenant-types.js";
@@ -22,6 +23,8 @@ export interface Store {
   benchmarks: BenchmarkStore;
   crawls: CrawlStore;
   audit: AuditStore;
+  /** search log, feedback and the logging switch (issue 29) */
+  analytics: AnalyticsStore;
   /** throws when the database cannot answer */
   ping(): Promise<void>;
   close(): Promise<void>;

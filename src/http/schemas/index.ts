@@ -9,7 +9,8 @@ import * as crawl from "./crawl.js";
 import * as benchmarks from "./benchmarks.js";
 import * as account from "./account.js";
 import * as agents from "./agents.js";
+import * as analytics from "./analytics.js";
 
-export const SHARED_SCHEMAS: TSchema[] = [ErrorOut, ValidationErrorOut, ...[identity, content, search, searchControls, crawl, benchmarks, account, agents]
+export const SHARED_SCHEMAS: TSchema[] = [ErrorOut, ValidationErrorOut, ...[identity, content, search, searchControls, crawl, benchmarks, account, agents, analytics]
   .flatMap((m) => Object.values(m) as TSchema[])
   .filter((s) => typeof s === "object" && s !== null && "$id" in s)];

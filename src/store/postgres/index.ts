@@ -10,6 +10,7 @@ import { pgQuotas } from "./quotas.js";
 import { pgBenchmarks } from "./benchmarks.js";
 import { pgCrawls } from "./crawls.js";
 import { pgAudit } from "./audit.js";
+import { pgAnalytics } from "./analytics.js";
 import { postgresContent } from "./content/index.js";
 
 export interface PostgresStore extends Store {
@@ -47,6 +48,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     benchmarks: pgBenchmarks(pool),
     crawls: pgCrawls(pool),
     audit: pgAudit(pool),
+    analytics: pgAnalytics(pool),
     async ping() {
       await pool.query("SELECT 1");
     },

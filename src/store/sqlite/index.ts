@@ -10,6 +10,7 @@ import { sqliteContent } from "./content/index.js";
 import { sqliteBenchmarks } from "./benchmarks.js";
 import { sqliteCrawls } from "./crawls.js";
 import { sqliteAudit } from "./audit.js";
+import { sqliteAnalytics } from "./analytics.js";
 import { createVectorIndexes, type VectorIndexMode } from "./content/vector-indexes.js";
 import type { Quantization } from "./content/ann.js";
 
@@ -51,6 +52,7 @@ export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}):
     benchmarks: sqliteBenchmarks(db),
     crawls: sqliteCrawls(db),
     audit: sqliteAudit(db),
+    analytics: sqliteAnalytics(db),
     async ping() {
       db.prepare("SELECT 1").get();
     },

@@ -1,0 +1,152 @@
+import { transaction, type Pool } from "./db.js";
+import type { AnalyticsStore, BucketCounts, EventFilter, QueryCounts, SearchEventRow } from "../analytics-types.js";
+import { atOf, code, EVENT_COLUMNS, eventValues, FEEDBACK_TYPES, millionths, ORIGINS, POSITIVE_FEEDBACK, scopeKey } from "../analytics-codec.js";
+
+/** Numbered placeholders from $start on. */
+const marks = (n: number, start: number) => Array.from({ length: n }, (_, i) => `$${start + i}`).join(", ");
+
+/** The window's condition on search_events `s`, its parameters numbered from `start`. */
+function windowOf(f: EventFilter, start: number): { sql: string; scopes: string; params: unknown[] } {
+  const byCollection = f.collection_id !== undefined;
+  const scopes = `SELECT id FROM analytics_scopes WHERE tenant_id = $${start}${byCollection ? ` AND collection_id = $${start + 1}` : ""}`;
+  const next = start + (byCollection ? 2 : 1);
+  const origins = f.origins.map((o) => code(ORIGINS, o));
+  return {
+    scopes,
+    sql: `s.scope IN (${scopes}) AND s.at >= $${next} AND s.at < $${next + 1} AND s.origin IN (${marks(origins.length, next + 2)})`,
+    params: [f.tenant_id, ...(byCollection ? [f.collection_id] : []), f.from, f.to, ...origins],
+  };
+}
+
+/** Scope ids of the batch's (tenant, collection) pairs; pairs of deleted tenants get none. */
+async function scopesFor(pool: Pool, rows: SearchEventRow[]): Promise<Map<string, number>> {
+  const pairs = [...new Map(rows.map((r) => [scopeKey(r.tenant_id, r.collection_id), r])).values()];
+  const tenants = pairs.map((r) => r.tenant_id);
+  const collections = pairs.map((r) => r.collection_id);
+  await pool.query(
+    `INSERT INTO analytics_scopes (tenant_id, collection_id)
+     SELECT p.t, p.c FROM unnest($1::text[], $2::text[]) AS p(t, c) WHERE EXISTS (SELECT 1 FROM tenants WHERE id = p.t)
+     ON CONFLICT DO NOTHING`,
+    [tenants, collections],
+  );
+  const found = await pool.query<{ id: number; tenant_id: string; collection_id: string }>(
+    `SELECT sc.id, sc.tenant_id, sc.collection_id FROM analytics_scopes sc JOIN unnest($1::text[], $2::text[]) AS p(t, c) ON sc.tenant_id = p.t AND sc.collection_id = p.c`,
+    [tenants, collections],
+  );
+  return new Map(found.rows.map((r) => [scopeKey(r.tenant_id, r.collection_id), r.id]));
+}
+
+const FOREIGN_KEY_VIOLATION = "23503";
+
+export function pgAnalytics(pool: Pool): AnalyticsStore {
+  const lookup = async (tenantId: string, id: string) => {
+    const at = atOf(id);
+    if (Number.isNaN(at)) return undefined;
+    const r = await pool.query<{ id: string; scope: number; at: number; query: string; collection_id: string }>(
+      `SELECT s.id, s.scope, s.at, s.query, sc.collection_id FROM search_events s JOIN analytics_scopes sc ON sc.id = s.scope
+       WHERE sc.tenant_id = $1 AND s.at = $2 AND s.id = $3`,
+      [tenantId, at, id],
+    );
+    return r.rows[0];
+  };
+  return {
+    async recordSearches(rows) {
+      if (rows.length === 0) return;
+      const scopes = await scopesFor(pool, rows);
+      const values: unknown[] = [];
+      const tuples: string[] = [];
+      const width = EVENT_COLUMNS.split(",").length;
+      for (const r of rows) {
+        const scope = scopes.get(scopeKey(r.tenant_id, r.collection_id));
+        if (scope === undefined) continue;
+        tuples.push(`(${marks(width, values.length + 1)})`);
+        values.push(scope, ...eventValues(r));
+      }
+      if (tuples.length === 0) return;
+      try {
+        await pool.query(`INSERT INTO search_events (${EVENT_COLUMNS}) VALUES ${tuples.join(", ")} ON CONFLICT DO NOTHING`, values);
+      } catch (err) {
+        // a tenant deleted between the scope lookup and the insert: its searches go with it
+        if ((err as { code?: string }).code !== FOREIGN_KEY_VIOLATION) throw err;
+      }
+    },
+    async recordFeedback(row) {
+      const s = await lookup(row.tenant_id, row.search_id);
+      if (!s) return false;
+      await pool.query("INSERT INTO search_feedback (scope, search_at, search_id, at, type, document_id, position) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
+        s.scope, s.at, s.id, row.at, code(FEEDBACK_TYPES, row.type), row.document_id, row.position,
+      ]);
+      return true;
+    },
+    async findSearch(tenantId, id) {
+      const s = await lookup(tenantId, id);
+      return s ? { id: s.id, collection_id: s.collection_id, query: s.query } : null;
+    },
+    async buckets(f, interval, offset, lowScore) {
+      const w = windowOf(f, 4);
+      const r = await pool.query<BucketCounts>(
+        `SELECT ((s.at - $1::bigint) / $2::bigint) * $2::bigint + $1::bigint AS start, s.took_ms, count(*)::int AS searches,
+                count(*) FILTER (WHERE s.hits = 0)::int AS zero_results, count(*) FILTER (WHERE s.hits > 0 AND s.top_score < $3)::int AS low_score
+         FROM search_events s WHERE ${w.sql} GROUP BY 1, 2`,
+        [offset, interval, millionths(lowScore), ...w.params],
+      );
+      return r.rows.map((b) => ({ ...b, start: Number(b.start) }));
+    },
+    async queries(f, lowScore) {
+      const w = windowOf(f, 2);
+      const n = w.params.length + 2;
+      const r = await pool.query<QueryCounts>(
+        `SELECT s.query, count(*)::int AS count, count(*) FILTER (WHERE s.hits = 0)::int AS zero_results,
+                count(*) FILTER (WHERE s.hits > 0 AND s.top_score < $1)::int AS low_score,
+                coalesce(sum(c.clicks), 0)::int AS clicks, count(c.clicks)::int AS clicked_searches, coalesce(sum(c.positions), 0)::bigint AS position_sum
+         FROM search_events s
+         LEFT JOIN (SELECT fb.scope, fb.search_at, fb.search_id, count(*) AS clicks, sum(fb.position) AS positions
+                    FROM search_feedback fb WHERE fb.type = 0 AND fb.scope IN (${w.scopes}) AND fb.search_at >= $${n} AND fb.search_at < $${n + 1}
+                    GROUP BY fb.scope, fb.search_at, fb.search_id) c
+           ON c.scope = s.scope AND c.search_at = s.at AND c.search_id = s.id
+         WHERE ${w.sql} GROUP BY s.query`,
+        [millionths(lowScore), ...w.params, f.from, f.to],
+      );
+      return r.rows;
+    },
+    async clickedDocuments(f, queries) {
+      const out = new Map<string, string[]>();
+      if (queries.length === 0) return out;
+      const w = windowOf(f, 2);
+      const r = await pool.query<{ query: string; document_id: string }>(
+        `SELECT s.query, fb.document_id, count(*) AS n FROM search_feedback fb
+         JOIN search_events s ON s.scope = fb.scope AND s.at = fb.search_at AND s.id = fb.search_id
+         WHERE fb.type IN (${POSITIVE_FEEDBACK.join(", ")}) AND s.query = ANY($1::text[]) AND ${w.sql}
+         GROUP BY s.query, fb.document_id ORDER BY s.query, n DESC, fb.document_id`,
+        [queries, ...w.params],
+      );
+      for (const row of r.rows) out.set(row.query, [...(out.get(row.query) ?? []), row.document_id]);
+      return out;
+    },
+    async appendImplicitCases(tenantId, suiteId, cases) {
+      await transaction(pool, async (c) => {
+        // the suite row is locked so two appends never take the same positions
+        await c.query("SELECT 1 FROM benchmark_suites WHERE tenant_id = $1 AND id = $2 FOR UPDATE", [tenantId, suiteId]);
+        await c.query(
+          `INSERT INTO benchmark_cases (id, tenant_id, suite_id, position, query, relevant_document_ids, created_at, judgment)
+           SELECT x.id, $1, $2, (SELECT coalesce(max(position), -1) FROM benchmark_cases WHERE tenant_id = $1 AND suite_id = $2) + x.n, x.query, x.rel, x.created_at, 'implicit'
+           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS x(id, query, rel, created_at, n)`,
+          [tenantId, suiteId, cases.map((x) => x.id), cases.map((x) => x.query), cases.map((x) => JSON.stringify(x.relevant_document_ids)), cases.map((x) => x.created_at)],
+        );
+      });
+    },
+    async loggingEnabled(tenantId) {
+      const r = await pool.query<{ logging: boolean }>("SELECT logging FROM analytics_settings WHERE tenant_id = $1", [tenantId]);
+      return r.rows[0]?.logging ?? true;
+    },
+    async setLogging(tenantId, enabled) {
+      await pool.query("INSERT INTO analytics_settings (tenant_id, logging) VALUES ($1, $2) ON CONFLICT (tenant_id) DO UPDATE SET logging = excluded.logging", [tenantId, enabled]);
+    },
+    async prune(before) {
+      return transaction(pool, async (c) => {
+        await c.query("DELETE FROM search_feedback WHERE search_at < $1", [before]);
+        return (await c.query("DELETE FROM search_events WHERE at < $1", [before])).rowCount ?? 0;
+      });
+    },
+  };
+}
