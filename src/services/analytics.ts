@@ -50,46 +50,74 @@ function decodeOffset(cursor: string | undefined): number {
   return Number(m[1]);
 }
 
-export function createAnalyticsService(deps: AnalyticsServiceDeps) {
-  const now = deps.now ?? Date.now;
+type Deps = AnalyticsServiceDeps & { now: () => number };
+
+/** the tenant's window, with a named collection checked to be the tenant's */
+async function filterOf(deps: Deps, p: Principal, w: ReportWindow): Promise<EventFilter> {
+  const tenant = tenantOf(p);
+  if (w.collection_id !== undefined && !(await deps.store.content.getCollection(tenant.id, w.collection_id))) throw notFound("Collection", w.collection_id);
+  const to = timeOf(w.to, "to", deps.now() + 1);
+  const from = timeOf(w.from, "from", to - DEFAULT_SPAN);
+  if (from >= to) throw new ValidationError([{ type: "value_error", loc: ["query", "from"], msg: "from must be before to", input: w.from ?? null }]);
+  const origins: SearchOrigin[] = w.include_console ? ["api", "mcp", "console"] : ["api", "mcp"];
+  return { tenant_id: tenant.id, ...(w.collection_id !== undefined ? { collection_id: w.collection_id } : {}), from, to, origins };
+}
+
+/** the search event behind a public id, waiting for a young one still on its way to storage (another process's buffer) */
+async function searchOf(deps: Deps, tenantId: string, searchId: string) {
+  const key = searchId.startsWith(SEARCH_ID_PREFIX) ? searchId.slice(SEARCH_ID_PREFIX.length) : "";
+  const at = atOf(key);
+  if (Number.isNaN(at)) return null;
+  if (deps.log.pending(tenantId, key)) await deps.log.flush();
+  const deadline = at + 2 * deps.flushMs + 250;
+  for (;;) {
+    const s = await deps.store.analytics.findSearch(tenantId, key);
+    if (s || deps.now() >= deadline) return s;
+    await new Promise((r) => setTimeout(r, Math.min(deps.flushMs, 250)));
+  }
+}
+
+/**
+ * Report queries as cases of a suite: the documents clicked (or converted, or rated up) on the
+ * query's searches in the window are its relevant documents, judged implicitly. Queries without
+ * such feedback are skipped and named.
+ */
+async function toBenchmark(deps: Deps, p: Principal, body: ReportWindow & { suite_id: string; queries: string[] }) {
+  const tenant = tenantOf(p);
+  const suite = await deps.store.benchmarks.getSuite(tenant.id, body.suite_id);
+  if (!suite) throw notFound("Benchmark suite", body.suite_id);
+  const f = await filterOf(deps, p, { ...body, collection_id: suite.collection_id, from: body.from ?? new Date(deps.now() - deps.retentionDays * DAY).toISOString() });
+  const queries = [...new Set(body.queries.map(normaliseQuery).filter((q) => q.length > 0))];
+  const clicked = await deps.store.analytics.clickedDocuments(f, queries);
+  const at = nowIso();
+  const cases = queries.flatMap((query) => {
+    const docs = clicked.get(query);
+    return docs?.length ? [{ id: newId("bmc"), suite_id: suite.id, query, relevant_document_ids: docs.slice(0, MAX_CLICKED), created_at: at }] : [];
+  });
+  if (cases.length > 0) await deps.store.analytics.appendImplicitCases(tenant.id, suite.id, cases);
+  return {
+    suite_id: suite.id,
+    created: cases.map((c) => ({ id: c.id, query: c.query, relevant_document_ids: c.relevant_document_ids, judgment: "implicit" as const })),
+    skipped: queries.filter((q) => !clicked.get(q)?.length).map((query) => ({ query, reason: "no clicked document in the window" })),
+  };
+}
+
+export function createAnalyticsService(serviceDeps: AnalyticsServiceDeps) {
+  const deps: Deps = { ...serviceDeps, now: serviceDeps.now ?? Date.now };
+  const now = deps.now;
   const a = deps.store.analytics;
   let sweeper: NodeJS.Timeout | undefined;
-
-  /** the tenant's window, with a named collection checked to be the tenant's */
-  async function filterOf(p: Principal, w: ReportWindow): Promise<EventFilter> {
-    const tenant = tenantOf(p);
-    if (w.collection_id !== undefined && !(await deps.store.content.getCollection(tenant.id, w.collection_id))) throw notFound("Collection", w.collection_id);
-    const to = timeOf(w.to, "to", now() + 1);
-    const from = timeOf(w.from, "from", to - DEFAULT_SPAN);
-    if (from >= to) throw new ValidationError([{ type: "value_error", loc: ["query", "from"], msg: "from must be before to", input: w.from ?? null }]);
-    const origins: SearchOrigin[] = w.include_console ? ["api", "mcp", "console"] : ["api", "mcp"];
-    return { tenant_id: tenant.id, ...(w.collection_id !== undefined ? { collection_id: w.collection_id } : {}), from, to, origins };
-  }
-
-  /** the search event behind a public id, waiting for a young one still on its way to storage (another process's buffer) */
-  async function searchOf(tenantId: string, searchId: string) {
-    const key = searchId.startsWith(SEARCH_ID_PREFIX) ? searchId.slice(SEARCH_ID_PREFIX.length) : "";
-    const at = atOf(key);
-    if (Number.isNaN(at)) return null;
-    if (deps.log.pending(tenantId, key)) await deps.log.flush();
-    const deadline = at + 2 * deps.flushMs + 250;
-    for (;;) {
-      const s = await a.findSearch(tenantId, key);
-      if (s || now() >= deadline) return s;
-      await new Promise((r) => setTimeout(r, Math.min(deps.flushMs, 250)));
-    }
-  }
 
   return {
     async feedback(p: Principal, searchId: string, body: { type: FeedbackType; document_id: string; position: number }): Promise<void> {
       const tenantId = tenantOf(p).id;
-      const s = await searchOf(tenantId, searchId);
+      const s = await searchOf(deps, tenantId, searchId);
       const ok = s && (await a.recordFeedback({ tenant_id: tenantId, search_id: s.id, at: now(), ...body }));
       if (!ok) throw notFound("Search", searchId);
     },
 
     async searches(p: Principal, w: ReportWindow & { interval?: Interval }): Promise<{ data: SeriesPoint[]; interval: Interval }> {
-      const f = await filterOf(p, w);
+      const f = await filterOf(deps, p, w);
       const interval = w.interval ?? "day";
       const buckets = Math.ceil((f.to - f.from) / INTERVALS[interval]) + 1;
       if (buckets > MAX_BUCKETS) {
@@ -100,7 +128,7 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
     },
 
     async queries(p: Principal, w: ReportWindow & { sort?: QuerySort; limit?: number; cursor?: string }): Promise<{ data: QueryStat[]; next_cursor: string | null }> {
-      const f = await filterOf(p, w);
+      const f = await filterOf(deps, p, w);
       const offset = decodeOffset(w.cursor);
       const limit = w.limit ?? 20;
       const sorted = sortQueries((await a.queries(f, deps.lowScore)).map(queryStat), w.sort ?? "count");
@@ -108,30 +136,7 @@ export function createAnalyticsService(deps: AnalyticsServiceDeps) {
       return { data, next_cursor: offset + limit < sorted.length ? encodeOffset(offset + limit) : null };
     },
 
-    /**
-     * Report queries as cases of a suite: the documents clicked (or converted, or rated up) on the
-     * query's searches in the window are its relevant documents, judged implicitly. Queries
-     * without such feedback are skipped and named.
-     */
-    async toBenchmark(p: Principal, body: ReportWindow & { suite_id: string; queries: string[] }) {
-      const tenant = tenantOf(p);
-      const suite = await deps.store.benchmarks.getSuite(tenant.id, body.suite_id);
-      if (!suite) throw notFound("Benchmark suite", body.suite_id);
-      const f = await filterOf(p, { ...body, collection_id: suite.collection_id, from: body.from ?? new Date(now() - deps.retentionDays * DAY).toISOString() });
-      const queries = [...new Set(body.queries.map(normaliseQuery).filter((q) => q.length > 0))];
-      const clicked = await a.clickedDocuments(f, queries);
-      const at = nowIso();
-      const cases = queries.flatMap((query) => {
-        const docs = clicked.get(query);
-        return docs?.length ? [{ id: newId("bmc"), suite_id: suite.id, query, relevant_document_ids: docs.slice(0, MAX_CLICKED), created_at: at }] : [];
-      });
-      if (cases.length > 0) await a.appendImplicitCases(tenant.id, suite.id, cases);
-      return {
-        suite_id: suite.id,
-        created: cases.map((c) => ({ id: c.id, query: c.query, relevant_document_ids: c.relevant_document_ids, judgment: "implicit" as const })),
-        skipped: queries.filter((q) => !clicked.get(q)?.length).map((query) => ({ query, reason: "no clicked document in the window" })),
-      };
-    },
+    toBenchmark: (p: Principal, body: ReportWindow & { suite_id: string; queries: string[] }) => toBenchmark(deps, p, body),
 
     async settings(p: Principal) {
       return { logging: await deps.log.enabled(tenantOf(p).id), retention_days: deps.retentionDays };

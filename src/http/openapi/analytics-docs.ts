@@ -17,7 +17,7 @@ export const ANALYTICS_TAG = {
 export const ANALYTICS_OPERATIONS = {
   "POST /searches/{search_id}/events": {
     operationId: "createSearchEvent",
-    ok: "Recorded.",
+    ok: "The feedback is recorded; clicks count in GET /analytics/queries.",
     description:
       "Feedback on one logged search: a click, a conversion, or a thumbs up or down on a document of its answer. Keys with the search scope may send it, so a browser front end can. A search id of another workspace answers 404.",
   },

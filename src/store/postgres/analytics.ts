@@ -39,6 +39,11 @@ async function scopesFor(pool: Pool, rows: SearchEventRow[]): Promise<Map<string
 const FOREIGN_KEY_VIOLATION = "23503";
 
 export function pgAnalytics(pool: Pool): AnalyticsStore {
+  return { ...writes(pool), ...reports(pool) };
+}
+
+/** the log's writes, feedback, the switch and retention */
+function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
   const lookup = async (tenantId: string, id: string) => {
     const at = atOf(id);
     if (Number.isNaN(at)) return undefined;
@@ -82,6 +87,27 @@ export function pgAnalytics(pool: Pool): AnalyticsStore {
       const s = await lookup(tenantId, id);
       return s ? { id: s.id, collection_id: s.collection_id, query: s.query } : null;
     },
+    async loggingEnabled(tenantId) {
+      const r = await pool.query<{ logging: boolean }>("SELECT logging FROM analytics_settings WHERE tenant_id = $1", [tenantId]);
+      return r.rows[0]?.logging ?? true;
+    },
+    async setLogging(tenantId, enabled) {
+      await pool.query("INSERT INTO analytics_settings (tenant_id, logging) VALUES ($1, $2) ON CONFLICT (tenant_id) DO UPDATE SET logging = excluded.logging", [tenantId, enabled]);
+    },
+    async prune(before) {
+      return transaction(pool, async (c) => {
+        await c.query("DELETE FROM search_feedback WHERE search_at < $1", [before]);
+        return (await c.query("DELETE FROM search_events WHERE at < $1", [before])).rowCount ?? 0;
+      });
+    },
+  };
+}
+
+type ReportMethod = "buckets" | "queries" | "clickedDocuments" | "appendImplicitCases";
+
+/** the reports' reads and the report-to-suite write */
+function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
+  return {
     async buckets(f, interval, offset, lowScore) {
       const w = windowOf(f, 4);
       const r = await pool.query<BucketCounts>(
@@ -133,19 +159,6 @@ export function pgAnalytics(pool: Pool): AnalyticsStore {
            FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS x(id, query, rel, created_at, n)`,
           [tenantId, suiteId, cases.map((x) => x.id), cases.map((x) => x.query), cases.map((x) => JSON.stringify(x.relevant_document_ids)), cases.map((x) => x.created_at)],
         );
-      });
-    },
-    async loggingEnabled(tenantId) {
-      const r = await pool.query<{ logging: boolean }>("SELECT logging FROM analytics_settings WHERE tenant_id = $1", [tenantId]);
-      return r.rows[0]?.logging ?? true;
-    },
-    async setLogging(tenantId, enabled) {
-      await pool.query("INSERT INTO analytics_settings (tenant_id, logging) VALUES ($1, $2) ON CONFLICT (tenant_id) DO UPDATE SET logging = excluded.logging", [tenantId, enabled]);
-    },
-    async prune(before) {
-      return transaction(pool, async (c) => {
-        await c.query("DELETE FROM search_feedback WHERE search_at < $1", [before]);
-        return (await c.query("DELETE FROM search_events WHERE at < $1", [before])).rowCount ?? 0;
       });
     },
   };

@@ -20,6 +20,11 @@ function windowOf(f: EventFilter): { sql: string; params: unknown[] } {
 }
 
 export function sqliteAnalytics(db: DB): AnalyticsStore {
+  return { ...writes(db), ...reports(db) };
+}
+
+/** the log's writes, feedback, the switch and retention */
+function writes(db: DB): Omit<AnalyticsStore, ReportMethod> {
   const ensureScope = db.prepare(
     "INSERT OR IGNORE INTO analytics_scopes (tenant_id, collection_id) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM tenants WHERE id = ?)",
   );
@@ -59,6 +64,27 @@ export function sqliteAnalytics(db: DB): AnalyticsStore {
       const s = lookup(tenantId, id);
       return s ? { id: s.id, collection_id: s.collection_id, query: s.query } : null;
     },
+    async loggingEnabled(tenantId) {
+      const v = db.prepare("SELECT logging FROM analytics_settings WHERE tenant_id = ?").pluck().get(tenantId) as number | undefined;
+      return v === undefined || v === 1;
+    },
+    async setLogging(tenantId, enabled) {
+      db.prepare("INSERT INTO analytics_settings (tenant_id, logging) VALUES (?, ?) ON CONFLICT (tenant_id) DO UPDATE SET logging = excluded.logging").run(tenantId, enabled ? 1 : 0);
+    },
+    async prune(before) {
+      return db.transaction(() => {
+        db.prepare("DELETE FROM search_feedback WHERE search_at < ?").run(before);
+        return db.prepare("DELETE FROM search_events WHERE at < ?").run(before).changes;
+      })();
+    },
+  };
+}
+
+type ReportMethod = "buckets" | "queries" | "clickedDocuments" | "appendImplicitCases";
+
+/** the reports' reads and the report-to-suite write */
+function reports(db: DB): Pick<AnalyticsStore, ReportMethod> {
+  return {
     async buckets(f, interval, offset, lowScore) {
       const w = windowOf(f);
       return db
@@ -109,19 +135,5 @@ export function sqliteAnalytics(db: DB): AnalyticsStore {
         for (const c of cases) insert.run(c.id, tenantId, suiteId, pos++, c.query, JSON.stringify(c.relevant_document_ids), c.created_at);
       })();
     },
-    async loggingEnabled(tenantId) {
-      const v = db.prepare("SELECT logging FROM analytics_settings WHERE tenant_id = ?").pluck().get(tenantId) as number | undefined;
-      return v === undefined || v === 1;
-    },
-    async setLogging(tenantId, enabled) {
-      db.prepare("INSERT INTO analytics_settings (tenant_id, logging) VALUES (?, ?) ON CONFLICT (tenant_id) DO UPDATE SET logging = excluded.logging").run(tenantId, enabled ? 1 : 0);
-    },
-    async prune(before) {
-      return db.transaction(() => {
-        db.prepare("DELETE FROM search_feedback WHERE search_at < ?").run(before);
-        return db.prepare("DELETE FROM search_events WHERE at < ?").run(before).changes;
-      })();
-    },
   };
 }
-
