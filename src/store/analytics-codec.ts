@@ -13,16 +13,20 @@ export const POSITIVE_FEEDBACK = [0, 1, 2];
 export const code = <T extends string>(list: readonly T[], v: T): number => Math.max(0, list.indexOf(v));
 export const millionths = (score: number): number => Math.round(score * 1e6);
 
-/** "doc_ab12:873000 doc_cd34:412000": document ids never hold a space or a colon-digit tail */
+/** Document ids are "doc_" and hex: the prefix is left out, and an id without it is marked with "!". */
+const DOC = "doc_";
+
+/** "ab12...:873000 cd34...:412000": document ids hold no space, and the score is after the last colon */
 export function encodeTop(top: SearchEventRow["top"]): string {
-  return top.map((t) => `${t.document_id}:${millionths(t.score)}`).join(" ");
+  return top.map((t) => `${t.document_id.startsWith(DOC) ? t.document_id.slice(DOC.length) : `!${t.document_id}`}:${millionths(t.score)}`).join(" ");
 }
 
 export function decodeTop(text: string): SearchEventRow["top"] {
   if (!text) return [];
   return text.split(" ").map((part) => {
     const i = part.lastIndexOf(":");
-    return { document_id: part.slice(0, i), score: Number(part.slice(i + 1)) / 1e6 };
+    const id = part.slice(0, i);
+    return { document_id: id.startsWith("!") ? id.slice(1) : DOC + id, score: Number(part.slice(i + 1)) / 1e6 };
   });
 }
 
