@@ -329,7 +329,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
     requireEmailVerification: config.requireEmailVerification,
   });
   const plainSearch = createSearchService({ store, engine, quotas });
-  const searchLog = createSearchLog({ store, log, flushMs: config.analyticsFlushMs });
+  const searchLog = createSearchLog({ store, log, flushMs: config.analyticsFlushMs, lowScore: config.analyticsLowScore });
   const counters = { zeroResults: b.metrics.searchZeroResults, lowScore: b.metrics.searchLowScore };
   const search = loggedSearch(plainSearch, { log: searchLog, lowScore: config.analyticsLowScore, counters });
   const analytics = createAnalyticsService({ store, log: searchLog, retentionDays: config.analyticsRetentionDays, lowScore: config.analyticsLowScore, flushMs: config.analyticsFlushMs });

@@ -12,7 +12,8 @@ import { openPostgresStore } from "../store/postgres/index.js";
 import type { Store } from "../store/types.js";
 import type { SearchEventRow } from "../store/analytics-types.js";
 import { newSearchKey } from "../store/analytics-codec.js";
-import { bucketOffset, INTERVALS, queryStat, series, sortQueries } from "../services/analytics-reports.js";
+import { mergeQueryCounts, queryStat, series, sortQueries, splitWindow } from "../services/analytics-reports.js";
+import { DAY as DAY_MS, HOUR } from "../store/analytics-codec.js";
 
 const kind = process.argv[2] ?? "sqlite";
 const N = Number(process.argv[3] ?? 1_000_000);
@@ -25,9 +26,9 @@ async function open(): Promise<{ store: Store; bytes: () => Promise<number>; don
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "anbench-"));
     const store = openSqliteStore(dir);
     const db = store.db;
-    // bytes of the two tables and their indexes (dbstat), not of the whole file
+        // bytes of the analytics tables, rollups and indexes (dbstat), not of the whole file
     const bytes = async () =>
-      (db.prepare("SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('search_events', 'search_feedback', 'search_feedback_search')").get() as { b: number }).b;
+      (db.prepare("SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('search_events', 'search_feedback', 'search_feedback_search', 'search_hourly', 'query_daily')").get() as { b: number }).b;
     return { store, bytes, done: async () => (await store.close(), fs.rmSync(dir, { recursive: true, force: true })) };
   }
   const admin = new pg.Client({ connectionString: ADMIN });
@@ -38,7 +39,9 @@ async function open(): Promise<{ store: Store; bytes: () => Promise<number>; don
   const store = await openPostgresStore(url.toString());
   const bytes = async () => {
     await store.pool.query("VACUUM ANALYZE search_events");
-    const r = await store.pool.query<{ b: number }>("SELECT (pg_total_relation_size('search_events') + pg_total_relation_size('search_feedback'))::bigint AS b");
+    const r = await store.pool.query<{ b: number }>(
+      "SELECT (pg_total_relation_size('search_events') + pg_total_relation_size('search_feedback') + pg_total_relation_size('search_hourly') + pg_total_relation_size('query_daily'))::bigint AS b",
+    );
     return r.rows[0]!.b;
   };
   return { store, bytes, done: async () => (await store.close(), await admin.query(`DROP DATABASE ${dbName}`), await admin.end()) };
@@ -70,7 +73,7 @@ for (let done = 0; done < N; ) {
     });
     if (!zero && done % 10 === 0) clicks.push({ id });
   }
-  await store.analytics.recordSearches(batch);
+  await store.analytics.recordSearches(batch, 0.3);
 }
 const loadS = (performance.now() - t0) / 1000;
 const clickCount = Math.min(clicks.length, kind === "sqlite" ? clicks.length : 20_000);
@@ -90,8 +93,19 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   }
   return Math.round(times.sort((a, b) => a - b)[1]!);
 }
-const seriesMs = await timed(async () => series(await store.analytics.buckets(f, INTERVALS.day, bucketOffset("day"), 0.3), f.from, f.to, "day"));
-const queriesMs = await timed(async () => sortQueries((await store.analytics.queries(f, 0.3)).map(queryStat), "zero_results").slice(0, 20));
+// as the service answers: whole hours and days from the rollups, the edges from raw events
+async function seriesReport() {
+  const { raw, rolled } = splitWindow(f.from, f.to, HOUR);
+  const parts = await Promise.all([...raw.map(([from, to]) => store.analytics.buckets({ ...f, from, to }, HOUR, 0, 0.3)), ...(rolled ? [store.analytics.rolledBuckets({ ...f, from: rolled[0], to: rolled[1] })] : [])]);
+  return series(parts.flat(), f.from, f.to, "day");
+}
+async function queriesReport() {
+  const { raw, rolled } = splitWindow(f.from, f.to, DAY_MS);
+  const parts = await Promise.all([...raw.map(([from, to]) => store.analytics.queries({ ...f, from, to }, 0.3)), ...(rolled ? [store.analytics.rolledQueries({ ...f, from: rolled[0], to: rolled[1] })] : [])]);
+  return sortQueries(mergeQueryCounts(parts.flat()).map(queryStat), "zero_results").slice(0, 20);
+}
+const seriesMs = await timed(seriesReport);
+const queriesMs = await timed(queriesReport);
 const findMs = await timed(async () => store.analytics.findSearch(tenant.id, clicks[0]!.id));
 console.log(JSON.stringify({ store: kind, events: N, clicks: clickCount, load_s: +loadS.toFixed(1), bytes_per_event: Math.round(size / N), searches_report_ms: seriesMs, queries_report_ms: queriesMs, find_search_ms: findMs }));
 await done();

@@ -18,6 +18,8 @@ export interface SearchLogOptions {
   log: Logger;
   /** how often the buffer is written (ms) */
   flushMs: number;
+  /** the low-score line the rollups count with (ANALYTICS_LOW_SCORE) */
+  lowScore: number;
   now?: () => number;
 }
 
@@ -30,7 +32,7 @@ export function createSearchLog(o: SearchLogOptions) {
 
   const write = async (batch: SearchEventRow[]) => {
     try {
-      await o.store.analytics.recordSearches(batch);
+      await o.store.analytics.recordSearches(batch, o.lowScore);
     } catch (err) {
       // kept for the next tick unless the buffer is already full: analytics must never take search down
       if (buffer.length + batch.length <= MAX_BUFFER) buffer = batch.concat(buffer);

@@ -116,3 +116,31 @@ export function sortQueries(stats: QueryStat[], sort: QuerySort): QueryStat[] {
       return stats.filter((s) => s.count > s.zero_results).sort(by((s) => -s.ctr));
   }
 }
+
+/**
+ * [from, to) as the whole units (hours or days) inside it, which the rollups answer, and the
+ * edges before and after them, which the raw events answer: exact at any bounds.
+ */
+export function splitWindow(from: number, to: number, unit: number): { raw: [number, number][]; rolled: [number, number] | null } {
+  const a = Math.ceil(from / unit) * unit;
+  const b = Math.floor(to / unit) * unit;
+  if (a >= b) return { raw: [[from, to]], rolled: null };
+  const raw: [number, number][] = [];
+  if (from < a) raw.push([from, a]);
+  if (b < to) raw.push([b, to]);
+  return { raw, rolled: [a, b] };
+}
+
+/** Counts of the same query from several parts of a window, summed. */
+export function mergeQueryCounts(rows: QueryCounts[]): QueryCounts[] {
+  const out = new Map<string, QueryCounts>();
+  for (const r of rows) {
+    const m = out.get(r.query);
+    if (!m) {
+      out.set(r.query, { ...r });
+      continue;
+    }
+    for (const k of ["count", "zero_results", "low_score", "clicks", "clicked_searches", "position_sum"] as const) m[k] = Number(m[k]) + Number(r[k]);
+  }
+  return [...out.values()];
+}

@@ -3,13 +3,13 @@
 // is analytics-log.ts; what a search records is analytics-search.ts.
 import type { Store } from "../store/types.js";
 import type { EventFilter, FeedbackType, SearchOrigin } from "../store/analytics-types.js";
-import { atOf } from "../store/analytics-codec.js";
+import { atOf, HOUR } from "../store/analytics-codec.js";
 import { newId, nowIso } from "../store/ids.js";
 import { tenantOf, type Principal } from "./auth.js";
 import { notFound, ValidationError } from "./errors.js";
 import type { SearchLog } from "./analytics-log.js";
 import { normaliseQuery, SEARCH_ID_PREFIX } from "./analytics-search.js";
-import { bucketOffset, INTERVALS, MAX_BUCKETS, queryStat, series, sortQueries, type Interval, type QuerySort, type QueryStat, type SeriesPoint } from "./analytics-reports.js";
+import { INTERVALS, MAX_BUCKETS, mergeQueryCounts, queryStat, series, sortQueries, splitWindow, type Interval, type QuerySort, type QueryStat, type SeriesPoint } from "./analytics-reports.js";
 
 export interface AnalyticsServiceDeps {
   store: Pick<Store, "analytics" | "content" | "benchmarks">;
@@ -123,15 +123,24 @@ export function createAnalyticsService(serviceDeps: AnalyticsServiceDeps) {
       if (buckets > MAX_BUCKETS) {
         throw new ValidationError([{ type: "value_error", loc: ["query", "interval"], msg: `from..to spans ${buckets} ${interval}s; a report has at most ${MAX_BUCKETS}: narrow the window or choose a longer interval`, input: interval }]);
       }
-      const rows = await a.buckets(f, INTERVALS[interval], bucketOffset(interval), deps.lowScore);
-      return { data: series(rows, f.from, f.to, interval), interval };
+      const { raw, rolled } = splitWindow(f.from, f.to, HOUR);
+      const parts = await Promise.all([
+        ...raw.map(([from, to]) => a.buckets({ ...f, from, to }, HOUR, 0, deps.lowScore)),
+        ...(rolled ? [a.rolledBuckets({ ...f, from: rolled[0], to: rolled[1] })] : []),
+      ]);
+      return { data: series(parts.flat(), f.from, f.to, interval), interval };
     },
 
     async queries(p: Principal, w: ReportWindow & { sort?: QuerySort; limit?: number; cursor?: string }): Promise<{ data: QueryStat[]; next_cursor: string | null }> {
       const f = await filterOf(deps, p, w);
       const offset = decodeOffset(w.cursor);
       const limit = w.limit ?? 20;
-      const sorted = sortQueries((await a.queries(f, deps.lowScore)).map(queryStat), w.sort ?? "count");
+      const { raw, rolled } = splitWindow(f.from, f.to, DAY);
+      const parts = await Promise.all([
+        ...raw.map(([from, to]) => a.queries({ ...f, from, to }, deps.lowScore)),
+        ...(rolled ? [a.rolledQueries({ ...f, from: rolled[0], to: rolled[1] })] : []),
+      ]);
+      const sorted = sortQueries(mergeQueryCounts(parts.flat()).map(queryStat), w.sort ?? "count");
       const data = sorted.slice(offset, offset + limit);
       return { data, next_cursor: offset + limit < sorted.length ? encodeOffset(offset + limit) : null };
     },

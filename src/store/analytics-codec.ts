@@ -66,3 +66,52 @@ export function atOf(key: string): number {
   if (!/^[A-Za-z0-9_-]{16}$/.test(key)) return Number.NaN;
   return Buffer.from(key.slice(0, 8), "base64url").readUIntBE(0, 6);
 }
+
+export const HOUR = 3_600_000;
+export const DAY = 86_400_000;
+
+/** what one batch adds to the hourly latency histogram (series) and the daily per-query counts */
+export interface HourlyDelta {
+  scope: number;
+  hour: number;
+  origin: number;
+  took_ms: number;
+  searches: number;
+  zero_results: number;
+  low_score: number;
+}
+export interface DailyDelta {
+  scope: number;
+  day: number;
+  origin: number;
+  query: string;
+  searches: number;
+  zero_results: number;
+  low_score: number;
+}
+
+/** A batch summed by (scope, hour, origin, took_ms) and (scope, day, origin, query), as both stores add it to the rollups. */
+export function rollupDeltas(rows: { scope: number; row: SearchEventRow }[], lowScore: number): { hourly: HourlyDelta[]; daily: DailyDelta[] } {
+  const hourly = new Map<string, HourlyDelta>();
+  const daily = new Map<string, DailyDelta>();
+  const low = millionths(lowScore);
+  for (const { scope, row: r } of rows) {
+    const origin = code(ORIGINS, r.origin);
+    const zero = r.hits === 0 ? 1 : 0;
+    const weak = r.hits > 0 && r.top_score !== null && millionths(r.top_score) < low ? 1 : 0;
+    const hour = Math.floor(r.at / HOUR) * HOUR;
+    const day = Math.floor(r.at / DAY) * DAY;
+    const h = hourly.get(`${scope}|${hour}|${origin}|${r.took_ms}`) ?? { scope, hour, origin, took_ms: r.took_ms, searches: 0, zero_results: 0, low_score: 0 };
+    h.searches++;
+    h.zero_results += zero;
+    h.low_score += weak;
+    hourly.set(`${scope}|${hour}|${origin}|${r.took_ms}`, h);
+    const dk = `${scope}|${day}|${origin}|${r.query}`;
+    const d = daily.get(dk) ?? { scope, day, origin, query: r.query, searches: 0, zero_results: 0, low_score: 0 };
+    d.searches++;
+    d.zero_results += zero;
+    d.low_score += weak;
+    daily.set(dk, d);
+  }
+  return { hourly: [...hourly.values()], daily: [...daily.values()] };
+}

@@ -86,8 +86,11 @@ export interface ImplicitCase {
 }
 
 export interface AnalyticsStore {
-  /** writes a batch; rows of tenants that no longer exist are dropped */
-  recordSearches(rows: SearchEventRow[]): Promise<void>;
+  /**
+   * writes a batch and adds it to the rollups (hourly latency histogram, daily per-query counts;
+   * `lowScore` decides their low-score counts); rows of tenants that no longer exist are dropped
+   */
+  recordSearches(rows: SearchEventRow[], lowScore: number): Promise<void>;
   /** false (nothing written) when the search is not in this tenant */
   recordFeedback(row: FeedbackRow): Promise<boolean>;
   findSearch(tenantId: string, id: string): Promise<{ id: string; collection_id: string; query: string } | null>;
@@ -95,6 +98,10 @@ export interface AnalyticsStore {
   buckets(f: EventFilter, interval: number, offset: number, lowScore: number): Promise<BucketCounts[]>;
   /** per normalised query: counts of the window */
   queries(f: EventFilter, lowScore: number): Promise<QueryCounts[]>;
+  /** as buckets() by hour, from the hourly rollup: `from` and `to` are whole hours */
+  rolledBuckets(f: EventFilter): Promise<BucketCounts[]>;
+  /** as queries(), from the daily rollup: `from` and `to` are whole days (UTC) */
+  rolledQueries(f: EventFilter): Promise<QueryCounts[]>;
   /** documents clicked (click or conversion or thumbs_up) on the searches of these queries, most often first */
   clickedDocuments(f: EventFilter, queries: string[]): Promise<Map<string, string[]>>;
   /** appends cases judged implicitly to a suite (after its existing cases) */

@@ -106,6 +106,9 @@ describe("the search log and its reports", () => {
     const r = await call("GET", `/analytics/queries?collection_id=${collection}&from=${from}&sort=count&limit=200`);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ data: expected, next_cursor: null });
+    // the same from the daily rollup (whole days inside a wide window) and from raw events at its edges
+    const wide = `from=${new Date(Date.now() - 2 * 86_400_000).toISOString()}&to=${new Date(Date.now() + 2 * 86_400_000).toISOString()}`;
+    expect((await call("GET", `/analytics/queries?collection_id=${collection}&${wide}&limit=200`)).body).toEqual({ data: expected, next_cursor: null });
     // spellings of one query are one query
     expect(r.body.data.map((d: any) => d.query)).not.toContain("  Gearbox   LUBRICATION ");
 
@@ -126,8 +129,11 @@ describe("the search log and its reports", () => {
     expect(ctr.map((d: any) => d.ctr)).toEqual([...ctr.map((d: any) => d.ctr)].sort((a, b) => a - b));
   });
 
-  it("reports volume, rates and exact percentiles per interval", async () => {
-    const r = await call("GET", `/analytics/searches?collection_id=${collection}&interval=hour&from=${from}`);
+  it.each([
+    ["raw events", () => `from=${from}`],
+    ["the hourly rollup", () => `from=${new Date(Date.now() - 3 * 3_600_000).toISOString()}&to=${new Date(Date.now() + 3 * 3_600_000).toISOString()}`],
+  ])("reports volume, rates and exact percentiles per interval (%s)", async (_name, window) => {
+    const r = await call("GET", `/analytics/searches?collection_id=${collection}&interval=hour&${window()}`);
     expect(r.status).toBe(200);
     const points = r.body.data.filter((p: any) => p.searches > 0);
     // the searches of this file fall in one or two hours
@@ -202,7 +208,7 @@ describe("isolation, the switch, retention and deletion", () => {
       filter: null, hits: 0, top_score: null, top: [], took_ms: 3, actor: null,
     });
     const [stale, fresh] = [row(old, "stale"), row(Date.now() - 1000, "fresh")];
-    await s.rt.store.analytics.recordSearches([stale, fresh]);
+    await s.rt.store.analytics.recordSearches([stale, fresh], LOW);
     await s.rt.analytics.prune();
     expect(await s.rt.store.analytics.findSearch(t.id, stale.id)).toBeNull();
     expect(await s.rt.store.analytics.findSearch(t.id, fresh.id)).toMatchObject({ query: "fresh", collection_id: col });
@@ -210,7 +216,7 @@ describe("isolation, the switch, retention and deletion", () => {
     expect(await s.rt.store.accounts.deleteTenant(t.id)).toBe(true);
     expect(await s.rt.store.analytics.findSearch(t.id, fresh.id)).toBeNull();
     // a buffered event of the deleted tenant is dropped, not an error
-    await s.rt.store.analytics.recordSearches([row(Date.now(), "late")]);
+    await s.rt.store.analytics.recordSearches([row(Date.now(), "late")], LOW);
     if (s.rt.store.kind === "sqlite") {
       const db = (s.rt.store as unknown as { db: { prepare(q: string): { get(...a: unknown[]): unknown } } }).db;
       expect(db.prepare("SELECT count(*) AS n FROM analytics_scopes WHERE tenant_id = ?").get(t.id)).toEqual({ n: 0 });
@@ -260,7 +266,7 @@ function logged0(metrics: string, name: string): number {
 it("writes every buffered event when the log closes (a graceful shutdown loses none)", async () => {
   const t = await s.tenant("Shutdown");
   // a log that would not write for a minute by itself
-  const log = createSearchLog({ store: s.rt.store, log: pino({ level: "silent" }), flushMs: 60_000 });
+  const log = createSearchLog({ store: s.rt.store, log: pino({ level: "silent" }), flushMs: 60_000, lowScore: LOW });
   const now = Date.now();
   const keys = Array.from({ length: 25 }, (_, i) => newSearchKey(now - i));
   for (const [i, id] of keys.entries()) {

@@ -1,6 +1,6 @@
-import { transaction, type Pool } from "./db.js";
+import { transaction, type Client, type Pool } from "./db.js";
 import type { AnalyticsStore, BucketCounts, EventFilter, QueryCounts, SearchEventRow } from "../analytics-types.js";
-import { atOf, code, EVENT_COLUMNS, eventValues, FEEDBACK_TYPES, millionths, ORIGINS, POSITIVE_FEEDBACK, scopeKey } from "../analytics-codec.js";
+import { atOf, code, DAY, EVENT_COLUMNS, eventValues, FEEDBACK_TYPES, millionths, ORIGINS, POSITIVE_FEEDBACK, rollupDeltas, scopeKey } from "../analytics-codec.js";
 
 /** Numbered placeholders from $start on. */
 const marks = (n: number, start: number) => Array.from({ length: n }, (_, i) => `$${start + i}`).join(", ");
@@ -37,6 +37,38 @@ async function scopesFor(pool: Pool, rows: SearchEventRow[]): Promise<Map<string
 }
 
 const FOREIGN_KEY_VIOLATION = "23503";
+/** rows per INSERT: 13 parameters each, well under PostgreSQL's 65,535 */
+const INSERT_ROWS = 2_000;
+
+/** Inserts the rows (duplicates skipped) and adds the ones written to the rollups, in the caller's transaction. */
+async function insertBatch(c: Client, rows: { scope: number; row: SearchEventRow }[], lowScore: number): Promise<void> {
+  const width = EVENT_COLUMNS.split(",").length;
+  const written: { scope: number; row: SearchEventRow }[] = [];
+  for (let i = 0; i < rows.length; i += INSERT_ROWS) {
+    const part = rows.slice(i, i + INSERT_ROWS);
+    const values = part.flatMap((x) => [x.scope, ...eventValues(x.row)]);
+    const tuples = part.map((_, k) => `(${marks(width, k * width + 1)})`);
+    const r = await c.query<{ id: string }>(`INSERT INTO search_events (${EVENT_COLUMNS}) VALUES ${tuples.join(", ")} ON CONFLICT DO NOTHING RETURNING id`, values);
+    const ids = new Set(r.rows.map((x) => x.id));
+    written.push(...part.filter((x) => ids.has(x.row.id)));
+  }
+  const { hourly, daily } = rollupDeltas(written, lowScore);
+  const col = <T, K extends keyof T>(xs: T[], k: K) => xs.map((x) => x[k]);
+  await c.query(
+    `INSERT INTO search_hourly (scope, hour, origin, took_ms, searches, zero_results, low_score)
+     SELECT * FROM unnest($1::int[], $2::bigint[], $3::smallint[], $4::int[], $5::int[], $6::int[], $7::int[])
+     ON CONFLICT (scope, hour, origin, took_ms) DO UPDATE SET searches = search_hourly.searches + excluded.searches,
+       zero_results = search_hourly.zero_results + excluded.zero_results, low_score = search_hourly.low_score + excluded.low_score`,
+    [col(hourly, "scope"), col(hourly, "hour"), col(hourly, "origin"), col(hourly, "took_ms"), col(hourly, "searches"), col(hourly, "zero_results"), col(hourly, "low_score")],
+  );
+  await c.query(
+    `INSERT INTO query_daily (scope, day, origin, query, searches, zero_results, low_score)
+     SELECT * FROM unnest($1::int[], $2::bigint[], $3::smallint[], $4::text[], $5::int[], $6::int[], $7::int[])
+     ON CONFLICT (scope, day, origin, query) DO UPDATE SET searches = query_daily.searches + excluded.searches,
+       zero_results = query_daily.zero_results + excluded.zero_results, low_score = query_daily.low_score + excluded.low_score`,
+    [col(daily, "scope"), col(daily, "day"), col(daily, "origin"), col(daily, "query"), col(daily, "searches"), col(daily, "zero_results"), col(daily, "low_score")],
+  );
+}
 
 export function pgAnalytics(pool: Pool): AnalyticsStore {
   return { ...writes(pool), ...reports(pool) };
@@ -47,29 +79,24 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
   const lookup = async (tenantId: string, id: string) => {
     const at = atOf(id);
     if (Number.isNaN(at)) return undefined;
-    const r = await pool.query<{ id: string; scope: number; at: number; query: string; collection_id: string }>(
-      `SELECT s.id, s.scope, s.at, s.query, sc.collection_id FROM search_events s JOIN analytics_scopes sc ON sc.id = s.scope
+    const r = await pool.query<{ id: string; scope: number; at: number; origin: number; query: string; collection_id: string }>(
+      `SELECT s.id, s.scope, s.at, s.origin, s.query, sc.collection_id FROM search_events s JOIN analytics_scopes sc ON sc.id = s.scope
        WHERE sc.tenant_id = $1 AND s.at = $2 AND s.id = $3`,
       [tenantId, at, id],
     );
     return r.rows[0];
   };
   return {
-    async recordSearches(rows) {
+    async recordSearches(rows, lowScore) {
       if (rows.length === 0) return;
       const scopes = await scopesFor(pool, rows);
-      const values: unknown[] = [];
-      const tuples: string[] = [];
-      const width = EVENT_COLUMNS.split(",").length;
-      for (const r of rows) {
-        const scope = scopes.get(scopeKey(r.tenant_id, r.collection_id));
-        if (scope === undefined) continue;
-        tuples.push(`(${marks(width, values.length + 1)})`);
-        values.push(scope, ...eventValues(r));
-      }
-      if (tuples.length === 0) return;
+      const scoped = rows.flatMap((row) => {
+        const scope = scopes.get(scopeKey(row.tenant_id, row.collection_id));
+        return scope === undefined ? [] : [{ scope, row }];
+      });
+      if (scoped.length === 0) return;
       try {
-        await pool.query(`INSERT INTO search_events (${EVENT_COLUMNS}) VALUES ${tuples.join(", ")} ON CONFLICT DO NOTHING`, values);
+        await transaction(pool, (c) => insertBatch(c, scoped, lowScore));
       } catch (err) {
         // a tenant deleted between the scope lookup and the insert: its searches go with it
         if ((err as { code?: string }).code !== FOREIGN_KEY_VIOLATION) throw err;
@@ -78,9 +105,21 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
     async recordFeedback(row) {
       const s = await lookup(row.tenant_id, row.search_id);
       if (!s) return false;
-      await pool.query("INSERT INTO search_feedback (scope, search_at, search_id, at, type, document_id, position) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
-        s.scope, s.at, s.id, row.at, code(FEEDBACK_TYPES, row.type), row.document_id, row.position,
-      ]);
+      const type = code(FEEDBACK_TYPES, row.type);
+      await transaction(pool, async (c) => {
+        // the search's daily row is locked first, so two first clicks on one search count once
+        if (type === 0) await c.query("SELECT 1 FROM query_daily WHERE scope = $1 AND day = $2 AND origin = $3 AND query = $4 FOR UPDATE", [s.scope, Math.floor(s.at / DAY) * DAY, s.origin, s.query]);
+        const prior = type === 0 ? (await c.query("SELECT 1 FROM search_feedback WHERE scope = $1 AND search_at = $2 AND search_id = $3 AND type = 0 LIMIT 1", [s.scope, s.at, s.id])).rowCount : 0;
+        await c.query("INSERT INTO search_feedback (scope, search_at, search_id, at, type, document_id, position) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
+          s.scope, s.at, s.id, row.at, type, row.document_id, row.position,
+        ]);
+        if (type !== 0) return;
+        await c.query(
+          `UPDATE query_daily SET clicks = clicks + 1, position_sum = position_sum + $1, clicked_searches = clicked_searches + $2
+           WHERE scope = $3 AND day = $4 AND origin = $5 AND query = $6`,
+          [row.position, prior ? 0 : 1, s.scope, Math.floor(s.at / DAY) * DAY, s.origin, s.query],
+        );
+      });
       return true;
     },
     async findSearch(tenantId, id) {
@@ -96,6 +135,8 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
     },
     async prune(before) {
       return transaction(pool, async (c) => {
+        await c.query("DELETE FROM search_hourly WHERE hour < $1", [before]);
+        await c.query("DELETE FROM query_daily WHERE day < $1", [before]);
         await c.query("DELETE FROM search_feedback WHERE search_at < $1", [before]);
         return (await c.query("DELETE FROM search_events WHERE at < $1", [before])).rowCount ?? 0;
       });
@@ -103,7 +144,7 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
   };
 }
 
-type ReportMethod = "buckets" | "queries" | "clickedDocuments" | "appendImplicitCases";
+type ReportMethod = "buckets" | "queries" | "rolledBuckets" | "rolledQueries" | "clickedDocuments" | "appendImplicitCases";
 
 /** the reports' reads and the report-to-suite write */
 function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
@@ -132,6 +173,25 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
            ON c.scope = s.scope AND c.search_at = s.at AND c.search_id = s.id
          WHERE ${w.sql} GROUP BY s.query`,
         [millionths(lowScore), ...w.params, f.from, f.to],
+      );
+      return r.rows;
+    },
+    async rolledBuckets(f) {
+      const w = windowOf(f, 1);
+      const r = await pool.query<BucketCounts>(
+        `SELECT hour AS start, took_ms, sum(searches)::int AS searches, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score FROM search_hourly s
+         WHERE ${w.sql.replace("s.at >=", "s.hour >=").replace("s.at <", "s.hour <")} GROUP BY hour, took_ms`,
+        w.params,
+      );
+      return r.rows.map((b) => ({ ...b, start: Number(b.start) }));
+    },
+    async rolledQueries(f) {
+      const w = windowOf(f, 1);
+      const r = await pool.query<QueryCounts>(
+        `SELECT query, sum(searches)::int AS count, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score, sum(clicks)::int AS clicks,
+                sum(clicked_searches)::int AS clicked_searches, sum(position_sum)::bigint AS position_sum FROM query_daily s
+         WHERE ${w.sql.replace("s.at >=", "s.day >=").replace("s.at <", "s.day <")} GROUP BY query`,
+        w.params,
       );
       return r.rows;
     },

@@ -1,6 +1,7 @@
 import type { DB } from "./db.js";
 import type { AnalyticsStore, BucketCounts, EventFilter, QueryCounts } from "../analytics-types.js";
-import { atOf, code, EVENT_COLUMNS, eventValues, FEEDBACK_TYPES, millionths, ORIGINS, POSITIVE_FEEDBACK, scopeKey } from "../analytics-codec.js";
+import { atOf, code, DAY, EVENT_COLUMNS, eventValues, FEEDBACK_TYPES, millionths, ORIGINS, POSITIVE_FEEDBACK, rollupDeltas, scopeKey } from "../analytics-codec.js";
+import type { SearchEventRow } from "../analytics-types.js";
 
 /** The scopes (tenant, and collection when named) of a window. */
 function scopesOf(f: EventFilter): { sql: string; params: unknown[] } {
@@ -31,12 +32,21 @@ function writes(db: DB): Omit<AnalyticsStore, ReportMethod> {
   const scopeId = db.prepare("SELECT id FROM analytics_scopes WHERE tenant_id = ? AND collection_id = ?").pluck();
   const insertEvent = db.prepare(`INSERT OR IGNORE INTO search_events (${EVENT_COLUMNS}) VALUES (${EVENT_COLUMNS.split(",").map(() => "?").join(", ")})`);
   const findSearch = db.prepare(
-    `SELECT s.id, s.scope, s.at, s.query, sc.collection_id FROM search_events s JOIN analytics_scopes sc ON sc.id = s.scope
+    `SELECT s.id, s.scope, s.at, s.origin, s.query, sc.collection_id FROM search_events s JOIN analytics_scopes sc ON sc.id = s.scope
      WHERE sc.tenant_id = ? AND s.at = ? AND s.id = ?`,
   );
   // one transaction per batch; the scope of a tenant deleted meanwhile is not made, so its rows are dropped
-  const record = db.transaction((rows: Parameters<AnalyticsStore["recordSearches"]>[0]) => {
+  const addHourly = db.prepare(
+    `INSERT INTO search_hourly (scope, hour, origin, took_ms, searches, zero_results, low_score) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT DO UPDATE SET searches = searches + excluded.searches, zero_results = zero_results + excluded.zero_results, low_score = low_score + excluded.low_score`,
+  );
+  const addDaily = db.prepare(
+    `INSERT INTO query_daily (scope, day, origin, query, searches, zero_results, low_score) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT DO UPDATE SET searches = searches + excluded.searches, zero_results = zero_results + excluded.zero_results, low_score = low_score + excluded.low_score`,
+  );
+  const record = db.transaction((rows: SearchEventRow[], lowScore: number) => {
     const scopes = new Map<string, number | undefined>();
+    const written: { scope: number; row: SearchEventRow }[] = [];
     for (const r of rows) {
       const key = scopeKey(r.tenant_id, r.collection_id);
       if (!scopes.has(key)) {
@@ -44,20 +54,34 @@ function writes(db: DB): Omit<AnalyticsStore, ReportMethod> {
         scopes.set(key, scopeId.get(r.tenant_id, r.collection_id) as number | undefined);
       }
       const scope = scopes.get(key);
-      if (scope !== undefined) insertEvent.run(scope, ...eventValues(r));
+      if (scope !== undefined && insertEvent.run(scope, ...eventValues(r)).changes > 0) written.push({ scope, row: r });
     }
+    const { hourly, daily } = rollupDeltas(written, lowScore);
+    for (const h of hourly) addHourly.run(h.scope, h.hour, h.origin, h.took_ms, h.searches, h.zero_results, h.low_score);
+    for (const d of daily) addDaily.run(d.scope, d.day, d.origin, d.query, d.searches, d.zero_results, d.low_score);
   });
-  const lookup = (tenantId: string, id: string) => findSearch.get(tenantId, atOf(id), id) as { id: string; scope: number; at: number; query: string; collection_id: string } | undefined;
+  type Found = { id: string; scope: number; at: number; origin: number; query: string; collection_id: string };
+  const lookup = (tenantId: string, id: string) => findSearch.get(tenantId, atOf(id), id) as Found | undefined;
+  const feedback = db.transaction((s: Found, row: Parameters<AnalyticsStore["recordFeedback"]>[0]) => {
+    const type = code(FEEDBACK_TYPES, row.type);
+    const first = type === 0 && !db.prepare("SELECT 1 FROM search_feedback WHERE scope = ? AND search_at = ? AND search_id = ? AND type = 0").get(s.scope, s.at, s.id);
+    db.prepare("INSERT INTO search_feedback (scope, search_at, search_id, at, type, document_id, position) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
+      s.scope, s.at, s.id, row.at, type, row.document_id, row.position,
+    );
+    if (type !== 0) return;
+    db.prepare(
+      `UPDATE query_daily SET clicks = clicks + 1, position_sum = position_sum + ?, clicked_searches = clicked_searches + ?
+       WHERE scope = ? AND day = ? AND origin = ? AND query = ?`,
+    ).run(row.position, first ? 1 : 0, s.scope, Math.floor(s.at / DAY) * DAY, s.origin, s.query);
+  });
   return {
-    async recordSearches(rows) {
-      if (rows.length > 0) record(rows);
+    async recordSearches(rows, lowScore) {
+      if (rows.length > 0) record(rows, lowScore);
     },
     async recordFeedback(row) {
       const s = lookup(row.tenant_id, row.search_id);
       if (!s) return false;
-      db.prepare("INSERT INTO search_feedback (scope, search_at, search_id, at, type, document_id, position) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
-        s.scope, s.at, s.id, row.at, code(FEEDBACK_TYPES, row.type), row.document_id, row.position,
-      );
+      feedback(s, row);
       return true;
     },
     async findSearch(tenantId, id) {
@@ -73,6 +97,8 @@ function writes(db: DB): Omit<AnalyticsStore, ReportMethod> {
     },
     async prune(before) {
       return db.transaction(() => {
+        db.prepare("DELETE FROM search_hourly WHERE hour < ?").run(before);
+        db.prepare("DELETE FROM query_daily WHERE day < ?").run(before);
         db.prepare("DELETE FROM search_feedback WHERE search_at < ?").run(before);
         return db.prepare("DELETE FROM search_events WHERE at < ?").run(before).changes;
       })();
@@ -80,7 +106,7 @@ function writes(db: DB): Omit<AnalyticsStore, ReportMethod> {
   };
 }
 
-type ReportMethod = "buckets" | "queries" | "clickedDocuments" | "appendImplicitCases";
+type ReportMethod = "buckets" | "queries" | "rolledBuckets" | "rolledQueries" | "clickedDocuments" | "appendImplicitCases";
 
 /** the reports' reads and the report-to-suite write */
 function reports(db: DB): Pick<AnalyticsStore, ReportMethod> {
@@ -110,6 +136,27 @@ function reports(db: DB): Pick<AnalyticsStore, ReportMethod> {
            WHERE ${w.sql} GROUP BY s.query`,
         )
         .all(millionths(lowScore), ...sc.params, f.from, f.to, ...w.params) as QueryCounts[];
+    },
+    async rolledBuckets(f) {
+      const sc = scopesOf(f);
+      const origins = f.origins.map((o) => code(ORIGINS, o));
+      return db
+        .prepare(
+          `SELECT hour AS start, took_ms, sum(searches) AS searches, sum(zero_results) AS zero_results, sum(low_score) AS low_score FROM search_hourly
+           WHERE scope IN (${sc.sql}) AND hour >= ? AND hour < ? AND origin IN (${origins.map(() => "?").join(", ")}) GROUP BY hour, took_ms`,
+        )
+        .all(...sc.params, f.from, f.to, ...origins) as BucketCounts[];
+    },
+    async rolledQueries(f) {
+      const sc = scopesOf(f);
+      const origins = f.origins.map((o) => code(ORIGINS, o));
+      return db
+        .prepare(
+          `SELECT query, sum(searches) AS count, sum(zero_results) AS zero_results, sum(low_score) AS low_score, sum(clicks) AS clicks,
+                  sum(clicked_searches) AS clicked_searches, sum(position_sum) AS position_sum FROM query_daily
+           WHERE scope IN (${sc.sql}) AND day >= ? AND day < ? AND origin IN (${origins.map(() => "?").join(", ")}) GROUP BY query`,
+        )
+        .all(...sc.params, f.from, f.to, ...origins) as QueryCounts[];
     },
     async clickedDocuments(f, queries) {
       const out = new Map<string, string[]>();

@@ -46,3 +46,31 @@ CREATE TABLE analytics_settings (
 
 -- cases made from traffic (clicked documents) are judged implicitly; hand-made ones explicitly
 ALTER TABLE benchmark_cases ADD COLUMN judgment TEXT NOT NULL DEFAULT 'explicit';
+
+-- Rollups the reports read for whole hours and days (raw events only at a window's edges):
+-- the hourly latency histogram and the daily counts per query. Written with each batch; clicks
+-- add to the daily counts of their search's query.
+CREATE TABLE search_hourly (
+  scope INTEGER NOT NULL REFERENCES analytics_scopes(id) ON DELETE CASCADE,
+  hour INTEGER NOT NULL,
+  origin INTEGER NOT NULL,
+  took_ms INTEGER NOT NULL,
+  searches INTEGER NOT NULL,
+  zero_results INTEGER NOT NULL,
+  low_score INTEGER NOT NULL,
+  PRIMARY KEY (scope, hour, origin, took_ms)
+) WITHOUT ROWID;
+
+CREATE TABLE query_daily (
+  scope INTEGER NOT NULL REFERENCES analytics_scopes(id) ON DELETE CASCADE,
+  day INTEGER NOT NULL,
+  origin INTEGER NOT NULL,
+  query TEXT NOT NULL,
+  searches INTEGER NOT NULL,
+  zero_results INTEGER NOT NULL,
+  low_score INTEGER NOT NULL,
+  clicks INTEGER NOT NULL DEFAULT 0,
+  clicked_searches INTEGER NOT NULL DEFAULT 0,
+  position_sum INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (scope, day, origin, query)
+) WITHOUT ROWID;
