@@ -96,7 +96,7 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 // as the service answers: whole hours and days from the rollups, the edges from raw events
 async function seriesReport() {
   const { raw, rolled } = splitWindow(f.from, f.to, HOUR);
-  const parts = await Promise.all([...raw.map(([from, to]) => store.analytics.buckets({ ...f, from, to }, HOUR, 0, 0.3)), ...(rolled ? [store.analytics.rolledBuckets({ ...f, from: rolled[0], to: rolled[1] })] : [])]);
+  const parts = await Promise.all([...raw.map(([from, to]) => store.analytics.buckets({ ...f, from, to }, HOUR, 0, 0.3)), ...(rolled ? [store.analytics.rolledBuckets({ ...f, from: rolled[0], to: rolled[1] }, DAY_MS, 0)] : [])]);
   return series(parts.flat(), f.from, f.to, "day");
 }
 async function queriesReport() {

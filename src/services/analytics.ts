@@ -9,7 +9,7 @@ import { tenantOf, type Principal } from "./auth.js";
 import { notFound, ValidationError } from "./errors.js";
 import type { SearchLog } from "./analytics-log.js";
 import { normaliseQuery, SEARCH_ID_PREFIX } from "./analytics-search.js";
-import { INTERVALS, MAX_BUCKETS, mergeQueryCounts, queryStat, series, sortQueries, splitWindow, type Interval, type QuerySort, type QueryStat, type SeriesPoint } from "./analytics-reports.js";
+import { bucketOffset, INTERVALS, MAX_BUCKETS, mergeQueryCounts, queryStat, series, sortQueries, splitWindow, type Interval, type QuerySort, type QueryStat, type SeriesPoint } from "./analytics-reports.js";
 
 export interface AnalyticsServiceDeps {
   store: Pick<Store, "analytics" | "content" | "benchmarks">;
@@ -126,7 +126,7 @@ export function createAnalyticsService(serviceDeps: AnalyticsServiceDeps) {
       const { raw, rolled } = splitWindow(f.from, f.to, HOUR);
       const parts = await Promise.all([
         ...raw.map(([from, to]) => a.buckets({ ...f, from, to }, HOUR, 0, deps.lowScore)),
-        ...(rolled ? [a.rolledBuckets({ ...f, from: rolled[0], to: rolled[1] })] : []),
+        ...(rolled ? [a.rolledBuckets({ ...f, from: rolled[0], to: rolled[1] }, INTERVALS[interval], bucketOffset(interval))] : []),
       ]);
       return { data: series(parts.flat(), f.from, f.to, interval), interval };
     },

@@ -98,8 +98,8 @@ export interface AnalyticsStore {
   buckets(f: EventFilter, interval: number, offset: number, lowScore: number): Promise<BucketCounts[]>;
   /** per normalised query: counts of the window */
   queries(f: EventFilter, lowScore: number): Promise<QueryCounts[]>;
-  /** as buckets() by hour, from the hourly rollup: `from` and `to` are whole hours */
-  rolledBuckets(f: EventFilter): Promise<BucketCounts[]>;
+  /** as buckets(), from the hourly rollup: `from` and `to` are whole hours, `interval` and `offset` too */
+  rolledBuckets(f: EventFilter, interval: number, offset: number): Promise<BucketCounts[]>;
   /** as queries(), from the daily rollup: `from` and `to` are whole days (UTC) */
   rolledQueries(f: EventFilter): Promise<QueryCounts[]>;
   /** documents clicked (click or conversion or thumbs_up) on the searches of these queries, most often first */

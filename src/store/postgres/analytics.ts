@@ -176,12 +176,13 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
       );
       return r.rows;
     },
-    async rolledBuckets(f) {
-      const w = windowOf(f, 1);
+    async rolledBuckets(f, interval, offset) {
+      const w = windowOf(f, 3);
       const r = await pool.query<BucketCounts>(
-        `SELECT hour AS start, took_ms, sum(searches)::int AS searches, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score FROM search_hourly s
-         WHERE ${w.sql.replace("s.at >=", "s.hour >=").replace("s.at <", "s.hour <")} GROUP BY hour, took_ms`,
-        w.params,
+        `SELECT ((hour - $1::bigint) / $2::bigint) * $2::bigint + $1::bigint AS start, took_ms,
+                sum(searches)::int AS searches, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score FROM search_hourly s
+         WHERE ${w.sql.replace("s.at >=", "s.hour >=").replace("s.at <", "s.hour <")} GROUP BY 1, 2`,
+        [offset, interval, ...w.params],
       );
       return r.rows.map((b) => ({ ...b, start: Number(b.start) }));
     },

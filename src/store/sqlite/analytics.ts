@@ -137,15 +137,16 @@ function reports(db: DB): Pick<AnalyticsStore, ReportMethod> {
         )
         .all(millionths(lowScore), ...sc.params, f.from, f.to, ...w.params) as QueryCounts[];
     },
-    async rolledBuckets(f) {
+    async rolledBuckets(f, interval, offset) {
       const sc = scopesOf(f);
       const origins = f.origins.map((o) => code(ORIGINS, o));
       return db
         .prepare(
-          `SELECT hour AS start, took_ms, sum(searches) AS searches, sum(zero_results) AS zero_results, sum(low_score) AS low_score FROM search_hourly
-           WHERE scope IN (${sc.sql}) AND hour >= ? AND hour < ? AND origin IN (${origins.map(() => "?").join(", ")}) GROUP BY hour, took_ms`,
+          `SELECT ((hour - CAST(? AS INTEGER)) / CAST(? AS INTEGER)) * CAST(? AS INTEGER) + CAST(? AS INTEGER) AS start, took_ms,
+                  sum(searches) AS searches, sum(zero_results) AS zero_results, sum(low_score) AS low_score FROM search_hourly
+           WHERE scope IN (${sc.sql}) AND hour >= ? AND hour < ? AND origin IN (${origins.map(() => "?").join(", ")}) GROUP BY 1, 2`,
         )
-        .all(...sc.params, f.from, f.to, ...origins) as BucketCounts[];
+        .all(offset, interval, interval, offset, ...sc.params, f.from, f.to, ...origins) as BucketCounts[];
     },
     async rolledQueries(f) {
       const sc = scopesOf(f);
