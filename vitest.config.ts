@@ -17,6 +17,7 @@ const UNIT = [
   "test/scaleout/compose.test.ts",
   "test/jobs/sleepers.test.ts",
   "test/model/{tokenizer,pooling,train,eigen,held-out-sources}.test.ts",
+  "test/analytics/reports.test.ts",
 ];
 
 // slow: the embedding model, Chromium, whole processes, scale, soak and scale-out runs.
@@ -24,6 +25,7 @@ const SLOW = [
   "test/embed/{onnx,profiles,sentencepiece,static-server,static,use-lite}.test.ts", // not openai: a fake provider
   "test/console/console.test.ts",
   "test/console/crawl-bench.test.ts",
+  "test/console/analytics.test.ts",
   "test/crawl/render.test.ts",
   "test/soak/**/*.test.ts",
   "test/scaleout/**/*.test.ts",

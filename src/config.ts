@@ -47,6 +47,10 @@ export interface Config {
   rateLimitPerMinute: number;
   rateLimitAnonymousPerMinute: number;
   auditRetentionDays: number;
+  /** search log (issue 29): how long events are kept, how often the buffer is written, what counts as a low score */
+  analyticsRetentionDays: number;
+  analyticsFlushMs: number;
+  analyticsLowScore: number;
   /** "hnsw": approximate graphs per tenant and source under DATA_DIR/vectors; "exact": sqlite-vec scan */
   vectorIndex: "hnsw" | "exact";
   /** how the HNSW graphs store vectors: f16 (default), f32, or i8 (rescored from the exact vectors) */
@@ -130,6 +134,9 @@ export const SETTINGS: Setting[] = [
   { env: "RATE_LIMIT_PER_MINUTE", default: "6000", doc: "Requests a minute per API key or console session (429 with Retry-After beyond); 0 turns rate limiting off" },
   { env: "RATE_LIMIT_ANONYMOUS_PER_MINUTE", default: "300", doc: "Requests a minute per client address without credentials (signup, login, password reset)" },
   { env: "AUDIT_RETENTION_DAYS", default: "365", doc: "How long audit log entries (GET /audit-log) are kept" },
+  { env: "ANALYTICS_RETENTION_DAYS", default: "90", doc: "How long search-log events and their clicks (GET /analytics/*) are kept; older ones are deleted daily" },
+  { env: "ANALYTICS_FLUSH_MS", default: "1000", doc: "How often the search log's in-memory buffer is written to the database (also written at shutdown)" },
+  { env: "ANALYTICS_LOW_SCORE", default: "0.3", doc: "A search whose best hit scores below this (calibrated relevance, 0-1) counts as low-score in the reports and /metrics" },
   { env: "LOG_FORMAT", default: "json", doc: "json: one JSON object a line with ISO timestamps (log shippers). pretty: coloured lines for people" },
   { env: "SHUTDOWN_TIMEOUT_SECONDS", default: "8", doc: "On SIGTERM/SIGINT, how long running jobs may finish before they are left queued for the next start" },
   { env: "BEIR_DATA_DIR", default: "../shared/datasets if present, else DATA_DIR/datasets", doc: "Local BEIR data sets for GET /industry-benchmarks imports and npm run bench (never downloaded)" },
@@ -199,6 +206,14 @@ function int(env: NodeJS.ProcessEnv, name: string, dflt: number, min: number, ma
   if (!Number.isInteger(n) || n < min || n > max) {
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}; got "${v}".`);
   }
+  return n;
+}
+
+function fraction(env: NodeJS.ProcessEnv, name: string, dflt: number): number {
+  const v = str(env, name);
+  if (v === null) return dflt;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new ConfigError(`${name} must be a number from 0 to 1; got "${v}".`);
   return n;
 }
 
@@ -283,6 +298,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: int(env, "RATE_LIMIT_PER_MINUTE", 6000, 0, 10_000_000),
     rateLimitAnonymousPerMinute: int(env, "RATE_LIMIT_ANONYMOUS_PER_MINUTE", 300, 1, 10_000_000),
     auditRetentionDays: int(env, "AUDIT_RETENTION_DAYS", 365, 1, 36_500),
+    analyticsRetentionDays: int(env, "ANALYTICS_RETENTION_DAYS", 90, 1, 36_500),
+    analyticsFlushMs: int(env, "ANALYTICS_FLUSH_MS", 1000, 10, 60_000),
+    analyticsLowScore: fraction(env, "ANALYTICS_LOW_SCORE", 0.3),
     vectorIndex: vectorIndexSetting(env),
     vectorQuantization: vectorQuantization(env),
     vectorEfSearch: int(env, "VECTOR_EF_SEARCH", DEFAULT_EF_SEARCH, 10, 4096),

@@ -32,6 +32,8 @@ export function createMetrics() {
     httpRequests: new Counter({ name: "quarry_http_requests_total", help: "HTTP requests by route, method and status", labelNames: ["method", "route", "status"], registers: [registry] }),
     httpDuration: new Histogram({ name: "quarry_http_request_duration_seconds", help: "HTTP request latency by route, method and status", labelNames: ["method", "route", "status"], buckets: LATENCY_BUCKETS, registers: [registry] }),
     searchDuration: new Histogram({ name: "quarry_search_duration_seconds", help: "Ranking latency by retrieval mode actually used", labelNames: ["mode"], buckets: LATENCY_BUCKETS, registers: [registry] }),
+    searchZeroResults: new Counter({ name: "quarry_search_zero_results_total", help: "Searches (/search, /retrieve, tools) that found nothing, by retrieval mode", labelNames: ["mode"], registers: [registry] }),
+    searchLowScore: new Counter({ name: "quarry_search_low_score_total", help: "Searches whose best hit scored below ANALYTICS_LOW_SCORE, by retrieval mode", labelNames: ["mode"], registers: [registry] }),
     jobs: new Counter({ name: "quarry_jobs_total", help: "Finished background jobs by kind and outcome (done, retry, failed)", labelNames: ["kind", "outcome"], registers: [registry] }),
     jobDuration: new Histogram({ name: "quarry_job_duration_seconds", help: "Background job run time by kind", labelNames: ["kind"], buckets: [0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800], registers: [registry] }),
     embedDuration: new Histogram({ name: "quarry_embedding_duration_seconds", help: "Embedding call latency (query: one text; passages: one batch)", labelNames: ["kind"], buckets: LATENCY_BUCKETS, registers: [registry] }),

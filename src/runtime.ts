@@ -30,6 +30,9 @@ import { recoverStagedFiles } from "./services/documents/acceptance.js";
 import { createAuditService, type AuditService } from "./services/tenants/audit.js";
 import { createSearchService, type SearchService } from "./services/search/search.js";
 import { beirDataDir, createBeirImporter, createBenchmarkService, createIndustryBenchmarkService, TUNE_JOB_KIND, type BenchmarkService, type IndustryBenchmarkService } from "./evaluation/index.js";
+import { createAnalyticsService, type AnalyticsService } from "./services/analytics/analytics.js";
+import { createSearchLog } from "./services/analytics/analytics-log.js";
+import { loggedSearch } from "./services/analytics/analytics-search.js";
 import { createQueueBackend, type JobQueue, type QueueBackend, type RecoveryHook } from "./jobs/index.js";
 import { CRAWL_JOB_KIND, createCrawlService, type CrawlService } from "./services/crawl/crawls.js";
 import { createEngine, type Engine } from "./search/engine.js";
@@ -63,7 +66,10 @@ export interface Runtime {
   documents: DocumentService;
   ingest: IngestService;
   backfill: BackfillScheduler;
+  /** searches as callers make them: counted in /metrics and logged for analytics (benchmark runs use an unlogged one) */
   search: SearchService;
+  /** the search log's reports, feedback and switch (issue 29) */
+  analytics: AnalyticsService;
   /** benchmark suites and runs */
   benchmarks: BenchmarkService;
   /** public BEIR question sets: catalogue and import */
@@ -295,7 +301,7 @@ function assembleEngine(b: Base, j: Jobs): Engine {
 
 type Services = Pick<
   Runtime,
-  "accounts" | "auth" | "search" | "collections" | "synonyms" | "sources" | "benchmarks" | "industryBenchmarks" | "apiKeys" | "tenants" | "documents" | "tuneQueue"
+  "accounts" | "auth" | "search" | "analytics" | "collections" | "synonyms" | "sources" | "benchmarks" | "industryBenchmarks" | "apiKeys" | "tenants" | "documents" | "tuneQueue"
 >;
 
 function setMetricSources(b: Base, q: Queues): void {
@@ -348,11 +354,15 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
     requireEmailVerification: config.requireEmailVerification,
     keyCache: b.keyCache,
   });
-  const search = createSearchService({ store, engine, quotas });
+  const plainSearch = createSearchService({ store, engine, quotas });
+  const searchLog = createSearchLog({ store, log, flushMs: config.analyticsFlushMs, lowScore: config.analyticsLowScore });
+  const counters = { zeroResults: b.metrics.searchZeroResults, lowScore: b.metrics.searchLowScore };
+  const search = loggedSearch(plainSearch, { log: searchLog, lowScore: config.analyticsLowScore, counters });
+  const analytics = createAnalyticsService({ store, log: searchLog, retentionDays: config.analyticsRetentionDays, lowScore: config.analyticsLowScore, flushMs: config.analyticsFlushMs });
   const collections = createCollectionService({ store, audit });
   const synonyms = createSynonymService({ store });
   const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit });
-  const { benchmarks, tuneQueue } = assembleBenchmarks(b, j, search);
+  const { benchmarks, tuneQueue } = assembleBenchmarks(b, j, plainSearch);
   const industryBenchmarks = createIndustryBenchmarkService({
     dataDir: beirDataDir(config.beirDataDir, config.dataDir),
     importer: createBeirImporter({
@@ -369,7 +379,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   const apiKeys = createApiKeyService({ store, audit, keyCache: b.keyCache });
   const tenants = createTenantService({ store, defaultPlan: config.defaultPlan, audit });
   const documents = createDocumentService({ store, files, profileName: b.activeProfile.name, queue: j.queue, log, audit });
-  return { accounts, auth, search, collections, synonyms, sources, benchmarks, industryBenchmarks, apiKeys, tenants, documents, tuneQueue };
+  return { accounts, auth, search, analytics, collections, synonyms, sources, benchmarks, industryBenchmarks, apiKeys, tenants, documents, tuneQueue };
 }
 
 /** "default: quarry-static-v1 2026-11-27.3f2a9c01 (ready)": the profile, the model and its version */
@@ -401,7 +411,8 @@ async function extraHealthChecks(b: Base, j: Queues): Promise<Record<string, Che
   };
 }
 
-async function closeRuntime(b: Base, j: Queues, industryBenchmarks: IndustryBenchmarkService, auditPruner: NodeJS.Timeout | undefined): Promise<ShutdownSummary> {
+async function closeRuntime(b: Base, j: Queues, s: Pick<Services, "industryBenchmarks" | "analytics">, auditPruner: NodeJS.Timeout | undefined): Promise<ShutdownSummary> {
+  const { industryBenchmarks } = s;
   const { queue, crawlQueue, tuneQueue } = j;
   clearInterval(auditPruner);
   j.scheduler.stop();
@@ -494,8 +505,9 @@ export async function createRuntime(config: Config, opts: RuntimeOptions = {}): 
     userOut: (userId) => services.accounts.userOut(userId),
     metrics: b.metrics,
     workers: b.workers,
-    close: () => closeRuntime(b, q, services.industryBenchmarks, auditPruner),
+    close: () => closeRuntime(b, q, services, auditPruner),
   };
   auditPruner = await startBackground(b, q);
+  await services.analytics.start((err) => b.log.error({ err }, "could not prune the search log"));
   return rt;
 }

@@ -15,6 +15,7 @@ import { CrawlJobPage, CrawlPageScreen } from "./pages/crawl";
 import { DocumentPage } from "./pages/document";
 import { BenchmarkPage, BenchmarksPage, NewBenchmarkPage } from "./pages/benchmarks";
 import { SettingsPage } from "./pages/settings";
+import { AnalyticsPage } from "./pages/analytics";
 
 type Screen = { pattern: string; render: (params: Record<string, string>) => ReactNode; label?: string };
 
@@ -37,6 +38,7 @@ const WORKSPACE: Screen[] = [
   { pattern: "/workspace/benchmarks", render: () => <BenchmarksPage />, label: "Benchmarks" },
   { pattern: "/workspace/benchmarks/new", render: () => <NewBenchmarkPage /> },
   { pattern: "/workspace/benchmarks/:id", render: (p) => <BenchmarkPage id={p.id} /> },
+  { pattern: "/workspace/analytics", render: () => <AnalyticsPage />, label: "Analytics" },
   { pattern: "/workspace/api-keys", render: () => <ApiKeysPage />, label: "API keys" },
   { pattern: "/workspace/settings", render: () => <SettingsPage />, label: "Settings" },
 ];

@@ -29,6 +29,7 @@ import { benchmarkRoutes } from "./routes/benchmarks.js";
 import { auditRoutes } from "./routes/audit.js";
 import { webhookRoutes } from "./routes/webhooks.js";
 import { scheduleRoutes } from "./routes/schedules.js";
+import { analyticsRoutes } from "./routes/analytics.js";
 import { agentRoutes } from "./mcp/routes.js";
 import { consoleRoutes, defaultConsoleDir } from "./console.js";
 
@@ -129,6 +130,7 @@ async function registerRoutes(app: TypedApp, rt: Runtime) {
   await app.register(auditRoutes({ audit: rt.audit }));
   await app.register(webhookRoutes({ webhooks: rt.webhooks }));
   await app.register(scheduleRoutes({ schedules: rt.schedules }));
+  await app.register(analyticsRoutes({ analytics: rt.analytics }));
   await app.register(
     agentRoutes({
       collections: rt.collections,

@@ -10,6 +10,7 @@ import type { FreshnessStore } from "./freshness-types.js";
 import type { WebhookStore } from "./webhook-types.js";
 import type { ScheduleStore } from "./schedule-types.js";
 import type { AuditStore } from "./audit-types.js";
+import type { AnalyticsStore } from "./analytics-types.js";
 import type { ApiKeyStore, TenantStore, UsageStore } from "./tenant-types.js";
 
 export * from "./tenant-types.js";
@@ -29,6 +30,8 @@ export interface Store {
   webhooks: WebhookStore;
   schedules: ScheduleStore;
   audit: AuditStore;
+  /** search log, feedback and the logging switch (issue 29) */
+  analytics: AnalyticsStore;
   /** throws when the database cannot answer */
   ping(): Promise<void>;
   close(): Promise<void>;

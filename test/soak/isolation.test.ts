@@ -38,6 +38,7 @@ beforeAll(async () => {
   const tuning = await s.call("POST", `/benchmarks/${suite.body.id}/tune`, { key: a.adminKey, json: { background: true } });
   const key = await s.call("POST", "/api-keys", { key: a.adminKey, json: { name: "A's reader", scopes: ["search"] } });
   const delivery = await waitFor(async () => (await s.call("GET", `/webhooks/${hook.body.id}/deliveries`, { key: a.adminKey })).body[0]?.id);
+  const search = await s.call("POST", "/search", { key: a.adminKey, json: { collection_id: col, query: "plans" } });
   Object.assign(ids, {
     webhook_id: hook.body.id,
     delivery_id: delivery,
@@ -48,6 +49,7 @@ beforeAll(async () => {
     suite_id: suite.body.id,
     tuning_id: tuning.body.id,
     key_id: key.body.id,
+    search_id: search.body.search_id,
     tenant_id: a.id,
     name: "scifact",
   });
@@ -104,6 +106,11 @@ it("tenant B gets 404 (or 403 on operator routes) for every operation on tenant 
     const res = await fetch(s.url + p, init);
     const expected = op.scope === "platform" ? 403 : 404;
     if (res.status !== expected) leaks.push(`${op.method} ${op.path}: ${res.status} ${(await res.text()).slice(0, 160)}`);
+  }
+  // routes that name A's ids in the query string
+  for (const p of [`/analytics/queries?collection_id=${ids.collection_id}`, `/analytics/searches?collection_id=${ids.collection_id}`]) {
+    const res = await fetch(s.url + p, { headers: { authorization: `Bearer ${b.adminKey}` } });
+    if (res.status !== 404) leaks.push(`GET ${p}: ${res.status}`);
   }
   expect(leaks).toEqual([]);
 

@@ -1240,6 +1240,120 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/searches/{search_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a click, conversion or rating on a search's answer
+         * @description Feedback on one logged search: a click, a conversion, or a thumbs up or down on a document of its answer. Keys with the search scope may send it, so a browser front end can. A search id of another workspace answers 404.
+         *
+         *     Required scope: `search`.
+         */
+        post: operations["createSearchEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/searches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search volume, latency and zero-result and low-score rates per interval
+         * @description Search volume, p50/p95 latency (took_ms), zero-result rate and low-score rate per hour, day or week (UTC; weeks start on Monday). Console searches are left out unless include_console=true.
+         *
+         *     Required scope: `admin`.
+         */
+        get: operations["getSearchAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/queries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Top queries, queries that found nothing or only weak hits, and the least clicked
+         * @description sort=count: most searched first. zero_results / low_score: only queries with such searches, most first. ctr: queries that found something, least clicked first. Pages of `limit`; pass next_cursor as `cursor` for the next one.
+         *
+         *     Required scope: `admin`.
+         */
+        get: operations["listQueryAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/analytics/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether this workspace's searches are logged, and for how long
+         * @description Required scope: `admin`.
+         */
+        get: operations["getAnalyticsSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Turn this workspace's search logging off or on
+         * @description logging=false stops logging this workspace's searches at once in this process (within 10 seconds in other API processes); logged events stay until retention removes them.
+         *
+         *     Required scope: `admin`.
+         */
+        patch: operations["updateAnalyticsSettings"];
+        trace?: never;
+    };
+    "/analytics/benchmark-cases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add report queries to a benchmark suite, judged by their clicked documents
+         * @description Turns report queries into cases of a suite (of the suite's collection): the documents clicked, converted or rated up on the query's searches in the window (default: the retention period) are judged relevant, marked as an implicit judgment.
+         *
+         *     Required scope: `admin`.
+         */
+        post: operations["createBenchmarkCasesFromAnalytics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tool-calls": {
         parameters: {
             query?: never;
@@ -1316,6 +1430,38 @@ export interface components {
             role: string;
             scopes: string[];
             plan: string;
+        };
+        AnalyticsBenchmarkCasesCreate: {
+            suite_id: string;
+            /** @description Queries as the report shows them. */
+            queries: string[];
+            /** Format: date-time */
+            from?: string;
+            /** Format: date-time */
+            to?: string;
+        };
+        AnalyticsBenchmarkCasesOut: {
+            suite_id: string;
+            created: {
+                id: string;
+                query: string;
+                relevant_document_ids: string[];
+                /** @enum {string} */
+                judgment: "implicit";
+            }[];
+            skipped: {
+                query: string;
+                reason: string;
+            }[];
+        };
+        AnalyticsSettings: {
+            /** @description false: this workspace's searches are not logged (answers carry search_id null). */
+            logging: boolean;
+            /** @description How long events are kept (ANALYTICS_RETENTION_DAYS). */
+            retention_days: number;
+        };
+        AnalyticsSettingsUpdate: {
+            logging: boolean;
         };
         ApiKeyCreate: {
             name: string;
@@ -1968,6 +2114,24 @@ export interface components {
         MessageOut: {
             detail: string;
         };
+        QueryStat: {
+            /** @description Normalised: lower case, trimmed, inner whitespace collapsed. */
+            query: string;
+            count: number;
+            zero_results: number;
+            low_score: number;
+            /** @description Click events on the query's searches. */
+            clicks: number;
+            /** @description Share of the query's searches with at least one click. */
+            ctr: number;
+            /** @description Mean 1-based position of the clicks; null without clicks. */
+            mean_click_position: number | null;
+        };
+        QueryStats: {
+            data: components["schemas"]["QueryStat"][];
+            /** @description Pass as cursor for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
         ReindexOut: {
             status: string;
             /** @description documents queued for re-indexing */
@@ -2079,6 +2243,10 @@ export interface components {
             token_estimate: number;
             /** @description Ready-to-paste context block when format is text; null otherwise. */
             text: string | null;
+            /** @description hybrid, or lexical when the embedding model is unavailable */
+            mode?: string;
+            /** @description Id of this search in the search log (see SearchResponse.search_id). */
+            search_id?: string | null;
         };
         ScheduleOut: {
             data_source_id: string;
@@ -2091,6 +2259,13 @@ export interface components {
         ScheduleSet: {
             /** @description hourly, daily, weekly, or a five-field cron expression in UTC (e.g. '30 2 * * 1-5'); the free plan allows at most daily */
             schedule: string;
+        };
+        SearchFeedbackCreate: {
+            /** @description click: the user opened the document; conversion: it led to the outcome you track; thumbs_up/down: an explicit rating. */
+            type: "click" | "conversion" | "thumbs_up" | "thumbs_down";
+            document_id: string;
+            /** @description 1-based rank of the document in the answer the user saw. */
+            position: number;
         };
         /** @description Restricts the search to documents that match, in the style of MongoDB filters. Fields: `data_source_id`, `document_id`, `file_type`, `created_at`, `updated_at` (ISO 8601) and `metadata.<key>` (nested keys with dots). A bare value means equals; operators `$eq`, `$ne`, `$in`, `$nin`, `$gt`, `$gte`, `$lt`, `$lte`, `$exists` (metadata only); combinators `$and`, `$or` (arrays of filters) and `$not` (a filter). Several keys in one object must all match. The results are the best of the matching documents, not a filtered page of the unfiltered results. A filter that cannot be read answers 422 naming the part to change. */
         SearchFilter: {
@@ -2162,6 +2337,23 @@ export interface components {
             /** @description hybrid, or lexical when the embedding model is unavailable */
             mode?: string;
             facets?: components["schemas"]["FacetCounts"];
+            /** @description Id of this search in the search log, for POST /searches/{search_id}/events; null when the workspace turned logging off. */
+            search_id?: string | null;
+        };
+        SearchSeries: {
+            data: components["schemas"]["SearchSeriesPoint"][];
+            interval: string;
+        };
+        SearchSeriesPoint: {
+            /** Format: date-time */
+            start: string;
+            searches: number;
+            zero_result_rate: number;
+            /** @description Share of searches whose best hit scored below ANALYTICS_LOW_SCORE. */
+            low_score_rate: number;
+            /** @description Median took_ms; null in an interval without searches. */
+            p50_ms: number | null;
+            p95_ms: number | null;
         };
         SignupRequest: {
             email: string;
@@ -6138,7 +6330,8 @@ export interface operations {
                      *           "pdf": 6,
                      *           "markdown": 1
                      *         }
-                     *       }
+                     *       },
+                     *       "search_id": "srch_AZK1NhLAb3xqP0Rz"
                      *     }
                      */
                     "application/json": components["schemas"]["SearchResponse"];
@@ -6294,7 +6487,9 @@ export interface operations {
                      *         }
                      *       ],
                      *       "token_estimate": 31,
-                     *       "text": "[1] Turbine manual — turbine-manual.pdf\nTurbine manual > Maintenance\nThe gearbox lubrication interval is 2000 operating hours. Drain the oil while warm."
+                     *       "text": "[1] Turbine manual — turbine-manual.pdf\nTurbine manual > Maintenance\nThe gearbox lubrication interval is 2000 operating hours. Drain the oil while warm.",
+                     *       "mode": "hybrid",
+                     *       "search_id": "srch_AZK1NhLAb3xqP0Rz"
                      *     }
                      */
                     "application/json": components["schemas"]["RetrieveResponse"];
@@ -10023,6 +10218,648 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSearchEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example srch_AZK1NhLAb3xqP0Rz */
+                search_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "click",
+                 *       "document_id": "doc_7d2hq0va4c1e9b3f6a58",
+                 *       "position": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["SearchFeedbackCreate"];
+            };
+        };
+        responses: {
+            /** @description The feedback is recorded; clicks count in GET /analytics/queries. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getSearchAnalytics: {
+        parameters: {
+            query?: {
+                /**
+                 * @description One collection; absent: the whole workspace.
+                 * @example col_3k9x2mqp7r1t8w0z5v4y
+                 */
+                collection_id?: string;
+                /**
+                 * @description Inclusive; default 30 days before `to`.
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description Exclusive; default now.
+                 * @example 2026-11-28T00:00:00Z
+                 */
+                to?: string;
+                /** @description Include searches made in the console (its playground); excluded by default. */
+                include_console?: boolean;
+                /** @example day */
+                interval?: "hour" | "day" | "week";
+            };
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One point per interval from `from` to `to`, empty intervals included. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "start": "2026-11-23T00:00:00.000Z",
+                     *           "searches": 120,
+                     *           "zero_result_rate": 0.05,
+                     *           "low_score_rate": 0.1,
+                     *           "p50_ms": 9,
+                     *           "p95_ms": 30
+                     *         }
+                     *       ],
+                     *       "interval": "day"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SearchSeries"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    listQueryAnalytics: {
+        parameters: {
+            query?: {
+                /**
+                 * @description One collection; absent: the whole workspace.
+                 * @example col_3k9x2mqp7r1t8w0z5v4y
+                 */
+                collection_id?: string;
+                /**
+                 * @description Inclusive; default 30 days before `to`.
+                 * @example 2026-11-01T00:00:00Z
+                 */
+                from?: string;
+                /**
+                 * @description Exclusive; default now.
+                 * @example 2026-11-28T00:00:00Z
+                 */
+                to?: string;
+                /** @description Include searches made in the console (its playground); excluded by default. */
+                include_console?: boolean;
+                /** @example count */
+                sort?: "count" | "zero_results" | "low_score" | "ctr";
+                /** @example 20 */
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of normalised queries in the order asked for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "query": "gearbox oil interval",
+                     *           "count": 12,
+                     *           "zero_results": 0,
+                     *           "low_score": 1,
+                     *           "clicks": 3,
+                     *           "ctr": 0.25,
+                     *           "mean_click_position": 1.67
+                     *         }
+                     *       ],
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["QueryStats"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    getAnalyticsSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace's logging switch and the retention. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "logging": true,
+                     *       "retention_days": 90
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnalyticsSettings"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAnalyticsSettings: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "logging": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["AnalyticsSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description The switch as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "logging": true,
+                     *       "retention_days": 90
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnalyticsSettings"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    createBenchmarkCasesFromAnalytics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "suite_id": "bench_9a8b7c6d5e4f3a2b1c0d",
+                 *       "queries": [
+                 *         "gearbox oil interval",
+                 *         "turbine noise"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["AnalyticsBenchmarkCasesCreate"];
+            };
+        };
+        responses: {
+            /** @description Cases appended to the suite; queries without clicked documents are listed as skipped. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "suite_id": "bench_9a8b7c6d5e4f3a2b1c0d",
+                     *       "created": [
+                     *         {
+                     *           "id": "bmc_0a1b2c3d4e5f60718293",
+                     *           "query": "gearbox oil interval",
+                     *           "relevant_document_ids": [
+                     *             "doc_7d2hq0va4c1e9b3f6a58"
+                     *           ],
+                     *           "judgment": "implicit"
+                     *         }
+                     *       ],
+                     *       "skipped": [
+                     *         {
+                     *           "query": "turbine noise",
+                     *           "reason": "no clicked document in the window"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnalyticsBenchmarkCasesOut"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

@@ -100,7 +100,7 @@ const RUNNERS: Record<string, Runner> = {
       collapse_documents: typeof a.collapse_documents === "boolean" ? a.collapse_documents : undefined,
       ...(Array.isArray(a.facets) ? { facets: a.facets.map(String) } : {}),
       ...controls(a),
-    });
+    }, { origin: "mcp" });
     return { text: text.searchHits(res), structured: res };
   },
   async retrieve(svc, p, a) {
@@ -114,7 +114,7 @@ const RUNNERS: Record<string, Runner> = {
       max_tokens: num(a.max_tokens) ?? null,
       format: "text",
       ...controls(a),
-    });
+    }, { origin: "mcp" });
     return { text: text.retrieveText(res), structured: res };
   },
   async get_document(svc, p, a) {

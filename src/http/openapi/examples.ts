@@ -3,6 +3,7 @@
 // checks each one against its schema, so an example cannot drift from the API.
 import { MAX_UPLOAD_BYTES, MAX_UPLOAD_TEXT } from "../../config.js";
 import { VERSION } from "../../version.js";
+import { ANALYTICS_EXAMPLES, ANALYTICS_PARAMETER_EXAMPLES, SEARCH_ID_EXAMPLE } from "./analytics-docs.js";
 
 const T0 = "2026-11-23T09:30:00.000Z";
 const T1 = "2026-11-23T09:31:12.000Z";
@@ -367,7 +368,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   HitExplanation: explanation,
   SearchFilter: { $or: [{ "metadata.product": { $in: ["turbine", "gearbox"] } }, { file_type: "pdf" }], "metadata.year": { $gte: 2024 } },
   SearchHit: hit,
-  SearchResponse: { query: "gearbox lubrication interval", took_ms: 12, total: 7, results: [hit], mode: "hybrid", facets: facetCounts },
+  SearchResponse: { query: "gearbox lubrication interval", took_ms: 12, total: 7, results: [hit], mode: "hybrid", facets: facetCounts, search_id: SEARCH_ID_EXAMPLE },
   RetrieveRequest: { collection_id: IDS.collection, query: "how often is the gearbox oil changed?", top_k: 5, context_window: 1, max_tokens: 2000, format: "text", min_score: 0.1, relative_cutoff: true },
   RetrievedContext: context,
   RetrievedDocument: { document_id: IDS.document, title: "Turbine manual", source: "turbine-manual.pdf", best_score: 0.8731, chunks: 1 },
@@ -378,6 +379,8 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     documents: [{ document_id: IDS.document, title: "Turbine manual", source: "turbine-manual.pdf", best_score: 0.8731, chunks: 1 }],
     token_estimate: 31,
     text: "[1] Turbine manual — turbine-manual.pdf\nTurbine manual > Maintenance\nThe gearbox lubrication interval is 2000 operating hours. Drain the oil while warm.",
+    mode: "hybrid",
+    search_id: SEARCH_ID_EXAMPLE,
   },
   CrawlPageOut: { url: "https://docs.example.com/old-page", status: "failed", document_id: null, reason: "HTTP 404: the page does not exist", at: T1 },
   CrawlCreate: { url: "https://docs.example.com/", collection_id: IDS.collection, max_depth: 2, page_limit: 25, render_js: false, include_paths: ["/guide/"] },
@@ -491,6 +494,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
       },
     },
   ],
+  ...ANALYTICS_EXAMPLES,
 };
 
 /** Example per path or query parameter name. */
@@ -510,6 +514,7 @@ export const PARAMETER_EXAMPLES: Record<string, unknown> = {
   format: "chat_completions",
   status: "failed",
   "X-Tenant-Id": IDS.tenant,
+  ...ANALYTICS_PARAMETER_EXAMPLES,
 };
 
 /** The `detail` of a typical error answer, per status. */

@@ -3,6 +3,7 @@
 // the success answer means. test/agents/openapi checks that every route has an entry.
 import { MAX_UPLOAD_TEXT } from "../../config.js";
 import { VERSION } from "../../version.js";
+import { ANALYTICS_OPERATIONS, ANALYTICS_TAG } from "./analytics-docs.js";
 
 export interface OperationDoc {
   operationId: string;
@@ -29,6 +30,7 @@ export const TAGS: { name: string; description: string }[] = [
   { name: "account", description: "Sign-up, console sessions, email verification and password reset." },
   { name: "tenants", description: "Workspaces, managed by the operator's platform key." },
   { name: "audit", description: "The workspace's audit trail (admin)." },
+  ANALYTICS_TAG,
   { name: "operations", description: "Probes and metrics for orchestrators and Prometheus (no credentials)." },
 ];
 
@@ -196,4 +198,5 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   "POST /benchmarks/{suite_id}/tunings/{tuning_id}/cancel": { operationId: "cancelBenchmarkTuning", ok: "The tuning, now cancelled; the collection's settings are unchanged." },
   "GET /industry-benchmarks": { operationId: "listIndustryBenchmarks", ok: "Public question sets that can be loaded into a collection and a suite." },
   "POST /industry-benchmarks/{name}/import": { operationId: "importIndustryBenchmark", ok: "The import is under way; the suite can run once the documents are indexed." },
+  ...ANALYTICS_OPERATIONS,
 };

@@ -11,7 +11,8 @@ import * as account from "./account.js";
 import * as agents from "./agents.js";
 import * as webhooks from "./webhooks.js";
 import * as schedules from "./schedules.js";
+import * as analytics from "./analytics.js";
 
-export const SHARED_SCHEMAS: TSchema[] = [ErrorOut, ValidationErrorOut, ...[identity, content, search, searchControls, crawl, benchmarks, account, agents, webhooks, schedules]
+export const SHARED_SCHEMAS: TSchema[] = [ErrorOut, ValidationErrorOut, ...[identity, content, search, searchControls, crawl, benchmarks, account, agents, webhooks, schedules, analytics]
   .flatMap((m) => Object.values(m) as TSchema[])
   .filter((s) => typeof s === "object" && s !== null && "$id" in s)];

@@ -54,6 +54,7 @@ export const SearchResponse = Type.Object(
     results: Type.Array(Type.Ref("SearchHit")),
     mode: Type.Optional(Type.String({ description: "hybrid, or lexical when the embedding model is unavailable" })),
     facets: Type.Optional(ref(FacetCounts)),
+    search_id: Type.Optional(Nullable(Type.String({ description: "Id of this search in the search log, for POST /searches/{search_id}/events; null when the workspace turned logging off." }))),
   },
   { $id: "SearchResponse" },
 );
@@ -122,6 +123,8 @@ export const RetrieveResponse = Type.Object(
     documents: Type.Array(Type.Ref("RetrievedDocument")),
     token_estimate: Type.Integer({ description: "Estimated tokens of the contexts (or of `text` when format is text)." }),
     text: Nullable(Type.String({ description: "Ready-to-paste context block when format is text; null otherwise." })),
+    mode: Type.Optional(Type.String({ description: "hybrid, or lexical when the embedding model is unavailable" })),
+    search_id: Type.Optional(Nullable(Type.String({ description: "Id of this search in the search log (see SearchResponse.search_id)." }))),
   },
   { $id: "RetrieveResponse" },
 );

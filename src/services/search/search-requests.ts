@@ -138,7 +138,7 @@ export async function retrieveContexts(deps: SearchDeps, p: Principal, req: Retr
   const neighbours = await neighboursOf(deps, tenant.id, matches, options.contextWindow);
   const assembled = assembleRetrieve(matches, neighbours, options);
   const contexts = req.explain ? withExplanations(assembled.contexts, chosen) : assembled.contexts;
-  return { query: req.query, took_ms: Math.round(performance.now() - started), ...assembled, contexts };
+  return { query: req.query, took_ms: Math.round(performance.now() - started), ...assembled, contexts, mode: result.mode };
 }
 
 /** Each matched context with its explanation; a neighbour added by context_window has none (null). */

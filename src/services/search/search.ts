@@ -10,6 +10,16 @@ import type { EngineSettings, RetrievalMode } from "../../search/engine.js";
 import type { Principal } from "../auth/auth.js";
 import { searchDeps, settingsFor, type CollectionScope, type RetrieveRequest, type SearchRequest, type SearchServiceDeps } from "./search-types.js";
 import { candidatesIn, collectionOf, rankIn, retrieveContexts, searchChunks } from "./search-requests.js";
+import type { SearchOrigin } from "../../store/analytics-types.js";
+
+/** How a search is called: a forced mode and no quota count (bench), and where it came from (the search log). */
+export interface SearchCallOptions {
+  mode?: RetrievalMode;
+  countQuery?: boolean;
+  origin?: SearchOrigin;
+}
+/** An answer with the id of its search-log event (analytics-search.ts; null when not logged). */
+type Logged<T> = Promise<Awaited<T> & { search_id?: string | null }>;
 
 /** The /retrieve cutoff (documented in the API schema). */
 export { RETRIEVE_CUTOFF } from "../../search/calibration.js";
@@ -33,8 +43,8 @@ export function createSearchService(serviceDeps: SearchServiceDeps) {
     settingsOf: (c: CollectionScope): EngineSettings => settingsFor(deps.settings, c.settings),
     /** candidate lists for tuning (one embedding per query; see search/tuning.ts) */
     candidates: (p: Principal, c: CollectionScope, query: string, opts: { depth: number; lexicalWeights: LexicalWeights[] }) => candidatesIn(deps, p, c, query, opts),
-    search: (p: Principal, req: SearchRequest, opts: { mode?: RetrievalMode; countQuery?: boolean } = {}) => searchChunks(deps, p, req, opts),
-    retrieve: (p: Principal, req: RetrieveRequest) => retrieveContexts(deps, p, req),
+    search: (p: Principal, req: SearchRequest, opts: SearchCallOptions = {}): Logged<ReturnType<typeof searchChunks>> => searchChunks(deps, p, req, opts),
+    retrieve: (p: Principal, req: RetrieveRequest, _opts: Pick<SearchCallOptions, "origin"> = {}): Logged<ReturnType<typeof retrieveContexts>> => retrieveContexts(deps, p, req),
   };
 }
 

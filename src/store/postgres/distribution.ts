@@ -24,6 +24,13 @@ export const DISTRIBUTION: ReadonlyArray<readonly [table: string, placement: Pla
   ["account_tokens", "reference"],
   ["vector_indexes", "reference"],
   ["auth_attempts", "coordinator"],
+  // the search log is keyed by a scope number (tenant and collection), not tenant_id: it stays on
+  // the coordinator until its tables carry the tenant (docs/decisions.md, "The search log's shape and write path")
+  ["analytics_scopes", "coordinator"],
+  ["search_events", "coordinator"],
+  ["search_feedback", "coordinator"],
+  ["search_hourly", "coordinator"],
+  ["query_daily", "coordinator"],
   ["jobs", "coordinator"],
   ["schema_migrations", "coordinator"],
   ["collections", "tenant"],
@@ -51,6 +58,7 @@ export const DISTRIBUTION: ReadonlyArray<readonly [table: string, placement: Pla
   ["webhook_endpoints", "tenant"],
   ["webhook_deliveries", "tenant"],
   ["source_schedules", "tenant"],
+  ["analytics_settings", "tenant"],
 ];
 
 /** the table every tenant table is co-located with */

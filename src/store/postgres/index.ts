@@ -13,6 +13,7 @@ import { pgAudit } from "./audit.js";
 import { pgFreshness } from "./freshness.js";
 import { pgWebhooks } from "./webhooks.js";
 import { pgSchedules } from "./schedules.js";
+import { pgAnalytics } from "./analytics.js";
 import { postgresContent } from "./content/index.js";
 
 export interface PostgresStore extends Store {
@@ -53,6 +54,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     webhooks: pgWebhooks(pool),
     schedules: pgSchedules(pool),
     audit: pgAudit(pool),
+    analytics: pgAnalytics(pool),
     async ping() {
       await pool.query("SELECT 1");
     },

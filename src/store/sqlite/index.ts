@@ -13,6 +13,7 @@ import { sqliteAudit } from "./audit.js";
 import { sqliteFreshness } from "./freshness.js";
 import { sqliteWebhooks } from "./webhooks.js";
 import { sqliteSchedules } from "./schedules.js";
+import { sqliteAnalytics } from "./analytics.js";
 import { createVectorIndexes, type VectorIndexMode } from "./content/vector-indexes.js";
 import type { Quantization } from "./content/ann.js";
 
@@ -57,6 +58,7 @@ export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}):
     webhooks: sqliteWebhooks(db),
     schedules: sqliteSchedules(db),
     audit: sqliteAudit(db),
+    analytics: sqliteAnalytics(db),
     async ping() {
       db.prepare("SELECT 1").get();
     },

@@ -1,0 +1,226 @@
+import { transaction, type Client, type Pool } from "./db.js";
+import type { AnalyticsStore, BucketCounts, EventFilter, QueryCounts, SearchEventRow } from "../analytics-types.js";
+import { atOf, code, DAY, EVENT_COLUMNS, eventValues, FEEDBACK_TYPES, millionths, ORIGINS, POSITIVE_FEEDBACK, rollupDeltas, scopeKey } from "../analytics-codec.js";
+
+/** Numbered placeholders from $start on. */
+const marks = (n: number, start: number) => Array.from({ length: n }, (_, i) => `$${start + i}`).join(", ");
+
+/** The window's condition on search_events `s`, its parameters numbered from `start`. */
+function windowOf(f: EventFilter, start: number): { sql: string; scopes: string; params: unknown[] } {
+  const byCollection = f.collection_id !== undefined;
+  const scopes = `SELECT id FROM analytics_scopes WHERE tenant_id = $${start}${byCollection ? ` AND collection_id = $${start + 1}` : ""}`;
+  const next = start + (byCollection ? 2 : 1);
+  const origins = f.origins.map((o) => code(ORIGINS, o));
+  return {
+    scopes,
+    sql: `s.scope IN (${scopes}) AND s.at >= $${next} AND s.at < $${next + 1} AND s.origin IN (${marks(origins.length, next + 2)})`,
+    params: [f.tenant_id, ...(byCollection ? [f.collection_id] : []), f.from, f.to, ...origins],
+  };
+}
+
+/** Scope ids of the batch's (tenant, collection) pairs; pairs of deleted tenants get none. */
+async function scopesFor(pool: Pool, rows: SearchEventRow[]): Promise<Map<string, number>> {
+  const pairs = [...new Map(rows.map((r) => [scopeKey(r.tenant_id, r.collection_id), r])).values()];
+  const tenants = pairs.map((r) => r.tenant_id);
+  const collections = pairs.map((r) => r.collection_id);
+  await pool.query(
+    `INSERT INTO analytics_scopes (tenant_id, collection_id)
+     SELECT p.t, p.c FROM unnest($1::text[], $2::text[]) AS p(t, c) WHERE EXISTS (SELECT 1 FROM tenants WHERE id = p.t)
+     ON CONFLICT DO NOTHING`,
+    [tenants, collections],
+  );
+  const found = await pool.query<{ id: number; tenant_id: string; collection_id: string }>(
+    `SELECT sc.id, sc.tenant_id, sc.collection_id FROM analytics_scopes sc JOIN unnest($1::text[], $2::text[]) AS p(t, c) ON sc.tenant_id = p.t AND sc.collection_id = p.c`,
+    [tenants, collections],
+  );
+  return new Map(found.rows.map((r) => [scopeKey(r.tenant_id, r.collection_id), r.id]));
+}
+
+const FOREIGN_KEY_VIOLATION = "23503";
+/** rows per INSERT: 13 parameters each, well under PostgreSQL's 65,535 */
+const INSERT_ROWS = 2_000;
+
+/** Inserts the rows (duplicates skipped) and adds the ones written to the rollups, in the caller's transaction. */
+async function insertBatch(c: Client, rows: { scope: number; row: SearchEventRow }[], lowScore: number): Promise<void> {
+  const width = EVENT_COLUMNS.split(",").length;
+  const written: { scope: number; row: SearchEventRow }[] = [];
+  for (let i = 0; i < rows.length; i += INSERT_ROWS) {
+    const part = rows.slice(i, i + INSERT_ROWS);
+    const values = part.flatMap((x) => [x.scope, ...eventValues(x.row)]);
+    const tuples = part.map((_, k) => `(${marks(width, k * width + 1)})`);
+    const r = await c.query<{ id: string }>(`INSERT INTO search_events (${EVENT_COLUMNS}) VALUES ${tuples.join(", ")} ON CONFLICT DO NOTHING RETURNING id`, values);
+    const ids = new Set(r.rows.map((x) => x.id));
+    written.push(...part.filter((x) => ids.has(x.row.id)));
+  }
+  const { hourly, daily } = rollupDeltas(written, lowScore);
+  const col = <T, K extends keyof T>(xs: T[], k: K) => xs.map((x) => x[k]);
+  await c.query(
+    `INSERT INTO search_hourly (scope, hour, origin, took_ms, searches, zero_results, low_score)
+     SELECT * FROM unnest($1::int[], $2::bigint[], $3::smallint[], $4::int[], $5::int[], $6::int[], $7::int[])
+     ON CONFLICT (scope, hour, origin, took_ms) DO UPDATE SET searches = search_hourly.searches + excluded.searches,
+       zero_results = search_hourly.zero_results + excluded.zero_results, low_score = search_hourly.low_score + excluded.low_score`,
+    [col(hourly, "scope"), col(hourly, "hour"), col(hourly, "origin"), col(hourly, "took_ms"), col(hourly, "searches"), col(hourly, "zero_results"), col(hourly, "low_score")],
+  );
+  await c.query(
+    `INSERT INTO query_daily (scope, day, origin, query, searches, zero_results, low_score)
+     SELECT * FROM unnest($1::int[], $2::bigint[], $3::smallint[], $4::text[], $5::int[], $6::int[], $7::int[])
+     ON CONFLICT (scope, day, origin, query) DO UPDATE SET searches = query_daily.searches + excluded.searches,
+       zero_results = query_daily.zero_results + excluded.zero_results, low_score = query_daily.low_score + excluded.low_score`,
+    [col(daily, "scope"), col(daily, "day"), col(daily, "origin"), col(daily, "query"), col(daily, "searches"), col(daily, "zero_results"), col(daily, "low_score")],
+  );
+}
+
+export function pgAnalytics(pool: Pool): AnalyticsStore {
+  return { ...writes(pool), ...reports(pool) };
+}
+
+/** the log's writes, feedback, the switch and retention */
+function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
+  const lookup = async (tenantId: string, id: string) => {
+    const at = atOf(id);
+    if (Number.isNaN(at)) return undefined;
+    const r = await pool.query<{ id: string; scope: number; at: number; origin: number; query: string; collection_id: string }>(
+      `SELECT s.id, s.scope, s.at, s.origin, s.query, sc.collection_id FROM search_events s JOIN analytics_scopes sc ON sc.id = s.scope
+       WHERE sc.tenant_id = $1 AND s.at = $2 AND s.id = $3`,
+      [tenantId, at, id],
+    );
+    return r.rows[0];
+  };
+  return {
+    async recordSearches(rows, lowScore) {
+      if (rows.length === 0) return;
+      const scopes = await scopesFor(pool, rows);
+      const scoped = rows.flatMap((row) => {
+        const scope = scopes.get(scopeKey(row.tenant_id, row.collection_id));
+        return scope === undefined ? [] : [{ scope, row }];
+      });
+      if (scoped.length === 0) return;
+      try {
+        await transaction(pool, (c) => insertBatch(c, scoped, lowScore));
+      } catch (err) {
+        // a tenant deleted between the scope lookup and the insert: its searches go with it
+        if ((err as { code?: string }).code !== FOREIGN_KEY_VIOLATION) throw err;
+      }
+    },
+    async recordFeedback(row) {
+      const s = await lookup(row.tenant_id, row.search_id);
+      if (!s) return false;
+      const type = code(FEEDBACK_TYPES, row.type);
+      await transaction(pool, async (c) => {
+        // the search's daily row is locked first, so two first clicks on one search count once
+        if (type === 0) await c.query("SELECT 1 FROM query_daily WHERE scope = $1 AND day = $2 AND origin = $3 AND query = $4 FOR UPDATE", [s.scope, Math.floor(s.at / DAY) * DAY, s.origin, s.query]);
+        const prior = type === 0 ? (await c.query("SELECT 1 FROM search_feedback WHERE scope = $1 AND search_at = $2 AND search_id = $3 AND type = 0 LIMIT 1", [s.scope, s.at, s.id])).rowCount : 0;
+        await c.query("INSERT INTO search_feedback (scope, search_at, search_id, at, type, document_id, position) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
+          s.scope, s.at, s.id, row.at, type, row.document_id, row.position,
+        ]);
+        if (type !== 0) return;
+        await c.query(
+          `UPDATE query_daily SET clicks = clicks + 1, position_sum = position_sum + $1, clicked_searches = clicked_searches + $2
+           WHERE scope = $3 AND day = $4 AND origin = $5 AND query = $6`,
+          [row.position, prior ? 0 : 1, s.scope, Math.floor(s.at / DAY) * DAY, s.origin, s.query],
+        );
+      });
+      return true;
+    },
+    async findSearch(tenantId, id) {
+      const s = await lookup(tenantId, id);
+      return s ? { id: s.id, collection_id: s.collection_id, query: s.query } : null;
+    },
+    async loggingEnabled(tenantId) {
+      const r = await pool.query<{ logging: boolean }>("SELECT logging FROM analytics_settings WHERE tenant_id = $1", [tenantId]);
+      return r.rows[0]?.logging ?? true;
+    },
+    async setLogging(tenantId, enabled) {
+      await pool.query("INSERT INTO analytics_settings (tenant_id, logging) VALUES ($1, $2) ON CONFLICT (tenant_id) DO UPDATE SET logging = excluded.logging", [tenantId, enabled]);
+    },
+    async prune(before) {
+      return transaction(pool, async (c) => {
+        await c.query("DELETE FROM search_hourly WHERE hour < $1", [before]);
+        await c.query("DELETE FROM query_daily WHERE day < $1", [before]);
+        await c.query("DELETE FROM search_feedback WHERE search_at < $1", [before]);
+        return (await c.query("DELETE FROM search_events WHERE at < $1", [before])).rowCount ?? 0;
+      });
+    },
+  };
+}
+
+type ReportMethod = "buckets" | "queries" | "rolledBuckets" | "rolledQueries" | "clickedDocuments" | "appendImplicitCases";
+
+/** the reports' reads and the report-to-suite write */
+function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
+  return {
+    async buckets(f, interval, offset, lowScore) {
+      const w = windowOf(f, 4);
+      const r = await pool.query<BucketCounts>(
+        `SELECT ((s.at - $1::bigint) / $2::bigint) * $2::bigint + $1::bigint AS start, s.took_ms, count(*)::int AS searches,
+                count(*) FILTER (WHERE s.hits = 0)::int AS zero_results, count(*) FILTER (WHERE s.hits > 0 AND s.top_score < $3)::int AS low_score
+         FROM search_events s WHERE ${w.sql} GROUP BY 1, 2`,
+        [offset, interval, millionths(lowScore), ...w.params],
+      );
+      return r.rows.map((b) => ({ ...b, start: Number(b.start) }));
+    },
+    async queries(f, lowScore) {
+      const w = windowOf(f, 2);
+      const n = w.params.length + 2;
+      const r = await pool.query<QueryCounts>(
+        `SELECT s.query, count(*)::int AS count, count(*) FILTER (WHERE s.hits = 0)::int AS zero_results,
+                count(*) FILTER (WHERE s.hits > 0 AND s.top_score < $1)::int AS low_score,
+                coalesce(sum(c.clicks), 0)::int AS clicks, count(c.clicks)::int AS clicked_searches, coalesce(sum(c.positions), 0)::bigint AS position_sum
+         FROM search_events s
+         LEFT JOIN (SELECT fb.scope, fb.search_at, fb.search_id, count(*) AS clicks, sum(fb.position) AS positions
+                    FROM search_feedback fb WHERE fb.type = 0 AND fb.scope IN (${w.scopes}) AND fb.search_at >= $${n} AND fb.search_at < $${n + 1}
+                    GROUP BY fb.scope, fb.search_at, fb.search_id) c
+           ON c.scope = s.scope AND c.search_at = s.at AND c.search_id = s.id
+         WHERE ${w.sql} GROUP BY s.query`,
+        [millionths(lowScore), ...w.params, f.from, f.to],
+      );
+      return r.rows;
+    },
+    async rolledBuckets(f, interval, offset) {
+      const w = windowOf(f, 3);
+      const r = await pool.query<BucketCounts>(
+        `SELECT ((hour - $1::bigint) / $2::bigint) * $2::bigint + $1::bigint AS start, took_ms,
+                sum(searches)::int AS searches, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score FROM search_hourly s
+         WHERE ${w.sql.replace("s.at >=", "s.hour >=").replace("s.at <", "s.hour <")} GROUP BY 1, 2`,
+        [offset, interval, ...w.params],
+      );
+      return r.rows.map((b) => ({ ...b, start: Number(b.start) }));
+    },
+    async rolledQueries(f) {
+      const w = windowOf(f, 1);
+      const r = await pool.query<QueryCounts>(
+        `SELECT query, sum(searches)::int AS count, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score, sum(clicks)::int AS clicks,
+                sum(clicked_searches)::int AS clicked_searches, sum(position_sum)::bigint AS position_sum FROM query_daily s
+         WHERE ${w.sql.replace("s.at >=", "s.day >=").replace("s.at <", "s.day <")} GROUP BY query`,
+        w.params,
+      );
+      return r.rows;
+    },
+    async clickedDocuments(f, queries) {
+      const out = new Map<string, string[]>();
+      if (queries.length === 0) return out;
+      const w = windowOf(f, 2);
+      const r = await pool.query<{ query: string; document_id: string }>(
+        `SELECT s.query, fb.document_id, count(*) AS n FROM search_feedback fb
+         JOIN search_events s ON s.scope = fb.scope AND s.at = fb.search_at AND s.id = fb.search_id
+         WHERE fb.type IN (${POSITIVE_FEEDBACK.join(", ")}) AND s.query = ANY($1::text[]) AND ${w.sql}
+         GROUP BY s.query, fb.document_id ORDER BY s.query, n DESC, fb.document_id`,
+        [queries, ...w.params],
+      );
+      for (const row of r.rows) out.set(row.query, [...(out.get(row.query) ?? []), row.document_id]);
+      return out;
+    },
+    async appendImplicitCases(tenantId, suiteId, cases) {
+      await transaction(pool, async (c) => {
+        // the suite row is locked so two appends never take the same positions
+        await c.query("SELECT 1 FROM benchmark_suites WHERE tenant_id = $1 AND id = $2 FOR UPDATE", [tenantId, suiteId]);
+        await c.query(
+          `INSERT INTO benchmark_cases (id, tenant_id, suite_id, position, query, relevant_document_ids, created_at, judgment)
+           SELECT x.id, $1, $2, (SELECT coalesce(max(position), -1) FROM benchmark_cases WHERE tenant_id = $1 AND suite_id = $2) + x.n, x.query, x.rel, x.created_at, 'implicit'
+           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS x(id, query, rel, created_at, n)`,
+          [tenantId, suiteId, cases.map((x) => x.id), cases.map((x) => x.query), cases.map((x) => JSON.stringify(x.relevant_document_ids)), cases.map((x) => x.created_at)],
+        );
+      });
+    },
+  };
+}

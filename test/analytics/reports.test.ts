@@ -1,0 +1,58 @@
+// The analytics pieces without storage: exact percentiles, interval buckets (UTC days, Monday
+// weeks, empty intervals kept), report orders, and the compact forms of ids and hits.
+import { describe, expect, it } from "vitest";
+import { bucketStart, percentile, series, sortQueries, type QueryStat } from "../../src/services/analytics/analytics-reports.js";
+import { atOf, decodeTop, encodeTop, newSearchKey } from "../../src/store/analytics-codec.js";
+import { normaliseQuery } from "../../src/services/analytics/analytics-search.js";
+
+describe("reports", () => {
+  it("takes nearest-rank percentiles from a histogram", () => {
+    const values = [5, 1, 9, 9, 3, 7, 2, 8, 8, 4, 6];
+    const hist = [...new Map(values.map((v) => [v, values.filter((x) => x === v).length])).entries()].sort((a, b) => a[0] - b[0]);
+    const sorted = [...values].sort((a, b) => a - b);
+    for (const p of [0.5, 0.95, 0.01, 1]) expect(percentile(hist, values.length, p)).toBe(sorted[Math.ceil(p * values.length) - 1]);
+    expect(percentile([], 0, 0.5)).toBeNull();
+  });
+
+  it("buckets by UTC day and Monday week, keeping empty intervals", () => {
+    const t = Date.parse("2026-11-27T15:30:00Z"); // a Friday
+    expect(new Date(bucketStart(t, "day")).toISOString()).toBe("2026-11-27T00:00:00.000Z");
+    expect(new Date(bucketStart(t, "week")).toISOString()).toBe("2026-11-23T00:00:00.000Z");
+    const from = Date.parse("2026-11-25T00:00:00Z");
+    const rows = [{ start: Date.parse("2026-11-26T00:00:00Z"), took_ms: 10, searches: 3, zero_results: 1, low_score: 1 }, { start: Date.parse("2026-11-26T00:00:00Z"), took_ms: 30, searches: 1, zero_results: 0, low_score: 0 }];
+    const out = series(rows, from, Date.parse("2026-11-28T00:00:00Z"), "day");
+    expect(out.map((p) => [p.start.slice(0, 10), p.searches, p.p50_ms, p.p95_ms])).toEqual([["2026-11-25", 0, null, null], ["2026-11-26", 4, 10, 30], ["2026-11-27", 0, null, null]]);
+    expect(out[1]).toMatchObject({ zero_result_rate: 0.25, low_score_rate: 0.25 });
+  });
+
+  it("orders each report and breaks ties by query text", () => {
+    const q = (query: string, count: number, zero_results: number, ctr: number): QueryStat => ({ query, count, zero_results, low_score: 0, clicks: 0, ctr, mean_click_position: null });
+    const stats = [q("b", 5, 0, 0.2), q("a", 5, 2, 0), q("c", 9, 9, 0), q("d", 2, 0, 0)];
+    expect(sortQueries(stats, "count").map((s) => s.query)).toEqual(["c", "a", "b", "d"]);
+    expect(sortQueries(stats, "zero_results").map((s) => s.query)).toEqual(["c", "a"]);
+    expect(sortQueries(stats, "low_score")).toEqual([]);
+    // never-clicked first among queries that found something; the more searched first
+    expect(sortQueries(stats, "ctr").map((s) => s.query)).toEqual(["a", "d", "b"]);
+  });
+});
+
+describe("compact forms", () => {
+  it("search keys carry their time and are 16 url-safe characters", () => {
+    const at = Date.parse("2026-11-27T12:00:00.123Z");
+    const k = newSearchKey(at);
+    expect(k).toMatch(/^[A-Za-z0-9_-]{16}$/);
+    expect(atOf(k)).toBe(at);
+    expect(atOf("short")).toBeNaN();
+  });
+
+  it("first hits round-trip, with or without the doc_ prefix", () => {
+    const top = [{ document_id: "doc_7d2hq0va4c1e9b3f6a58", score: 0.873101 }, { document_id: "page:1", score: 0.5 }];
+    expect(encodeTop(top)).toBe("7d2hq0va4c1e9b3f6a58:873101 !page:1:500000");
+    expect(decodeTop(encodeTop(top))).toEqual(top);
+    expect(decodeTop("")).toEqual([]);
+  });
+
+  it("normalises queries", () => {
+    expect(normaliseQuery("  Gearbox\tOIL   interval ")).toBe("gearbox oil interval");
+  });
+});
