@@ -95,8 +95,9 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     env: ENV,
-    // 2 cores: two test files at a time keeps model-heavy suites from starving each other
-    maxWorkers: 2,
+    // 2 cores, three files at a time: most suites wait on processes, crawls, queues and timers for
+    // part of their time, which a third file fills (the test servers' static model is cheap)
+    maxWorkers: 3,
     reporters: ["default", "./test/helpers/summary-reporter.ts"],
     coverage: { provider: "v8", include: ["src/**/*.ts"], reporter: ["text-summary", "html"], reportsDirectory: "test-output/coverage" },
     projects: [

@@ -49,29 +49,33 @@ describe("quarry --help and --version", () => {
   });
 
   it("answers at every level", async () => {
-    for (const args of [["serve"], ["tenants", "create"], ["keys", "revoke"], ["import", "beir"], ["bench"]]) {
-      const h = await run([...args, "--help"], {});
+    // independent processes: started together, checked in order
+    const levels = [["serve"], ["tenants", "create"], ["keys", "revoke"], ["import", "beir"], ["bench"]];
+    const answers = await Promise.all(levels.map((args) => Promise.all([run([...args, "--help"], {}), run([...args, "--version"], {})])));
+    levels.forEach((args, i) => {
+      const [h, v] = answers[i]!;
       expect(h.code, args.join(" ")).toBe(0);
       expect(h.stdout).toContain(`Usage: quarry ${args.join(" ")}`);
-      const v = await run([...args, "--version"], {});
       expect(v.stdout, args.join(" ")).toBe(`${VERSION}\n`);
-    }
+    });
   }, 120_000);
 });
 
 describe("errors are one line with the fix", () => {
   it("for bad options, unknown commands, bad settings and a missing BEIR set", async () => {
-    const bad = await run(["bench", "--clients", "x"], {});
+    const beir = dataDir("beir");
+    const [bad, unknown, config, missing] = await Promise.all([
+      run(["bench", "--clients", "x"], {}),
+      run(["serv"], {}),
+      run(["tenants", "list"], { DATA_DIR: dataDir("cfg"), DEFAULT_PLAN: "gold" }),
+      run(["import", "beir", path.join(beir, "scifact"), "--tenant", "acme"], { DATA_DIR: dataDir("imp") }),
+    ]);
     expect(bad.code).toBe(2);
     expect(oneLine(bad.stderr)).toMatch(/--clients.*invalid.*quarry bench --help/);
-    const unknown = await run(["serv"], {});
     expect(unknown.code).toBe(2);
     expect(oneLine(unknown.stderr)).toMatch(/unknown command 'serv'.*serve/);
-    const config = await run(["tenants", "list"], { DATA_DIR: dataDir("cfg"), DEFAULT_PLAN: "gold" });
     expect(config.code).toBe(2);
     expect(oneLine(config.stderr)).toMatch(/^quarry: Configuration error: DEFAULT_PLAN must be one of free, pro, enterprise/);
-    const beir = dataDir("beir");
-    const missing = await run(["import", "beir", path.join(beir, "scifact"), "--tenant", "acme"], { DATA_DIR: dataDir("imp") });
     expect(missing.code).toBe(2);
     expect(oneLine(missing.stderr)).toMatch(/not a BEIR data set.*Download it from https:\/\/\S+scifact\.zip and unzip it into BEIR_DATA_DIR/);
   });

@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+// npm test: the type checks (server and tests, then the console) and the whole vitest run with the
+// PostgreSQL projects (TEST_PG=1, vitest.config.ts), side by side. The suites leave about a quarter
+// of the two cores idle while they wait on processes, crawls and timers, which the checks fill, so
+// the whole takes the vitest run's time instead of 20 s more. Any failure fails the command; each
+// step's output is printed as it comes (the checks print nothing when clean).
+import { spawn } from "node:child_process";
+
+const run = (name, cmd, args, env = {}) =>
+  new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: "inherit", env: { ...process.env, ...env } });
+    child.on("exit", (code, signal) => resolve({ name, code: code ?? (signal ? 1 : 0) }));
+  });
+
+const typecheck = run("tsc", "npx", ["tsc", "--noEmit"]).then(async (r) => (r.code === 0 ? run("tsc -p console", "npx", ["tsc", "-p", "console"]) : r));
+const results = await Promise.all([typecheck, run("vitest", "npx", ["vitest", "run", ...process.argv.slice(2)], { TEST_PG: "1" })]);
+const failed = results.filter((r) => r.code !== 0);
+for (const f of failed) console.error(`npm test: ${f.name} failed (exit ${f.code})`);
+process.exit(failed.length ? 1 : 0);
