@@ -80,13 +80,17 @@ export async function runCrawlJob(deps: CrawlServiceDeps, running: RunningCrawls
 }
 
 /**
- * pages_crawled and pages_failed from the outcomes recorded per job and URL: exact and idempotent
+ * pages_crawled and pages_failed from the outcomes recorded per job and URL (and the pages stored
+ * for the job, one row per URL): exact and idempotent
  * when an attempt is retried or a second attempt ran beside the first (each would count the pages
  * the other handed over). Before any outcome was recorded, the engine's own counts.
  */
 async function exactCounts(deps: Pick<CrawlServiceDeps, "store">, jobId: string, result: CrawlResult | null, tracker: CrawlJobTracker) {
   const c = await outcomeCounts(deps, jobId);
-  const handed = c.new + c.changed + c.unchanged;
+  // a worker killed between storing a page and recording its outcome leaves the page stored for
+  // the job (so a resumed attempt skips it) with no outcome: the job's stored pages count it
+  const stored = (await deps.store.crawls.pagesOfJob(jobId)).length;
+  const handed = Math.max(c.new + c.changed + c.unchanged, stored);
   return {
     pages_crawled: handed || (result?.pagesCrawled ?? tracker.pagesCrawled),
     pages_failed: handed + c.failed > 0 ? c.failed : (result?.errors ?? tracker.pagesFailed),
