@@ -2,6 +2,7 @@ import { configDefaults, defineConfig, type TestProjectInlineConfiguration } fro
 import { pgUnavailableReason } from "./test/helpers/pg.js";
 import { PG_SUITES, QUEUE_SUITES } from "./test/helpers/pg-suites.js";
 import { REDIS_URL, redisReachable } from "./test/jobs/redis.js";
+import LongestFirst from "./test/helpers/sequencer.js";
 
 // Three projects, so a change can be checked at the speed it needs (npm run test:unit, test:api,
 // test:slow); `vitest run` runs all three, exactly the files it ran before they existed.
@@ -98,6 +99,7 @@ export default defineConfig({
     // 2 cores, three files at a time: most suites wait on processes, crawls, queues and timers for
     // part of their time, which a third file fills (the test servers' static model is cheap)
     maxWorkers: 3,
+    sequence: { sequencer: LongestFirst },
     reporters: ["default", "./test/helpers/summary-reporter.ts"],
     coverage: { provider: "v8", include: ["src/**/*.ts"], reporter: ["text-summary", "html"], reportsDirectory: "test-output/coverage" },
     projects: [

@@ -43,7 +43,9 @@ export function createMailer(deps: { smtpUrl: string | null; from: string; outbo
     await fs.promises.mkdir(deps.outboxDir, { recursive: true });
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
     const file = path.join(deps.outboxDir, `${stamp}-${randomBytes(4).toString("hex")}.eml`);
-    await fs.promises.writeFile(file, info.message as Buffer, { mode: 0o600 });
+    // written aside and renamed into place, so a reader of the outbox never sees half a message
+    await fs.promises.writeFile(`${file}.part`, info.message as Buffer, { mode: 0o600 });
+    await fs.promises.rename(`${file}.part`, file);
     log.info({ to: msg.to, subject: msg.subject, file }, "mail written to the outbox (SMTP_URL is not set)");
   }
 

@@ -1,0 +1,30 @@
+// The order test files start in: the longest suites first, so that with three worker slots none of
+// them starts last and leaves the other slots idle at the end of the run. vitest orders by the
+// durations it cached in node_modules/.vite, which a fresh clone (CI) does not have; this list is
+// the ten slowest files that every run prints (test/helpers/summary-reporter.ts), kept by hand.
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+const LONGEST = [
+  "test/jobs/process-split.test.ts",
+  "test/ops/cli.test.ts",
+  "test/scaleout/two-by-two.test.ts",
+  "test/search-api/lexical-exactness.test.ts",
+  "test/ops/production.test.ts",
+  "test/benchmarks/scifact.test.ts",
+  "test/scaleout/no-shared-disk.test.ts",
+  "test/content/durability.test.ts",
+  "test/benchmarks/tune-jobs.test.ts",
+  "test/content/upload-bad-input.test.ts",
+];
+
+const rank = (s: TestSpecification): number => {
+  const i = LONGEST.findIndex((f) => s.moduleId.endsWith(f));
+  return i < 0 ? LONGEST.length : i;
+};
+
+export default class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    // a stable sort: the rest keep vitest's own order (cached durations, else size)
+    return [...(await super.sort(files))].sort((a, b) => rank(a) - rank(b));
+  }
+}
