@@ -14,7 +14,7 @@ function outcomeMethods(pool: Pool): OutcomeMethods {
       await transaction(pool, async (c) => {
         await c.query(
           `INSERT INTO crawl_page_outcomes (job_id, tenant_id, data_source_id, url, outcome, http_status, at) VALUES ($1, $2, $3, $4, $5, $6, $7)
-           ON CONFLICT (job_id, url) DO UPDATE SET outcome = excluded.outcome, http_status = excluded.http_status, at = excluded.at
+           ON CONFLICT (tenant_id, job_id, url) DO UPDATE SET outcome = excluded.outcome, http_status = excluded.http_status, at = excluded.at
            WHERE crawl_page_outcomes.outcome = 'failed' AND excluded.outcome <> 'failed'`,
           [r.job_id, r.tenant_id, r.data_source_id, r.url, r.outcome, r.http_status, r.at],
         );
@@ -55,7 +55,7 @@ function missMethods(pool: Pool): MissMethods {
     async setMiss(m) {
       await pool.query(
         `INSERT INTO crawl_page_misses (tenant_id, data_source_id, url, misses, stale_since, reason, job_id) VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (data_source_id, url) DO UPDATE SET misses = excluded.misses, stale_since = excluded.stale_since, reason = excluded.reason, job_id = excluded.job_id`,
+         ON CONFLICT (tenant_id, data_source_id, url) DO UPDATE SET misses = excluded.misses, stale_since = excluded.stale_since, reason = excluded.reason, job_id = excluded.job_id`,
         [m.tenant_id, m.data_source_id, m.url, m.misses, m.stale_since, m.reason, m.job_id],
       );
     },
@@ -88,7 +88,7 @@ function textHashMethods(pool: Pool): TextHashMethods {
     async setTextHash(tenantId, documentId, hash) {
       await pool.query(
         `INSERT INTO document_text_hashes (document_id, tenant_id, text_hash) SELECT id, tenant_id, $1 FROM documents WHERE tenant_id = $2 AND id = $3
-         ON CONFLICT (document_id) DO UPDATE SET text_hash = excluded.text_hash`,
+         ON CONFLICT (tenant_id, document_id) DO UPDATE SET text_hash = excluded.text_hash`,
         [hash, tenantId, documentId],
       );
     },

@@ -7,7 +7,7 @@ export function pgSchedules(pool: Pool): ScheduleStore {
     async put(r) {
       await pool.query(
         `INSERT INTO source_schedules (data_source_id, tenant_id, schedule, next_run_at, last_run_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (data_source_id) DO UPDATE SET schedule = excluded.schedule, next_run_at = excluded.next_run_at, updated_at = excluded.updated_at`,
+         ON CONFLICT (tenant_id, data_source_id) DO UPDATE SET schedule = excluded.schedule, next_run_at = excluded.next_run_at, updated_at = excluded.updated_at`,
         [r.data_source_id, r.tenant_id, r.schedule, r.next_run_at, r.last_run_at, r.created_at, r.updated_at],
       );
     },
