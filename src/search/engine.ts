@@ -3,9 +3,9 @@
 // queries. Without a ready model the engine answers lexically (mode "lexical").
 import type { ChunkHit } from "../store/content-types.js";
 import type { ChunkSearch } from "../store/content-store.js";
-import type { LexicalWeights, ParsedQuery } from "./lexical/types.js";
+import type { ExpansionRule, LexicalQuery, LexicalWeights, ParsedQuery } from "./lexical/types.js";
 import type { Embedder, EmbeddingProfile } from "../embed/types.js";
-import { lexicalQueryOf } from "./lexical/analyze-query.js";
+import { lexicalQueryWithRules } from "./lexical/query-rules.js";
 import type { SynonymTable } from "./lexical/synonyms.js";
 import { DEFAULT_ANALYZER } from "./lexical/analyze.js";
 import { fuse, type Candidate, type FusedHit, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
@@ -32,6 +32,10 @@ export interface EngineSettings {
   calibration?: OwnCalibration;
   /** the collection's synonyms (settings.synonyms), applied to the lexical half's query */
   synonyms?: SynonymTable;
+  /** typo tolerance in the lexical half (search/lexical/typos.ts); absent = on */
+  typoTolerance?: boolean;
+  /** the query's last word is a prefix (search-as-you-type; a request's `prefix`); absent = off */
+  prefix?: boolean;
 }
 
 /** other chunks of a document that count as its evidence (engine setting documentEvidence) */
@@ -72,6 +76,8 @@ export interface RankedIds {
   ranked: RankedId[];
   /** the query as parsed for ranking, for highlights (snippet.ts highlightTerms) */
   parsed: ParsedQuery;
+  /** the lexical query as the store ran it, expansions included (null: none ran), for facets */
+  lexical: LexicalQuery | null;
 }
 
 /**
@@ -182,10 +188,10 @@ export async function rankIds(
   mode: RetrievalMode = "hybrid",
   filter?: SearchFilter,
 ): Promise<RankedIds> {
-  const { parsed, lexical: lexicalQuery } = lexicalQueryOf(query, ANALYZER, settings.synonyms);
-  if (sourceIds.length === 0) return { mode: "hybrid", ranked: [], parsed };
-  const useVectors = mode !== "lexical" && vectorsAvailable(deps);
   const useLexical = mode !== "vector";
+  const { parsed, lexical: lexicalQuery } = await queryOf(deps, tenantId, query, settings, useLexical && sourceIds.length > 0);
+  if (sourceIds.length === 0) return { mode: "hybrid", ranked: [], parsed, lexical: null };
+  const useVectors = mode !== "lexical" && vectorsAvailable(deps);
   const vectorPromise = useVectors ? startVectorSearch(deps, tenantId, sourceIds, query, settings.depth, filter) : Promise.resolve([]);
   const lexical =
     useLexical && lexicalQuery ? await deps.content.lexicalSearch(tenantId, sourceIds, lexicalQuery, settings.depth, settings.lexicalWeights, filter) : [];
@@ -197,7 +203,18 @@ export async function rankIds(
     tenantId,
     lists.fused.map((f) => f.id),
   );
-  return { mode: answered, ranked: scoredIds(lists, answered, settings, documents), parsed };
+  const expanded = new Map(lexical.filter((h) => h.rules).map((h) => [h.chunkId, h.rules!]));
+  return { mode: answered, ranked: scoredIds(lists, answered, settings, documents, expanded), parsed, lexical: useLexical ? lexicalQuery : null };
+}
+
+/**
+ * The query parsed and analysed with the collection's rules: synonyms always (they need no
+ * store), typo tolerance and the prefix through the tenant's term dictionary when the lexical
+ * half runs.
+ */
+function queryOf(deps: EngineDeps, tenantId: string, query: string, settings: EngineSettings, lexical: boolean) {
+  const rules = { ...(settings.synonyms ? { synonyms: settings.synonyms } : {}), typos: lexical && settings.typoTolerance !== false, prefix: lexical && settings.prefix === true };
+  return lexicalQueryWithRules(query, ANALYZER, rules, (l) => deps.content.lexicalTerms(tenantId, l));
 }
 
 /**
@@ -245,7 +262,13 @@ export function calibrationInputs(
  * The fused list with document evidence applied and calibrated relevance; chunks without a
  * document (deleted since the index answered) are left out.
  */
-function scoredIds(lists: ReturnType<typeof fuseCandidates>, answered: RetrievalMode, settings: EngineSettings, documents: Map<string, string>): RankedId[] {
+function scoredIds(
+  lists: ReturnType<typeof fuseCandidates>,
+  answered: RetrievalMode,
+  settings: EngineSettings,
+  documents: Map<string, string>,
+  expanded: ReadonlyMap<string, ExpansionRule[]>,
+): RankedId[] {
   const { fused, relevance } = calibratedList(lists, answered, settings, (id) => documents.get(id));
   // the fused scores before document evidence, to tell which hits it raised (explain.ts)
   const before = new Map(lists.fused.map((f) => [f.id, f.score]));
@@ -256,7 +279,7 @@ function scoredIds(lists: ReturnType<typeof fuseCandidates>, answered: Retrieval
     const documentId = documents.get(f.id);
     if (documentId === undefined) return;
     const { lexicalRank, vectorRank, lexicalScore, vectorScore } = f;
-    const rules = rulesOf(f, { lexicalComplete: lists.lists.lexicalComplete, hybrid: bounded, scoreBeforeEvidence: before.get(f.id) });
+    const rules = rulesOf(f, { lexicalComplete: lists.lists.lexicalComplete, hybrid: bounded, scoreBeforeEvidence: before.get(f.id), expansions: expanded.get(f.id) });
     ranked.push({ id: f.id, documentId, score: relevance[i]!, fusedScore: f.score, lexicalRank, vectorRank, lexicalScore, vectorScore, rules });
   });
   return ranked;
@@ -285,12 +308,12 @@ export async function tuningCandidates(
   tenantId: string,
   sourceIds: string[],
   query: string,
-  opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable },
+  opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable; typoTolerance?: boolean },
 ): Promise<TuningCandidates> {
   const useVectors = vectorsAvailable(deps);
   const mode: RetrievalMode = useVectors ? "hybrid" : "lexical";
   if (sourceIds.length === 0) return { mode, lexical: opts.lexicalWeights.map(() => []), vector: [], documentOf: new Map() };
-  const lexicalQuery = lexicalQueryOf(query, ANALYZER, opts.synonyms).lexical;
+  const lexicalQuery = (await queryOf(deps, tenantId, query, { ...DEFAULT_ENGINE_SETTINGS, ...opts, lexicalWeights: DEFAULT_LEXICAL_WEIGHTS }, true)).lexical;
   const vectorPromise = useVectors ? startVectorSearch(deps, tenantId, sourceIds, query, opts.depth) : Promise.resolve([]);
   const lexical: Candidate[][] = [];
   for (const w of opts.lexicalWeights) {
@@ -315,7 +338,7 @@ export function createEngine(deps: EngineDeps) {
       const r = await rankIds(deps, tenantId, sourceIds, query, settings, mode);
       return { mode: r.mode, ranked: await hydrate(deps, tenantId, r.ranked) };
     },
-    candidates: (tenantId: string, sourceIds: string[], query: string, opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable }) =>
+    candidates: (tenantId: string, sourceIds: string[], query: string, opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable; typoTolerance?: boolean }) =>
       tuningCandidates(deps, tenantId, sourceIds, query, opts),
   };
 }

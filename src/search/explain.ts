@@ -1,14 +1,18 @@
 // Why a hit ranks where it does (issue 28 item 6, `explain: true`): its place and score in each
 // retriever's candidate list, the fused score the list is ordered by, and the ranking rules that
-// changed its fused score. Rules are named, not described, so clients can match on them; synonyms
-// and typo tolerance add their own names when they exist (docs/decisions.md, "Explain").
+// changed its fused score. Rules are named, not described, so clients can match on them
+// (docs/decisions.md, "Explain"); the query-time rules (synonyms, typo, prefix) are named on the
+// hits that matched a term they added.
+import type { ExpansionRule } from "./lexical/types.js";
 
 /** A rule that moved a hit's fused score. */
 export type ExplainRule =
   /** the lexical list held every match, so fusion bounded it: no vector-only hit passes an exact match (fusion.ts Z_BOUND) */
   | "exact_match_first"
   /** the fused score includes the support of other strong chunks of its document (engine.ts withDocumentEvidence) */
-  | "document_evidence";
+  | "document_evidence"
+  /** matched a term added by a synonym, a typo alternative or a completion of the last word (search/lexical/expand.ts) */
+  | ExpansionRule;
 
 export interface Explanation {
   lexical: { rank: number; score: number } | null;
@@ -44,13 +48,17 @@ export function explanationOf(r: RankedScores): Explanation {
   };
 }
 
+const EXPANSION_RULES: readonly ExpansionRule[] = ["synonyms", "typo", "prefix"];
+
 /** The rules that applied to one fused hit (see ExplainRule). */
 export function rulesOf(
   hit: { id: string; score: number; lexicalRank: number | null },
-  o: { lexicalComplete: boolean; hybrid: boolean; scoreBeforeEvidence: number | undefined },
+  o: { lexicalComplete: boolean; hybrid: boolean; scoreBeforeEvidence: number | undefined; expansions?: readonly ExpansionRule[] | undefined },
 ): ExplainRule[] {
   const rules: ExplainRule[] = [];
   if (o.hybrid && o.lexicalComplete && hit.lexicalRank !== null) rules.push("exact_match_first");
   if (o.scoreBeforeEvidence !== undefined && hit.score > o.scoreBeforeEvidence) rules.push("document_evidence");
+  // in a fixed order, whatever order the store found them in
+  for (const r of EXPANSION_RULES) if (o.expansions?.includes(r)) rules.push(r);
   return rules;
 }

@@ -5,21 +5,17 @@
 import type { ChunkSearch } from "../store/content-store.js";
 import type { SearchFilter } from "./filter/types.js";
 import { FACET_VALUES, facetAnswer, type FacetField } from "./filter/facets.js";
-import { lexicalQueryOf } from "./lexical/analyze-query.js";
-import { DEFAULT_ANALYZER } from "./lexical/analyze.js";
-import type { SynonymTable } from "./lexical/synonyms.js";
-import type { RetrievalMode } from "./engine.js";
+import type { LexicalQuery } from "./lexical/types.js";
 
 export async function facetCounts(
   content: ChunkSearch,
   tenantId: string,
   sourceIds: string[],
-  query: string,
-  o: { mode: RetrievalMode; documentIds: string[]; filter?: SearchFilter; synonyms?: SynonymTable },
+  /** the lexical query the search ran, with its synonyms, typo alternatives and completions (null: none ran) */
+  lexical: LexicalQuery | null,
+  o: { documentIds: string[]; filter?: SearchFilter },
   fields: FacetField[],
 ): Promise<Record<string, Record<string, number>>> {
-  // the analyzer the stores index with (engine.ts ANALYZER)
-  const lexical = o.mode === "vector" ? null : lexicalQueryOf(query, DEFAULT_ANALYZER, o.synonyms).lexical;
   const rows = await content.facetCounts(
     tenantId,
     sourceIds,

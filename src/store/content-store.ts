@@ -23,7 +23,7 @@ import type {
   TenantJobLoad,
   VectorIndexStatus,
 } from "./content-types.js";
-import type { LexicalQuery, LexicalWeights } from "../search/lexical/types.js";
+import type { LexicalQuery, LexicalWeights, TermAnswer, TermLookup } from "../search/lexical/types.js";
 import type { FilterField, SearchFilter } from "../search/filter/types.js";
 import type { FacetValue } from "../search/filter/facets.js";
 
@@ -117,6 +117,12 @@ export interface ChunkSearch {
    * top `limit`; statistics stay the tenant's (a filter narrows, it does not rescore).
    */
   lexicalSearch(tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, weights: LexicalWeights, filter?: SearchFilter): Promise<Scored[]>;
+  /**
+   * The tenant's term dictionary, as query expansion reads it (typo tolerance, prefix search;
+   * search/lexical/expand.ts): the live chunk count, the df of the asked terms and bands of terms
+   * by prefix, from the same statistics lexicalSearch scores with.
+   */
+  lexicalTerms(tenantId: string, lookup: TermLookup): Promise<TermAnswer>;
   /** The k nearest of these sources' chunks (and of documents passing the filter, as lexicalSearch). */
   vectorSearch(indexName: string, tenantId: string, sourceIds: string[], vector: Float32Array, k: number, filter?: SearchFilter): Promise<Scored[]>;
   /**

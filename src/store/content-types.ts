@@ -1,6 +1,7 @@
 // The rows and shapes of the content layer: collections, data sources, documents, chunks with their
 // lexical and vector index entries, and the durable job queue. The contract over them is
 // content-store.ts; see types.ts for the conventions.
+import type { ExpansionRule } from "../search/lexical/types.js";
 
 export type Json = Record<string, unknown>;
 
@@ -189,6 +190,8 @@ export interface IncomingDocument {
 export interface Scored {
   chunkId: string;
   score: number;
+  /** lexical hits: the query-time rules whose added terms the chunk matched (absent: none) */
+  rules?: ExpansionRule[];
 }
 
 export interface VectorIndexStatus {

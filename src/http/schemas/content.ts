@@ -73,6 +73,13 @@ export const CollectionSettings = strictObject(
     ),
     relevance_calibration: Type.Optional(ref(RelevanceCalibration)),
     synonyms: Type.Optional(ref(Synonyms)),
+    typo_tolerance: Type.Optional(
+      Type.Boolean({
+        description:
+          "Typo tolerance in the keyword half (default true): a query word of 5+ characters that the collection's words lack, or that is rare in them, " +
+          "also finds words one edit away (two from 9 characters), ranked below exact matches. false turns it off for every search of the collection.",
+      }),
+    ),
   },
   { $id: "CollectionSettings", description: "Every key is optional; a missing key keeps the deployment default. POST /benchmarks/{suite_id}/tune can find and set them." },
 );

@@ -33,7 +33,8 @@ export const HitExplanation = Type.Object(
     rules: Type.Array(Type.String(), {
       description:
         "Ranking rules that moved the fused score: `exact_match_first` (the keyword list held every match, so no vector-only hit passes one), " +
-        "`document_evidence` (other strong chunks of the document added to it).",
+        "`document_evidence` (other strong chunks of the document added to it), and the query-time rules whose added words the chunk matched: " +
+        "`synonyms` (a synonym of a query word), `typo` (a word a few edits from a misspelt query word), `prefix` (a completion of the last word, with `prefix: true`).",
     }),
   },
   { $id: "HitExplanation", description: "Why a hit ranks where it does (with `explain: true`)." },
@@ -53,6 +54,22 @@ export const searchControls = {
   hybrid: Type.Optional(ref(HybridBlend)),
   explain: Type.Optional(Type.Boolean({ default: false, description: "Add `explain` to each result: its lexical and vector rank and score, the fused score and the rules applied." })),
   filter: Type.Optional(ref(SearchFilter)),
+  typo_tolerance: Type.Optional(
+    Type.Boolean({
+      default: true,
+      description:
+        "false: match the query's words as written. true (default) leaves typo tolerance as the collection has it (`settings.typo_tolerance`): " +
+        "a word of 5+ characters absent from the collection or rare in it also finds words one edit away (two from 9 characters; the first letter kept), ranked below exact matches.",
+    }),
+  ),
+  prefix: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        "true: the last word of the query also matches the words it begins (search-as-you-type: `kube` finds `kubernetes`), exact matches first. " +
+        "A query ending in a space or punctuation has no word being typed.",
+    }),
+  ),
 };
 
 export const FacetCounts = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer({ minimum: 1 })), {

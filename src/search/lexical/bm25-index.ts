@@ -19,7 +19,7 @@ import type { ChunkTerms } from "./analyze.js";
 import { idf, tfFactor, weighted } from "./bm25.js";
 import { PostingsCursor } from "./postings-cursor.js";
 import { TopK } from "./top-k.js";
-import type { LexicalWeights, QueryTerm } from "./types.js";
+import { termWeight, type LexicalWeights, type QueryTerm, type TermFrequency } from "./types.js";
 
 export interface IndexHit {
   key: number;
@@ -68,6 +68,8 @@ export class Bm25Index {
   private ub = new Float64Array(16).fill(NaN);
   private ubWeights: LexicalWeights = { title: NaN, headings: NaN, body: NaN };
   private ubAvgdl = 0;
+  /** term ids in term order, for prefix bands of the dictionary (typos, prefixes); sorted on first use, dropped by merge() */
+  private sorted: Uint32Array | null = null;
 
   get docCount(): number {
     return this.live;
@@ -289,6 +291,7 @@ export class Bm25Index {
     this.dead = 0;
     this.names = names;
     this.dict = new Map(names.map((n, i) => [n, i]));
+    this.sorted = null;
     this.baseOff = off;
     this.baseDocs = docs;
     this.baseTfs = tfs;
@@ -347,10 +350,10 @@ export class Bm25Index {
     const n = this.live;
     this.prepareBounds(w, avgdl);
     const qs = query
-      .map((q, qi) => ({ qi, t: this.dict.get(q.term), count: q.count }))
-      .filter((q): q is { qi: number; t: number; count: number } => q.t !== undefined && this.dfs[q.t]! > 0)
+      .map((q, qi) => ({ qi, t: this.dict.get(q.term), w: termWeight(q) }))
+      .filter((q): q is { qi: number; t: number; w: number } => q.t !== undefined && this.dfs[q.t]! > 0)
       .map((q) => {
-        const weight = idf(n, this.dfs[q.t]!) * q.count;
+        const weight = idf(n, this.dfs[q.t]!) * q.w;
         return { ...q, weight, ub: weight * this.upperBound(q.t), cur: this.cursor(q.t) };
       })
       .sort((a, b) => a.ub - b.ub);
@@ -421,8 +424,8 @@ export class Bm25Index {
 
   /** Canonical scores of the selected docs, summed in query order, sorted best first. */
   private finalScores(query: QueryTerm[], top: TopK, w: LexicalWeights, avgdl: number): IndexHit[] {
-    const terms = query.map((q) => ({ t: this.dict.get(q.term), count: q.count }));
-    const weights = terms.map((q) => (q.t === undefined || this.dfs[q.t]! <= 0 ? 0 : idf(this.live, this.dfs[q.t]!) * q.count));
+    const terms = query.map((q) => ({ t: this.dict.get(q.term), w: termWeight(q) }));
+    const weights = terms.map((q) => (q.t === undefined || this.dfs[q.t]! <= 0 ? 0 : idf(this.live, this.dfs[q.t]!) * q.w));
     const hits: (IndexHit & { d: number })[] = [];
     for (let i = 0; i < top.size; i++) {
       const d = top.docs[i]!;
@@ -458,11 +461,41 @@ export class Bm25Index {
         const t = this.dict.get(q.term);
         if (t === undefined || this.dfs[t]! <= 0) continue;
         const tf = this.tfIn(t, d);
-        if (tf) s += idf(this.live, this.dfs[t]!) * q.count * tfFactor(weighted(tf, w), this.lens[d]!, avgdl);
+        if (tf) s += idf(this.live, this.dfs[t]!) * termWeight(q) * tfFactor(weighted(tf, w), this.lens[d]!, avgdl);
       }
       if (!top.full() || s > top.min()) top.push(s, d);
     }
     return this.finalScores(query, top, w, avgdl);
+  }
+
+  /**
+   * The live terms (df > 0) starting with `prefix`, with their df: a binary search of the terms in
+   * order, then the terms added since they were sorted. Order of the results is not defined.
+   */
+  *termsStartingWith(prefix: string): Generator<TermFrequency> {
+    const sorted = (this.sorted ??= this.sortTerms());
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.names[sorted[mid]!]! < prefix) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let i = lo; i < sorted.length; i++) {
+      const t = sorted[i]!;
+      const term = this.names[t]!;
+      if (!term.startsWith(prefix)) break;
+      if (this.dfs[t]! > 0) yield { term, df: this.dfs[t]! };
+    }
+    for (let t = sorted.length; t < this.names.length; t++) {
+      const term = this.names[t]!;
+      if (this.dfs[t]! > 0 && term.startsWith(prefix)) yield { term, df: this.dfs[t]! };
+    }
+  }
+
+  private sortTerms(): Uint32Array {
+    const ids = Uint32Array.from(this.names.keys());
+    return ids.sort((a, b) => (this.names[a]! < this.names[b]! ? -1 : this.names[a]! > this.names[b]! ? 1 : 0));
   }
 
   /** Approximate bytes held (typed arrays and a rough per-term dictionary cost). */

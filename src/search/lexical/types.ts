@@ -23,6 +23,52 @@ export interface QueryTerm {
   term: string;
   /** how many query words stem to this term (each counts, as each quoted FTS5 term did) */
   count: number;
+  /**
+   * a query-time expansion's share of the term's BM25 weight (expand.ts: typo and prefix
+   * alternatives score below the word as typed); absent = 1
+   */
+  weight?: number;
+  /** the rule that added the term (absent: the user's own word) */
+  rule?: ExpansionRule;
+}
+
+/** Query-time rules that add terms to the lexical query; explain names them per hit. */
+export type ExpansionRule = "synonyms" | "typo" | "prefix";
+
+/** A term's factor on its idf in BM25: how many words asked for it, times its expansion weight. */
+export const termWeight = (q: QueryTerm): number => q.count * (q.weight ?? 1);
+
+/** One term of the tenant's dictionary with its document frequency. */
+export interface TermFrequency {
+  term: string;
+  df: number;
+}
+
+/**
+ * A band of the tenant's term dictionary: terms (df > 0) starting with `prefix`, `minLength` to
+ * `maxLength` characters long; at most `limit` of them, the most frequent first (ties by term).
+ */
+export interface TermRange {
+  prefix: string;
+  minLength: number;
+  maxLength: number;
+  limit: number;
+}
+
+/** What query expansion reads of a tenant's term dictionary, in one call (ChunkSearch.lexicalTerms). */
+export interface TermLookup {
+  /** terms whose document frequencies to report */
+  terms: string[];
+  ranges: TermRange[];
+}
+
+export interface TermAnswer {
+  /** the tenant's live chunks (BM25's N) */
+  docCount: number;
+  /** df of each asked term that is in the dictionary (absent: not a key) */
+  df: Map<string, number>;
+  /** per range, in the order asked */
+  ranges: TermFrequency[][];
 }
 
 /**

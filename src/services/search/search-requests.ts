@@ -30,8 +30,8 @@ export function rankIn(deps: SearchDeps, p: Principal, c: CollectionScope, query
 
 /** Candidate lists for tuning (one embedding per query; see search/tuning.ts). */
 export function candidatesIn(deps: SearchDeps, p: Principal, c: CollectionScope, query: string, opts: { depth: number; lexicalWeights: LexicalWeights[] }) {
-  const { synonyms } = settingsFor(deps.settings, c.settings);
-  return deps.engine.candidates(tenantOf(p).id, c.data_source_ids, query, { ...opts, ...(synonyms ? { synonyms } : {}) });
+  const { synonyms, typoTolerance } = settingsFor(deps.settings, c.settings);
+  return deps.engine.candidates(tenantOf(p).id, c.data_source_ids, query, { ...opts, ...(synonyms ? { synonyms } : {}), ...(typoTolerance !== undefined ? { typoTolerance } : {}) });
 }
 
 /** The best chunk of each document only, in rank order. */
@@ -46,7 +46,12 @@ function firstPerDocument(ranked: RankedId[]): RankedId[] {
  */
 function rankingOf(deps: SearchDeps, c: CollectionScope, req: SearchControls, mode?: RetrievalMode) {
   const blend = blendFor(settingsFor(deps.settings, c.settings), req.hybrid?.semantic_ratio, deps.engine.vectorsAvailable());
-  return { settings: blend.settings, mode: mode ?? blend.mode };
+  const settings = {
+    ...blend.settings,
+    ...(req.typo_tolerance === false ? { typoTolerance: false } : {}),
+    ...(req.prefix === true ? { prefix: true } : {}),
+  };
+  return { settings, mode: mode ?? blend.mode };
 }
 
 /** A part of the body read by a filter-core parser; a 422 naming each bad part (loc body.<field>...). */
@@ -79,7 +84,7 @@ export async function searchChunks(deps: SearchDeps, p: Principal, req: SearchRe
   const top = await deps.engine.hydrate(tenantId, ranked.slice(0, topK));
   const terms = highlightTerms(result.parsed);
   const documentIds = [...new Set(ranked.map((r) => r.documentId))];
-  const counts = facets && (await facetCounts(deps.store.content, tenantId, c.data_source_ids, req.query, { mode: result.mode, documentIds, filter, synonyms: ranking.settings.synonyms }, facets));
+  const counts = facets && (await facetCounts(deps.store.content, tenantId, c.data_source_ids, result.lexical, { documentIds, ...(filter ? { filter } : {}) }, facets));
   return {
     query: req.query,
     took_ms: Math.round(performance.now() - started),

@@ -26,6 +26,10 @@ export interface SearchControls {
   explain?: boolean;
   /** a filter as sent (search/filter/parse.ts validates it) */
   filter?: unknown;
+  /** false turns typo tolerance off for this request (it cannot turn on what the collection turned off) */
+  typo_tolerance?: boolean;
+  /** the last word is a prefix (search-as-you-type) */
+  prefix?: boolean;
 }
 
 export interface SearchRequest extends SearchControls {
@@ -76,7 +80,8 @@ export const roundScore = (x: number) => Math.round(x * 1e6) / 1e6;
 /**
  * Deployment defaults overridden by the collection's `settings`: fusion, lexical_weight,
  * vector_weight, normalization, candidate_depth, field_weights {title, headings, body},
- * document_evidence (weight; off by default) and relevance_calibration (the collection's own).
+ * document_evidence (weight; off by default), relevance_calibration (the collection's own),
+ * synonyms and typo_tolerance (on unless false).
  */
 export function settingsFor(base: EngineSettings, collectionSettings: Json): EngineSettings {
   const fusion: FusionOptions = { ...base.fusion };
@@ -98,7 +103,17 @@ export function settingsFor(base: EngineSettings, collectionSettings: Json): Eng
       : base.documentEvidence;
   const calibration = ownCalibrationOf(s.relevance_calibration) ?? base.calibration;
   const synonyms = synonymTableOf(s.synonyms);
-  return { ...base, fusion, depth, lexicalWeights, documentEvidence, ...(calibration ? { calibration } : {}), ...(synonyms ? { synonyms } : {}) };
+  const typoTolerance = s.typo_tolerance === false ? false : base.typoTolerance;
+  return {
+    ...base,
+    fusion,
+    depth,
+    lexicalWeights,
+    documentEvidence,
+    ...(calibration ? { calibration } : {}),
+    ...(synonyms ? { synonyms } : {}),
+    ...(typoTolerance !== undefined ? { typoTolerance } : {}),
+  };
 }
 
 const CALIBRATION_MODES: readonly string[] = ["hybrid", "lexical", "vector"] satisfies CalibrationMode[];

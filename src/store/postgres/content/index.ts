@@ -11,6 +11,7 @@ import { documentMethods } from "./documents.js";
 import { indexWriteMethods } from "./chunk-writes.js";
 import { facetMethods } from "./facets.js";
 import { lexicalMethods } from "./lexical.js";
+import { lexicalTermMethods } from "./lexical-terms.js";
 import { vectorMethods, type VectorSearchOptions } from "./vectors.js";
 import { jobMethods } from "./jobs.js";
 import { HIT, bigintIds, toHit, type RawHit } from "./rows.js";
@@ -68,6 +69,7 @@ export function postgresContent(pool: Pool, opts: PostgresContentOptions = {}): 
     ...documentMethods(pool),
     ...indexWriteMethods(pool),
     ...lexicalMethods(pool),
+    ...lexicalTermMethods(pool),
     ...vectorMethods(pool, opts.vectors),
     ...hitMethods(pool),
     ...facetMethods(pool),

@@ -8,7 +8,7 @@
 import { transaction, type Pool, type Queryable } from "../db.js";
 import type { Scored } from "../../content-types.js";
 import type { ChunkSearch } from "../../content-store.js";
-import type { LexicalQuery, LexicalWeights } from "../../../search/lexical/types.js";
+import { termWeight, type ExpansionRule, type LexicalQuery, type LexicalWeights } from "../../../search/lexical/types.js";
 import { DEFAULT_ANALYZER, HEADINGS_SHIFT, MAX_BODY_TF, MAX_HEADINGS_TF, MAX_TITLE_TF, TITLE_SHIFT, headingsField } from "../../../search/lexical/analyze.js";
 import { B, K1 } from "../../../search/lexical/bm25.js";
 import { PHRASE_POOL_FACTOR, boostPhrases, type CandidateText, type LexicalStatistics } from "../../../search/lexical/phrases.js";
@@ -23,20 +23,20 @@ export const ANALYZER = DEFAULT_ANALYZER;
 export const MAX_TERM_BYTES = 1000;
 
 // One statement: statistics, per-term weights and the scored chunks read one snapshot. Only the
-// postings of the query's terms are read (migration 051), summed per chunk as BM25. A search
-// filter's chunks (parameters from $10) restrict the postings inside the scan, so the top k is
+// postings of the query's terms are read (migration 051), summed per chunk as BM25, with the
+// rules of the expanded terms each chunk matched ($10). A search filter's chunks (parameters from $11) restrict the postings inside the scan, so the top k is
 // the filtered set's own.
 const searchSql = (filter: string | null) => `
   WITH ${filter === null ? "" : `allowed AS MATERIALIZED (${filteredChunksSql(filter, "$1", "$4")}),`}
   st AS (
     SELECT chunks::float8 AS n, total_length::float8 / chunks AS avgdl FROM lexical_stats WHERE tenant_id = $1 AND chunks > 0),
   q AS (
-    SELECT x.term, x.cnt * GREATEST(ln((st.n - d.df + 0.5) / (d.df + 0.5)), 1e-6) AS w
-    FROM unnest($2::text[], $3::int[]) AS x(term, cnt)
+    SELECT x.term, NULLIF(x.rule, '') AS rule, x.cnt * GREATEST(ln((st.n - d.df + 0.5) / (d.df + 0.5)), 1e-6) AS w
+    FROM unnest($2::text[], $3::float8[], $10::text[]) AS x(term, cnt, rule)
     JOIN lexical_df d ON d.tenant_id = $1 AND d.term = x.term AND d.df > 0
     CROSS JOIN st),
   top AS (
-    SELECT p.chunk_id, min(p.lex_length) AS lex_length,
+    SELECT p.chunk_id, min(p.lex_length) AS lex_length, array_agg(DISTINCT q.rule) FILTER (WHERE q.rule IS NOT NULL) AS rules,
       sum(q.w * (f.f * ${K1 + 1}) / (f.f + ${K1} * (${1 - B} + (${B} * p.lex_length) / st.avgdl))) AS score
     FROM q JOIN lexical_postings p ON p.tenant_id = $1 AND p.term = q.term
     CROSS JOIN st
@@ -46,7 +46,7 @@ const searchSql = (filter: string | null) => `
     GROUP BY p.chunk_id
     -- equal scores in arrival order (chunk ids grow), as the SQLite engine breaks ties
     ORDER BY score DESC, p.chunk_id LIMIT $8)
-  SELECT t.chunk_id::text AS id, t.lex_length, t.score,
+  SELECT t.chunk_id::text AS id, t.lex_length, t.score, t.rules,
     EXISTS (SELECT 1 FROM unnest($9::text[]) AS ph WHERE c.lex_terms @> string_to_array(ph, ' ')) AS phrase_candidate
   FROM top t JOIN chunks c ON c.tenant_id = $1 AND c.id = t.chunk_id
   ORDER BY t.score DESC, t.chunk_id`;
@@ -57,6 +57,7 @@ interface Hit {
   id: string;
   lex_length: number;
   score: number;
+  rules: ExpansionRule[] | null;
   phrase_candidate: boolean;
 }
 
@@ -96,22 +97,23 @@ async function boostHits(q: Queryable, tenantId: string, hits: Hit[], phrases: s
 
 async function search(q: Queryable, tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights, filter?: SearchFilter) {
   const pool = query.phrases.length ? limit * PHRASE_POOL_FACTOR : limit;
-  const f = filter ? postgresFilter(filter, 10) : null;
+  const f = filter ? postgresFilter(filter, 11) : null;
   const r = await q.query<Hit>(f ? searchSql(f.sql) : SEARCH, [
     tenantId,
     query.terms.map((t) => t.term),
-    query.terms.map((t) => t.count),
+    query.terms.map(termWeight),
     sourceIds,
     w.title,
     w.headings,
     w.body,
     pool,
     query.phrases.map((p) => p.join(" ")),
+    query.terms.map((t) => t.rule ?? ""),
     ...(f ? f.params : []),
   ]);
   let hits = r.rows;
   if (query.phrases.length) hits = await boostHits(q, tenantId, hits, query.phrases, w);
-  return hits.slice(0, limit).map((h): Scored => ({ chunkId: h.id, score: h.score }));
+  return hits.slice(0, limit).map((h): Scored => (h.rules ? { chunkId: h.id, score: h.score, rules: h.rules } : { chunkId: h.id, score: h.score }));
 }
 
 export function lexicalMethods(pool: Pool): Pick<ChunkSearch, "lexicalSearch"> {

@@ -15,7 +15,8 @@
 //   their text, so the index holds no positions.
 import type { DB } from "../db.js";
 import type { Scored } from "../../content-types.js";
-import type { LexicalQuery, LexicalWeights } from "../../../search/lexical/types.js";
+import type { LexicalQuery, LexicalWeights, TermAnswer, TermLookup } from "../../../search/lexical/types.js";
+import { answerLookup } from "../../../search/lexical/term-dictionary.js";
 import { analyzeChunk, headingsField, DEFAULT_ANALYZER, type ChunkFields, type ChunkTerms } from "../../../search/lexical/analyze.js";
 import { Bm25Index } from "../../../search/lexical/bm25-index.js";
 import { rankLexical } from "../../../search/lexical/rank.js";
@@ -161,7 +162,16 @@ export class LexicalIndexes {
     const t = this.tenant(tenantId);
     const allowed = this.allowedSources(t, sourceIds);
     const filter = accept && ((key: number) => accept.has(key));
-    return rankLexical(t.index, allowed, query, limit, w, (keys) => this.fieldsOf(keys), ANALYZER, filter).map((h) => ({ chunkId: String(h.key), score: h.score }));
+    const hits = rankLexical(t.index, allowed, query, limit, w, (keys) => this.fieldsOf(keys), ANALYZER, filter);
+    return hits.map((h) => {
+      const rules = [...new Set(query.terms.flatMap((q, i) => (q.rule && h.present[i] ? [q.rule] : [])))];
+      return rules.length > 0 ? { chunkId: String(h.key), score: h.score, rules } : { chunkId: String(h.key), score: h.score };
+    });
+  }
+
+  /** The tenant's term dictionary (typo tolerance, prefix search). */
+  terms(tenantId: string, lookup: TermLookup): TermAnswer {
+    return answerLookup(this.tenant(tenantId).index, lookup);
   }
 
   /** Rowids of every chunk of the tenant in these sources (and `accept`) matching any query term. */

@@ -2,6 +2,7 @@
 // graph when one is open, else exact over sqlite-vec), plus the embedding backfill and the
 // hydration of hits, which live in chunk-embeddings.ts and chunk-hydration.ts.
 import type { DB } from "../db.js";
+import type { Scored } from "../../content-types.js";
 import type { ChunkSearch, VectorStore } from "../../content-store.js";
 import { vectorTable } from "./json.js";
 import { vectorBytes } from "./index-entries.js";
@@ -13,8 +14,6 @@ import { exactAmong, filteredChunkIds } from "./filter-scope.js";
 import { facetCounts } from "./facets.js";
 
 type SearchMethods = ChunkSearch & VectorStore;
-
-type Scored = { chunkId: string; score: number };
 
 export interface SearchOptions {
   /** filtered vector searches over fewer chunks than this scan them exactly (default FILTER_EXACT_BELOW) */
@@ -31,6 +30,9 @@ export function searchMethods(db: DB, vectors: VectorIndexes, opts: SearchOption
       if (!filter) return lexical.search(tenantId, sourceIds, query, limit, w);
       if (sourceIds.length === 0 || limit <= 0) return [];
       return lexical.search(tenantId, sourceIds, query, limit, w, filteredChunkIds(db, tenantId, sourceIds, filter));
+    },
+    async lexicalTerms(tenantId, lookup) {
+      return lexical.terms(tenantId, lookup);
     },
     async facetCounts(tenantId, sourceIds, matched, fields, cap) {
       if (sourceIds.length === 0 || fields.length === 0) return fields.map(() => []);

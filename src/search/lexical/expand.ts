@@ -1,0 +1,116 @@
+// Query-time expansion of an analysed query through the tenant's term dictionary: typo tolerance
+// (typos.ts) and prefix search (prefix.ts). Both add OR-ed terms that score below the word as
+// typed, so exact matches rank first:
+// - a typo alternative gets TYPO_WEIGHT[edits] of its BM25 weight, a completion PREFIX_WEIGHT;
+// - when the word as typed is in the dictionary, an alternative's idf x weight is also capped at
+//   that share of the word's own idf, so a rarer alternative never outweighs it.
+// A word is typo-expanded only when its term is absent from the dictionary or rare (in at most
+// RARE_SHARE of the chunks), and then only to terms at least MORE_COMMON times as frequent as the
+// word itself: a misspelling is rarer than what it misspells, and common words stay as typed
+// (docs/decisions.md, "Typo tolerance and prefix search").
+import type { Analyzer } from "./analyze.js";
+import { idf } from "./bm25.js";
+import { cutStems, prefixApplies, prefixRange } from "./prefix.js";
+import { typoBudget, typoCandidates, typoLookups, typoRange, type TypoCandidate } from "./typos.js";
+import type { ExpansionRule, LexicalQuery, QueryTerm, TermAnswer, TermLookup, TermRange } from "./types.js";
+
+/** share of the BM25 weight an alternative with 1 or 2 edits keeps */
+export const TYPO_WEIGHT: readonly number[] = [1, 0.6, 0.4];
+export const PREFIX_WEIGHT = 0.6;
+/** a term in at most this share of the chunks is rare */
+export const RARE_SHARE = 0.001;
+/** a present word's typo alternatives are at least this many times as frequent */
+export const MORE_COMMON = 10;
+/** typo alternatives kept per word: fewest edits first, then the most frequent */
+export const MAX_TYPO_TERMS = 4;
+
+export type TermLookupFn = (lookup: TermLookup) => Promise<TermAnswer>;
+
+export interface ExpansionOptions {
+  /** the user's words (normalised, as parsed), in order: the ones typo tolerance may correct */
+  words: string[];
+  typos: boolean;
+  /** the last word being typed (normalised), completed as a prefix; null: none */
+  prefixWord: string | null;
+}
+
+interface Plan {
+  word: string;
+  term: string;
+  budget: number;
+  range: number;
+  lookups: string[];
+}
+
+const isRare = (df: number, docCount: number) => df === 0 || df <= RARE_SHARE * docCount;
+
+/** Alternatives of one misspelt word: within the budget, more common than the word, fewest edits first. */
+function typoTerms(p: Plan, answer: TermAnswer, analyzer: Analyzer): TypoCandidate[] {
+  const own = answer.df.get(p.term) ?? 0;
+  return typoCandidates(p.word, p.term, p.budget, answer.ranges[p.range]!, answer.df, analyzer)
+    .filter((c) => own === 0 || c.df >= MORE_COMMON * own)
+    .sort((a, b) => a.edits - b.edits || b.df - a.df || (a.term < b.term ? -1 : 1))
+    .slice(0, MAX_TYPO_TERMS);
+}
+
+/** Adds alternatives to the query: each term once (the user's own term wins), weight capped by the word's idf. */
+class Additions {
+  readonly terms: QueryTerm[];
+  private readonly have: Set<string>;
+  constructor(
+    query: LexicalQuery,
+    private readonly answer: TermAnswer,
+  ) {
+    this.terms = [...query.terms];
+    this.have = new Set(query.terms.map((t) => t.term));
+  }
+  add(term: string, share: number, rule: ExpansionRule, of: string): void {
+    if (this.have.has(term)) return;
+    const n = this.answer.docCount;
+    const own = this.answer.df.get(of) ?? 0;
+    const df = this.answer.df.get(term) ?? 0;
+    const cap = own > 0 && df > 0 ? Math.min(1, idf(n, own) / idf(n, df)) : 1;
+    this.have.add(term);
+    this.terms.push({ term, count: 1, weight: share * cap, rule });
+  }
+}
+
+function planTypos(o: ExpansionOptions, analyzer: Analyzer, first: TermAnswer, ranges: TermRange[]): Plan[] {
+  const plans: Plan[] = [];
+  for (const word of new Set(o.words)) {
+    const budget = typoBudget(word);
+    const term = analyzer.term(word);
+    if (budget === 0 || !isRare(first.df.get(term) ?? 0, first.docCount)) continue;
+    plans.push({ word, term, budget, range: ranges.push(typoRange(term, budget)) - 1, lookups: [] });
+  }
+  return plans;
+}
+
+/**
+ * The query with typo alternatives of its rare or unknown words and completions of the word being
+ * typed, read from the tenant's dictionary in two lookups (the words' frequencies, then the
+ * candidates); the query unchanged when neither applies.
+ */
+export async function expandQuery(query: LexicalQuery, o: ExpansionOptions, analyzer: Analyzer, lookup: TermLookupFn): Promise<LexicalQuery> {
+  const prefixWord = o.prefixWord !== null && prefixApplies(o.prefixWord) ? o.prefixWord : null;
+  const typoWords = o.typos ? o.words.filter((w) => typoBudget(w) > 0) : [];
+  if (typoWords.length === 0 && prefixWord === null) return query;
+  const first = await lookup({ terms: [...new Set([...typoWords, ...(prefixWord ? [prefixWord] : [])].map((w) => analyzer.term(w)))], ranges: [] });
+  const ranges: TermRange[] = [];
+  const plans = planTypos({ ...o, words: typoWords }, analyzer, first, ranges);
+  const cut = prefixWord ? cutStems(prefixWord, analyzer) : [];
+  const prefixBand = prefixWord ? ranges.push(prefixRange(prefixWord)) - 1 : -1;
+  if (plans.length === 0 && prefixWord === null) return query;
+  for (const p of plans) p.lookups = typoLookups(p.word, p.term, p.budget, analyzer);
+  const asked = new Set([...first.df.keys(), ...plans.flatMap((p) => [p.term, ...p.lookups]), ...cut, ...(prefixWord ? [analyzer.term(prefixWord)] : [])]);
+  const answer = await lookup({ terms: [...asked], ranges });
+  for (const band of answer.ranges) for (const t of band) answer.df.set(t.term, t.df);
+  const out = new Additions(query, answer);
+  for (const p of plans) for (const c of typoTerms(p, answer, analyzer)) out.add(c.term, TYPO_WEIGHT[c.edits] ?? 0, "typo", p.term);
+  if (prefixWord) {
+    const typed = analyzer.term(prefixWord);
+    for (const t of cut) if (answer.df.has(t)) out.add(t, PREFIX_WEIGHT, "prefix", typed);
+    for (const t of answer.ranges[prefixBand]!) out.add(t.term, PREFIX_WEIGHT, "prefix", typed);
+  }
+  return { terms: out.terms, phrases: query.phrases };
+}

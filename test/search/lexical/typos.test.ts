@@ -1,0 +1,124 @@
+// Typo tolerance and prefix search in the lexical core (search/lexical/typos.ts, prefix.ts,
+// expand.ts): the budgets, the first-letter rule, suffix typos hidden from the stemmer, the
+// rare-or-absent rule, completions, and exact matches ranking above both.
+import { describe, expect, it } from "vitest";
+import { DEFAULT_ANALYZER } from "../../../src/search/lexical/analyze.js";
+import { rankLexical } from "../../../src/search/lexical/rank.js";
+import { answerLookup } from "../../../src/search/lexical/term-dictionary.js";
+import { editDistance, typoBudget } from "../../../src/search/lexical/typos.js";
+import { cutStems } from "../../../src/search/lexical/prefix.js";
+import { lexicalQueryWithRules, typedWord } from "../../../src/search/lexical/query-rules.js";
+import { EQUAL_WEIGHTS, memoryIndex } from "./lexical-helpers.js";
+
+type Row = [number, string, string];
+
+/** Ranks `query` over the rows with the rules; keys best first, and the terms the query asked for. */
+function searcher(rows: Row[]) {
+  const { index, fields } = memoryIndex(rows);
+  const fieldsOf = (keys: number[]) => new Map(keys.map((k) => [k, fields.get(k)!]));
+  return async (query: string, rules: { typos?: boolean; prefix?: boolean } = {}) => {
+    const { lexical } = await lexicalQueryWithRules(query, DEFAULT_ANALYZER, { typos: rules.typos ?? true, prefix: rules.prefix ?? false }, async (l) =>
+      answerLookup(index, l),
+    );
+    const hits = lexical ? rankLexical(index, new Uint8Array([1]), lexical, 100, EQUAL_WEIGHTS, fieldsOf, DEFAULT_ANALYZER) : [];
+    return { keys: hits.map((h) => h.key), terms: lexical?.terms ?? [] };
+  };
+}
+
+/** filler rows, so a term in a few rows is rare */
+const filler = (n: number, from = 1000): Row[] => Array.from({ length: n }, (_, i) => [from + i, `Page ${i}`, `general notes about topic ${i}`]);
+
+describe("typo budget and distance", () => {
+  it("allows one edit from 5 characters and two from 9, none for numbers", () => {
+    expect([typoBudget("tow"), typoBudget("sevem"), typoBudget("replicat"), typoBudget("replicaton"), typoBudget("123456")]).toEqual([0, 1, 1, 2, 0]);
+  });
+
+  it("counts a transposition of neighbours as one edit and stops past the bound", () => {
+    expect(editDistance("phnoe", "phone", 2)).toBe(1);
+    expect(editDistance("kitten", "sitting", 3)).toBe(3);
+    expect(editDistance("kitten", "sitting", 1)).toBe(2);
+  });
+});
+
+describe("typo tolerance", () => {
+  const rows: Row[] = [
+    [1, "Replication", "Streaming replication keeps a standby in step."],
+    [2, "Backups", "Take a base backup before you begin."],
+    [3, "Seven", "The seven steps of the release."],
+    ...filler(30),
+  ];
+  const search = searcher(rows);
+
+  it("finds a word with a typo in its stem, and one whose suffix typo hid it from the stemmer", async () => {
+    expect((await search("sevem steps")).keys[0]).toBe(3);
+    expect((await search("replicaton")).keys).toEqual([1]);
+    expect((await search("replcation")).keys).toEqual([1]);
+  });
+
+  it("marks added terms with the rule and a weight below the word's own", async () => {
+    const { terms } = await search("replicaton");
+    expect(terms[0]).toEqual({ term: "replicaton", count: 1 });
+    expect(terms.slice(1)).toContainEqual({ term: "replic", count: 1, weight: 0.6, rule: "typo" });
+  });
+
+  it("keeps the first letter of a word with one edit", async () => {
+    expect((await search("bevem")).keys).toEqual([]); // seven with its first letter changed
+    expect((await search("backupz")).keys).toEqual([2]);
+  });
+
+  it("is off when asked, and leaves short words as written", async () => {
+    expect((await search("replicaton", { typos: false })).keys).toEqual([]);
+    expect((await search("sevn")).keys).toEqual([]);
+  });
+
+  it("leaves a common word as typed and corrects a rare one only to far more common words", async () => {
+    const common: Row[] = [...Array.from({ length: 20 }, (_, i): Row => [i + 1, "Forms", `forms and fords ${i}`]), ...filler(30)];
+    const { terms } = await searcher(common)("fords");
+    expect(terms).toEqual([{ term: "ford", count: 1 }]);
+  });
+
+  it("ranks the exact word above its typo alternative", async () => {
+    // "standbys" misspelt in one row: the query's own word is rare, the correction 10x as common
+    const exact: Row[] = [
+      [1, "A", "the standbx node"],
+      ...Array.from({ length: 12 }, (_, i): Row => [10 + i, "B", `the standby node ${i}`]),
+      ...filler(2000),
+    ];
+    const { keys, terms } = await searcher(exact)("standbx");
+    expect(terms.map((t) => t.term)).toContain("standbi");
+    expect(keys[0]).toBe(1);
+    expect(keys).toHaveLength(13);
+  });
+});
+
+describe("prefix search", () => {
+  const rows: Row[] = [
+    [1, "Kubernetes", "Deploy on kubernetes clusters."],
+    [2, "Kube", "The kube command."],
+    [3, "Replication", "Logical replication."],
+    [4, "Pain", "Pain points."],
+    ...filler(10),
+  ];
+  const search = searcher(rows);
+
+  it("completes the last word, exact matches first", async () => {
+    expect((await search("kube", { prefix: true })).keys).toEqual([2, 1]);
+    expect((await search("kube")).keys).toEqual([2]);
+    expect((await search("kuber", { prefix: true, typos: false })).keys).toEqual([1]);
+  });
+
+  it("completes a word typed past its stem, not a word that merely starts with a stem", async () => {
+    expect((await search("replicati", { prefix: true })).keys).toEqual([3]);
+    expect(cutStems("replicati", DEFAULT_ANALYZER)).toContain("replic");
+    // (with typo tolerance "paint" is one edit from "pain")
+    expect((await search("paint", { prefix: true, typos: false })).keys).toEqual([]);
+  });
+
+  it("takes the word being typed only when the text ends inside it", async () => {
+    expect(typedWord("deploy kube")).toBe("kube");
+    expect(typedWord("deploy kube ")).toBeNull();
+    expect((await search("kube ", { prefix: true })).keys).toEqual([2]);
+    // a stop word being typed still completes
+    expect((await search("kubernetes pa", { prefix: true })).terms.map((t) => t.term)).toContain("pain");
+  });
+});
