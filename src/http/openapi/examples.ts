@@ -126,7 +126,7 @@ const hit = {
   highlights: ["gearbox", "lubrication interval"],
 };
 const facetCounts = { "metadata.product": { turbine: 5, gearbox: 2 }, file_type: { pdf: 6, markdown: 1 } };
-const explanation = { lexical: { rank: 1, score: 12.4817 }, vector: { rank: 3, score: 0.6412 }, fused: 2.418203, rules: ["exact_match_first"] };
+const explanation = { lexical: { rank: 1, score: 12.4817 }, vector: { rank: 3, score: 0.6412 }, fused: 2.418203, rules: ["exact_match_first", "typo"] };
 const context = {
   id: IDS.chunk,
   document_id: IDS.document,
@@ -342,6 +342,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     candidate_depth: 100,
     field_weights: { title: 2, headings: 1.5, body: 1 },
     relevance_calibration: relevanceCalibration,
+    typo_tolerance: true,
   },
   RelevanceCalibration: relevanceCalibration,
   DataSourceCreate: { name: "Uploaded manuals", source_type: "upload", configuration: {}, collection_ids: [IDS.collection] },
@@ -359,6 +360,8 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
     min_score: 0.2,
     hybrid: { semantic_ratio: 0.3 },
     explain: true,
+    typo_tolerance: true,
+    prefix: false,
     filter: { "metadata.product": "turbine", created_at: { $gte: "2026-01-01T00:00:00Z" } },
     facets: ["metadata.product", "file_type"],
   },
@@ -366,6 +369,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   HybridBlend: { semantic_ratio: 0.3 },
   Synonyms: { groups: [["k8s", "kubernetes"], ["sign in", "log in", "login"]], mappings: { pg: ["postgresql"] } },
   HitExplanation: explanation,
+  SuggestResponse: { suggestions: ["kubernetes", "kubectl", "kube-proxy"] },
   SearchFilter: { $or: [{ "metadata.product": { $in: ["turbine", "gearbox"] } }, { file_type: "pdf" }], "metadata.year": { $gte: 2024 } },
   SearchHit: hit,
   SearchResponse: { query: "gearbox lubrication interval", took_ms: 12, total: 7, results: [hit], mode: "hybrid", facets: facetCounts, search_id: SEARCH_ID_EXAMPLE },
@@ -511,6 +515,7 @@ export const PARAMETER_EXAMPLES: Record<string, unknown> = {
   tenant_id: IDS.tenant,
   name: "scifact",
   limit: 20,
+  q: "kube",
   format: "chat_completions",
   status: "failed",
   "X-Tenant-Id": IDS.tenant,

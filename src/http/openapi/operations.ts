@@ -135,6 +135,13 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       "Replaces the collection's synonyms (kept as its `settings.synonyms`). Groups are multi-way, mappings one-way; phrases are allowed. " +
       "They widen the keyword half of search at query time: nothing is reindexed. An entry with no searchable word, or a group without two different terms, answers 422.",
   },
+  "GET /collections/{collection_id}/suggest": {
+    operationId: "suggest",
+    ok: "Completions of the last word, best first (empty when nothing in the collection begins with it).",
+    description:
+      "For a search box, on every keystroke: completes the last word of `q` from the words of the collection's titles, headings and text " +
+      "(through its keyword index), keeping what was typed before it. Not counted against the query quota; a key with the search scope may call it.",
+  },
   "PUT /collections/{collection_id}/data-sources/{data_source_id}": { operationId: "attachDataSource", ok: "The collection with the source attached." },
   "DELETE /collections/{collection_id}/data-sources/{data_source_id}": { operationId: "detachDataSource", ok: "Detached; the source's documents stay indexed for other collections." },
   "GET /data-sources": { operationId: "listDataSources", ok: "The workspace's data sources, or those of one collection." },

@@ -2,6 +2,8 @@ import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { errors, ref } from "../schemas/common.js";
 import { RetrieveRequest, RetrieveResponse, SearchRequest, SearchResponse } from "../schemas/search.js";
 import { needs } from "../route-config.js";
+import { SuggestQuery, SuggestResponse } from "../schemas/search-controls.js";
+import { Type } from "@sinclair/typebox";
 import type { SearchService } from "../../services/search/search.js";
 
 /** What these routes use, and nothing else of the runtime. */
@@ -38,5 +40,20 @@ export const searchRoutes =
         },
       },
       async (req) => search.retrieve(req.principal!, req.body),
+    );
+    app.get(
+      "/collections/:collection_id/suggest",
+      {
+        // what a search box calls: the search scope is enough
+        config: needs("search"),
+        schema: {
+          tags,
+          summary: "Complete the word being typed from the collection's titles, headings and text",
+          params: Type.Object({ collection_id: Type.String() }),
+          querystring: SuggestQuery,
+          response: { 200: ref(SuggestResponse), ...errors(401, 403, 404, 422) },
+        },
+      },
+      async (req) => search.suggest(req.principal!, req.params.collection_id, req.query.q, req.query.limit ?? 5),
     );
   };

@@ -111,3 +111,19 @@ export const Synonyms = strictObject(
       "A matched term adds its alternatives as extra keywords, and a multi-word alternative as a phrase as well. PUT replaces the whole set; an absent part is empty.",
   },
 );
+
+export const SuggestQuery = Type.Object({
+  q: Type.String({ minLength: 1, maxLength: 200, description: "What is typed so far; its last word is completed (none when it ends in a space or punctuation)." }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 5, description: "Suggestions at most." })),
+});
+
+export const SuggestResponse = Type.Object(
+  {
+    suggestions: Type.Array(Type.String(), {
+      description:
+        "The text typed with its last word completed, best first: words of the collection's titles, headings and text that begin with it, " +
+        "a word in a title or heading counting more than one in the text, as written (lower case).",
+    }),
+  },
+  { $id: "SuggestResponse", description: "Completions for a search box." },
+);

@@ -7,7 +7,7 @@ import { lexicalQueryOf } from "./analyze-query.js";
 import { expandQuery, type TermLookupFn } from "./expand.js";
 import { parseQuery } from "./parse-query.js";
 import type { SynonymTable } from "./synonyms.js";
-import { tokenizeWords } from "./tokenize.js";
+import { tokenizeWords, type WordToken } from "./tokenize.js";
 import type { LexicalQuery, ParsedQuery } from "./types.js";
 
 export interface QueryRules {
@@ -23,9 +23,14 @@ export interface QueryRules {
  * punctuation says the word is complete, as Meilisearch reads it).
  */
 export function typedWord(text: string): string | null {
+  return typedToken(text)?.norm ?? null;
+}
+
+/** typedWord's token, with where it starts in the text */
+export function typedToken(text: string): WordToken | null {
   const tokens = tokenizeWords(text);
   const last = tokens[tokens.length - 1];
-  return last && last.end === text.length ? last.norm : null;
+  return last && last.end === text.length ? last : null;
 }
 
 /** Terms first brought in by a synonym (no word of the user's own stems to them) carry the rule. */

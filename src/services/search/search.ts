@@ -10,6 +10,7 @@ import type { EngineSettings, RetrievalMode } from "../../search/engine.js";
 import type { Principal } from "../auth/auth.js";
 import { searchDeps, settingsFor, type CollectionScope, type RetrieveRequest, type SearchRequest, type SearchServiceDeps } from "./search-types.js";
 import { candidatesIn, collectionOf, rankIn, retrieveContexts, searchChunks } from "./search-requests.js";
+import { suggestIn } from "./suggest.js";
 import type { SearchOrigin } from "../../store/analytics-types.js";
 
 /** How a search is called: a forced mode and no quota count (bench), and where it came from (the search log). */
@@ -44,6 +45,8 @@ export function createSearchService(serviceDeps: SearchServiceDeps) {
     /** candidate lists for tuning (one embedding per query; see search/tuning.ts) */
     candidates: (p: Principal, c: CollectionScope, query: string, opts: { depth: number; lexicalWeights: LexicalWeights[] }) => candidatesIn(deps, p, c, query, opts),
     search: (p: Principal, req: SearchRequest, opts: SearchCallOptions = {}): Logged<ReturnType<typeof searchChunks>> => searchChunks(deps, p, req, opts),
+    /** completions of the word being typed (GET /collections/{id}/suggest) */
+    suggest: (p: Principal, collectionId: string, q: string, limit: number) => suggestIn(deps, p, collectionId, q, limit),
     retrieve: (p: Principal, req: RetrieveRequest, _opts: Pick<SearchCallOptions, "origin"> = {}): Logged<ReturnType<typeof retrieveContexts>> => retrieveContexts(deps, p, req),
   };
 }

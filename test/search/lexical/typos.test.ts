@@ -1,12 +1,13 @@
 // Typo tolerance and prefix search in the lexical core (search/lexical/typos.ts, prefix.ts,
 // expand.ts): the budgets, the first-letter rule, suffix typos hidden from the stemmer, the
-// rare-or-absent rule, completions, and exact matches ranking above both.
+// rare-or-absent rule, completions, exact matches ranking above both, and suggestions' order.
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ANALYZER } from "../../../src/search/lexical/analyze.js";
 import { rankLexical } from "../../../src/search/lexical/rank.js";
 import { answerLookup } from "../../../src/search/lexical/term-dictionary.js";
 import { editDistance, typoBudget } from "../../../src/search/lexical/typos.js";
 import { cutStems } from "../../../src/search/lexical/prefix.js";
+import { completions } from "../../../src/search/lexical/suggest.js";
 import { lexicalQueryWithRules, typedWord } from "../../../src/search/lexical/query-rules.js";
 import { EQUAL_WEIGHTS, memoryIndex } from "./lexical-helpers.js";
 
@@ -120,5 +121,19 @@ describe("prefix search", () => {
     expect((await search("kube ", { prefix: true })).keys).toEqual([2]);
     // a stop word being typed still completes
     expect((await search("kubernetes pa", { prefix: true })).terms.map((t) => t.term)).toContain("pain");
+  });
+});
+
+describe("suggestions", () => {
+  it("ranks words by where they occur, title over headings over text, and writes the commonest form", async () => {
+    const fields = [
+      { title: "Kubectl", headings: "", body: "kubernetes Kubernetes kubernetes kubelet" },
+      { title: "Other", headings: "Kubelet", body: "KUBECTL" },
+    ];
+    const stems = new Set(["kubectl", "kubernet", "kubelet"]);
+    // kubectl: title 4 + text 1; kubelet: heading 2 + text 1; kubernetes: text 3
+    expect(completions(fields, "kube", stems, DEFAULT_ANALYZER, 5)).toEqual(["kubectl", "kubelet", "kubernetes"]);
+    expect(completions(fields, "kube", new Set(["kubelet"]), DEFAULT_ANALYZER, 5)).toEqual(["kubelet"]);
+    expect(completions(fields, "kubel", stems, DEFAULT_ANALYZER, 1)).toEqual(["kubelet"]);
   });
 });
