@@ -167,7 +167,7 @@ describe("MCP over Streamable HTTP", () => {
     await client.close();
   });
 
-  it("takes a filter, a blend and facets in the search tools", async () => {
+  it("takes a filter, a blend, typo tolerance and facets in the search tools", async () => {
     const client = await httpClient(fx.searchKey);
     const args = { collection_id: fx.collectionId, query: "gearbox lubrication interval", semantic_ratio: 0 };
     const all = await client.callTool({ name: "search", arguments: { ...args, facets: ["file_type"] } });
@@ -179,6 +179,10 @@ describe("MCP over Streamable HTTP", () => {
     expect(((none.structuredContent as any).results as { document_id: string }[]).some((h) => hits.some((x) => x.document_id === h.document_id))).toBe(false);
     const one = await client.callTool({ name: "retrieve", arguments: { ...args, filter: JSON.stringify({ document_id: hits[0]!.document_id }) } });
     expect(((one.structuredContent as any).contexts as { document_id: string }[]).every((c) => c.document_id === hits[0]!.document_id)).toBe(true);
+    // a misspelt keyword is found unless typo tolerance is turned off
+    const misspelt = { ...args, query: "lubricaton" };
+    expect(((await client.callTool({ name: "search", arguments: misspelt })).structuredContent as any).results.length).toBeGreaterThan(0);
+    expect(((await client.callTool({ name: "search", arguments: { ...misspelt, typo_tolerance: false } })).structuredContent as any).results).toEqual([]);
     await client.close();
   });
 

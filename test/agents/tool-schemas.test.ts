@@ -144,7 +144,7 @@ describe("tool definitions over HTTP and POST /tool-calls", () => {
     const responses = await s.call("GET", "/openai-tools.json?format=responses", { key: fx.searchKey });
     expect(responses.body[0]).toMatchObject({ type: "function", name: "list_collections", strict: true });
     const anthropic = await s.call("GET", "/anthropic-tools.json", { key: fx.searchKey });
-    expect(anthropic.body[1].input_schema.required).toEqual(["collection_id", "query", "top_k", "min_score", "collapse_documents", "filter", "semantic_ratio", "facets"]);
+    expect(anthropic.body[1].input_schema.required).toEqual(["collection_id", "query", "top_k", "min_score", "collapse_documents", "filter", "semantic_ratio", "typo_tolerance", "facets"]);
     const viaQuery = await s.call("GET", "/openai-tools.json?format=anthropic", { key: fx.searchKey });
     expect(viaQuery.body).toEqual(anthropic.body);
     const bad = await s.call("GET", "/openai-tools.json?format=gemini", { key: fx.searchKey });

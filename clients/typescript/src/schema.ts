@@ -726,6 +726,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/collections/{collection_id}/suggest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Complete the word being typed from the collection's titles, headings and text
+         * @description For a search box, on every keystroke: completes the last word of `q` from the words of the collection's titles, headings and text (through its keyword index), keeping what was typed before it. Not counted against the query quota; a key with the search scope may call it.
+         *
+         *     Required scope: `search`.
+         */
+        get: operations["suggest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/crawl/check": {
         parameters: {
             query?: never;
@@ -1812,6 +1834,8 @@ export interface components {
             document_evidence?: number;
             relevance_calibration?: components["schemas"]["RelevanceCalibration"];
             synonyms?: components["schemas"]["Synonyms"];
+            /** @description Typo tolerance in the keyword half (default true): a query word of 5+ characters that the collection's words lack, or that is rare in them, also finds words one edit away (two from 9 characters), ranked below exact matches. false turns it off for every search of the collection. */
+            typo_tolerance?: boolean;
         };
         /** @description Partial update: only the fields present change. */
         CollectionUpdate: {
@@ -2014,7 +2038,7 @@ export interface components {
             } | null;
             /** @description The fused score the results are ordered by (before calibration into `score`); non-increasing down the list. */
             fused: number;
-            /** @description Ranking rules that moved the fused score: `exact_match_first` (the keyword list held every match, so no vector-only hit passes one), `document_evidence` (other strong chunks of the document added to it). */
+            /** @description Ranking rules that moved the fused score: `exact_match_first` (the keyword list held every match, so no vector-only hit passes one), `document_evidence` (other strong chunks of the document added to it), and the query-time rules whose added words the chunk matched: `synonyms` (a synonym of a query word), `typo` (a word a few edits from a misspelt query word), `prefix` (a completion of the last word, with `prefix: true`). */
             rules: string[];
         };
         HTTPValidationError: {
@@ -2233,6 +2257,16 @@ export interface components {
              */
             explain: boolean;
             filter?: components["schemas"]["SearchFilter"];
+            /**
+             * @description false: match the query's words as written. true (default) leaves typo tolerance as the collection has it (`settings.typo_tolerance`): a word of 5+ characters absent from the collection or rare in it also finds words one edit away (two from 9 characters; the first letter kept), ranked below exact matches.
+             * @default true
+             */
+            typo_tolerance: boolean;
+            /**
+             * @description true: the last word of the query also matches the words it begins (search-as-you-type: `kube` finds `kubernetes`), exact matches first. A query ending in a space or punctuation has no word being typed.
+             * @default false
+             */
+            prefix: boolean;
         };
         RetrieveResponse: {
             query: string;
@@ -2326,6 +2360,16 @@ export interface components {
              */
             explain: boolean;
             filter?: components["schemas"]["SearchFilter"];
+            /**
+             * @description false: match the query's words as written. true (default) leaves typo tolerance as the collection has it (`settings.typo_tolerance`): a word of 5+ characters absent from the collection or rare in it also finds words one edit away (two from 9 characters; the first letter kept), ranked below exact matches.
+             * @default true
+             */
+            typo_tolerance: boolean;
+            /**
+             * @description true: the last word of the query also matches the words it begins (search-as-you-type: `kube` finds `kubernetes`), exact matches first. A query ending in a space or punctuation has no word being typed.
+             * @default false
+             */
+            prefix: boolean;
             /** @description Count the matched documents per value of these fields: `data_source_id`, `document_id`, `file_type`, `created_at`, `updated_at` or `metadata.<key>`. Answered in `facets`. */
             facets?: string[];
         };
@@ -2395,6 +2439,11 @@ export interface components {
         SiteCheckRequest: {
             /** Format: uri */
             url: string;
+        };
+        /** @description Completions for a search box. */
+        SuggestResponse: {
+            /** @description The text typed with its last word completed, best first: words of the collection's titles, headings and text that begin with it, a word in a title or heading counting more than one in the text, as written (lower case). */
+            suggestions: string[];
         };
         /** @description A collection's synonyms, applied to the keyword half of hybrid search at query time (nothing is reindexed; the next search uses them). A matched term adds its alternatives as extra keywords, and a multi-word alternative as a phrase as well. PUT replaces the whole set; an absent part is empty. */
         Synonyms: {
@@ -6271,6 +6320,8 @@ export interface operations {
                  *         "semantic_ratio": 0.3
                  *       },
                  *       "explain": true,
+                 *       "typo_tolerance": true,
+                 *       "prefix": false,
                  *       "filter": {
                  *         "metadata.product": "turbine",
                  *         "created_at": {
@@ -6573,6 +6624,121 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    suggest: {
+        parameters: {
+            query: {
+                /**
+                 * @description What is typed so far; its last word is completed (none when it ends in a space or punctuation).
+                 * @example kube
+                 */
+                q: string;
+                /**
+                 * @description Suggestions at most.
+                 * @example 20
+                 */
+                limit?: number;
+            };
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example col_3k9x2mqp7r1t8w0z5v4y */
+                collection_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Completions of the last word, best first (empty when nothing in the collection begins with it). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "suggestions": [
+                     *         "kubernetes",
+                     *         "kubectl",
+                     *         "kube-proxy"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SuggestResponse"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

@@ -60,6 +60,14 @@ const semanticRatio = Type.Optional(
   }),
 );
 
+const typoTolerance = Type.Optional(
+  Type.Boolean({
+    default: true,
+    description:
+      "true (default): a misspelt keyword of 5+ letters also finds the words one or two letters away, ranked below exact matches. false: keywords only as written (codes, names, exact terms).",
+  }),
+);
+
 export const TOOL_SPECS: readonly ToolSpec[] = [
   {
     name: "list_collections",
@@ -93,6 +101,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
         ),
         filter,
         semantic_ratio: semanticRatio,
+        typo_tolerance: typoTolerance,
         facets: Type.Optional(
           Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
             maxItems: 10,
@@ -138,6 +147,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
         ),
         filter,
         semantic_ratio: semanticRatio,
+        typo_tolerance: typoTolerance,
       },
       { additionalProperties: false },
     ),

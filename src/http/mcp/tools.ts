@@ -82,7 +82,11 @@ function controls(a: Args) {
     }
   }
   const ratio = num(a.semantic_ratio);
-  return { ...(filter !== undefined ? { filter } : {}), ...(ratio !== undefined ? { hybrid: { semantic_ratio: ratio } } : {}) };
+  return {
+    ...(filter !== undefined ? { filter } : {}),
+    ...(ratio !== undefined ? { hybrid: { semantic_ratio: ratio } } : {}),
+    ...(typeof a.typo_tolerance === "boolean" ? { typo_tolerance: a.typo_tolerance } : {}),
+  };
 }
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 

@@ -15,7 +15,7 @@ import { typoBudget, typoCandidates, typoLookups, typoRange, type TypoCandidate 
 import type { ExpansionRule, LexicalQuery, QueryTerm, TermAnswer, TermLookup, TermRange } from "./types.js";
 
 /** share of the BM25 weight an alternative with 1 or 2 edits keeps */
-export const TYPO_WEIGHT: readonly number[] = [1, 0.6, 0.4];
+export const TYPO_WEIGHT: readonly number[] = [1, 0.9, 0.8];
 export const PREFIX_WEIGHT = 0.6;
 /** a term in at most this share of the chunks is rare */
 export const RARE_SHARE = 0.001;

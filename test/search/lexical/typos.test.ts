@@ -59,7 +59,7 @@ describe("typo tolerance", () => {
   it("marks added terms with the rule and a weight below the word's own", async () => {
     const { terms } = await search("replicaton");
     expect(terms[0]).toEqual({ term: "replicaton", count: 1 });
-    expect(terms.slice(1)).toContainEqual({ term: "replic", count: 1, weight: 0.6, rule: "typo" });
+    expect(terms.slice(1)).toContainEqual({ term: "replic", count: 1, weight: 0.9, rule: "typo" });
   });
 
   it("keeps the first letter of a word with one edit", async () => {
