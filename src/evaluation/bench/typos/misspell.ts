@@ -4,6 +4,7 @@
 // neighbours, at a random position after the first letter (typo tolerance keeps first letters,
 // typos.ts) unless `firstLetter` allows it.
 import { STOP_WORDS } from "../../../search/lexical/parse-query.js";
+import { prng } from "../scale/rng.js";
 
 export interface Misspelling {
   /** the question's id */
@@ -17,18 +18,6 @@ export interface Misspelling {
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 const EDITS: Misspelling["edit"][] = ["deletion", "insertion", "substitution", "transposition"];
-
-/** mulberry32: a small seeded generator (uniform in [0, 1)) */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** One edit of the word at a position from `from` on; never the word itself. */
 export function editWord(word: string, edit: Misspelling["edit"], rand: () => number, from: number): string {
@@ -58,7 +47,7 @@ export function editWord(word: string, edit: Misspelling["edit"], rand: () => nu
  * an editable word is skipped.
  */
 export function misspell(questions: readonly { id: string; question: string }[], count: number, o: { seed: number; firstLetter: boolean }): Misspelling[] {
-  const rand = seeded(o.seed);
+  const rand = prng(o.seed);
   const order = [...questions].map((q) => ({ q, k: rand() })).sort((a, b) => a.k - b.k).map((x) => x.q);
   const editable = order.filter((q) => wordsOf(q.question).length > 0);
   const out: Misspelling[] = [];
