@@ -37,6 +37,8 @@ describe("typo tolerance, prefix search and suggestions", () => {
 
   it("finds a misspelt word and says so, unless turned off by the request or the collection", async () => {
     expect(await titles("replicaton")).toEqual(["Streaming replication"]);
+    // the word the typo stood for is highlighted
+    expect((await search("replicaton")).body.results[0].highlights).toEqual(["Replication"]);
     expect(await rulesOf("replicaton standby")).toEqual({ "Streaming replication": ["typo"] });
     expect(await rulesOf("replication")).toEqual({ "Streaming replication": [] });
     expect(await titles("replicaton", { typo_tolerance: false })).toEqual([]);
@@ -56,6 +58,7 @@ describe("typo tolerance, prefix search and suggestions", () => {
     expect(await titles("kube")).toEqual(["Kube"]);
     expect(await titles("kube", { prefix: true })).toEqual(["Kube", "Kubernetes"]);
     expect(await rulesOf("kube", { prefix: true })).toEqual({ Kube: [], Kubernetes: ["prefix"] });
+    expect((await search("deploy kub", { prefix: true })).body.results[0].highlights).toEqual(["Deploy", "Kubernetes"]);
     expect(await titles("deploy kuber", { prefix: true, typo_tolerance: false })).toEqual(["Kubernetes"]);
     // a finished word is not a prefix
     expect(await titles("kube ", { prefix: true })).toEqual(["Kube"]);

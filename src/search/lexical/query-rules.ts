@@ -52,3 +52,13 @@ export async function lexicalQueryWithRules(
   const prefixWord = rules.prefix ? typedWord(text) : null;
   return { parsed, lexical: await expandQuery(tagged, { words, typos: rules.typos, prefixWord }, analyzer, lookup) };
 }
+
+/**
+ * The words of a text that matched a typo alternative or a completion (their index term is one
+ * those rules added): what a hit's snippet highlights beside the query's own words.
+ */
+export function expandedWords(text: string, lexical: LexicalQuery | null, analyzer: Analyzer): string[] {
+  const added = new Set(lexical?.terms.filter((t) => t.rule === "typo" || t.rule === "prefix").map((t) => t.term));
+  if (added.size === 0) return [];
+  return [...new Set(tokenizeWords(text).map((t) => t.norm))].filter((w) => added.has(analyzer.term(w)));
+}

@@ -16,6 +16,9 @@ import { highlightTerms } from "../../search/snippet.js";
 import { roundScore, settingsFor, type CollectionScope, type RetrieveRequest, type SearchControls, type SearchDeps, type SearchRequest } from "./search-types.js";
 import { blendFor } from "./search-blend.js";
 import { explanationOf } from "../../search/explain.js";
+import { expandedWords } from "../../search/lexical/query-rules.js";
+// the analyzer the stores index with (engine.ts ANALYZER)
+import { DEFAULT_ANALYZER } from "../../search/lexical/analyze.js";
 
 export async function collectionOf(deps: SearchDeps, p: Principal, id: string): Promise<CollectionScope> {
   const c = await deps.store.content.collectionScope(tenantOf(p).id, id);
@@ -89,7 +92,11 @@ export async function searchChunks(deps: SearchDeps, p: Principal, req: SearchRe
     query: req.query,
     took_ms: Math.round(performance.now() - started),
     total: ranked.length,
-    results: top.map((r) => ({ ...searchHit(r.chunk, roundScore(r.score), terms), ...(req.explain ? { explain: explanationOf(r) } : {}) })),
+    results: top.map((r) => ({
+      // words a typo alternative or a completion matched are highlighted too
+      ...searchHit(r.chunk, roundScore(r.score), [...terms, ...expandedWords(r.chunk.text, result.lexical, DEFAULT_ANALYZER)]),
+      ...(req.explain ? { explain: explanationOf(r) } : {}),
+    })),
     mode: result.mode,
     ...(counts ? { facets: counts } : {}),
   };
