@@ -55,6 +55,46 @@ describeEachContentStore("content store: search", (open) => {
     expect(await c.lexicalSearch("b", ["sb"], q(["garbage", "collection"]), 10, W)).toEqual(before);
   });
 
+  it("answers the term dictionary: frequencies, prefix bands by length and frequency, the tenant's only; weighted and ruled terms", async () => {
+    const b = await open();
+    cleanup.push(b);
+    const c = b.content;
+    await b.addTenants("t", "u");
+    await source(c, "t", "s1");
+    await source(c, "u", "s2");
+    await index(c, "t", "s1", "d1", "Kubernetes", ["kubectl and kubelet", "kubelet again", "kube"]);
+    await index(c, "u", "s2", "d2", "Other", ["kubeadm kubeadm"]);
+    const a = await c.lexicalTerms("t", {
+      terms: ["kubelet", "kubeadm", "nothing"],
+      ranges: [
+        { prefix: "kube", minLength: 5, maxLength: 7, limit: 10 },
+        { prefix: "kube", minLength: 1, maxLength: 100, limit: 2 },
+        { prefix: "zz", minLength: 1, maxLength: 100, limit: 5 },
+      ],
+    });
+    expect(a.docCount).toBe(3);
+    expect(a.df).toEqual(new Map([["kubelet", 2]]));
+    // the title's stem kubernet is in all 3 chunks; bands hold 5-7 characters, or the 2 most frequent
+    expect(a.ranges).toEqual([
+      [
+        { term: "kubelet", df: 2 },
+        { term: "kubectl", df: 1 },
+      ],
+      [
+        { term: "kubernet", df: 3 },
+        { term: "kubelet", df: 2 },
+      ],
+      [],
+    ]);
+    // an added term's weight scales its score, and the store names the rule a hit matched through
+    const plain = await c.lexicalSearch("t", ["s1"], q(["kube"]), 10, W);
+    const added = await c.lexicalSearch("t", ["s1"], { terms: [{ term: "kube", count: 1, weight: 0.5, rule: "prefix" }], phrases: [] }, 10, W);
+    expect(added.map((h) => h.chunkId)).toEqual(plain.map((h) => h.chunkId));
+    expect(added[0]!.score).toBeCloseTo(plain[0]!.score / 2, 9);
+    expect(added[0]!.rules).toEqual(["prefix"]);
+    expect(plain[0]!.rules).toBeUndefined();
+  });
+
   it("searches only the given sources, weights titles, and boosts a phrase as written", async () => {
     const b = await open();
     cleanup.push(b);
