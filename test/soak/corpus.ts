@@ -20,6 +20,8 @@ export interface Operation {
   scope: string | null;
   body: Schema | null;
   contentType: string | null;
+  /** the required query parameters with their documented examples (`?q=kube`), as a query string */
+  query: string;
 }
 
 /** Every operation of the document with its resolved JSON body schema. */
@@ -30,7 +32,9 @@ export function operations(doc: Schema): Operation[] {
       const content = op.requestBody?.content ?? {};
       const contentType = Object.keys(content)[0] ?? null;
       const body = contentType === "application/json" ? resolve(doc, content[contentType].schema) : null;
-      out.push({ method: method.toUpperCase(), path, scope: op["x-required-scope"] ?? null, body, contentType });
+      const required = ((op.parameters ?? []) as Schema[]).filter((p) => p.in === "query" && p.required);
+      const query = new URLSearchParams(required.map((p) => [p.name, String(p.example ?? p.schema?.example ?? "x")])).toString();
+      out.push({ method: method.toUpperCase(), path, scope: op["x-required-scope"] ?? null, body, contentType, query });
     }
   }
   return out;

@@ -91,7 +91,7 @@ it("tenant B gets 404 (or 403 on operator routes) for every operation on tenant 
   const before = (await s.call("GET", `/collections/${ids.collection_id}`, { key: a.adminKey })).body;
   const leaks: string[] = [];
   for (const op of matrix) {
-    const p = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => ids[name]);
+    const p = op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => ids[name]) + (op.query ? `?${op.query}` : "");
     const body = bodyWithForeignIds(op.body);
     const isForm = op.contentType === "multipart/form-data";
     let init: RequestInit = { method: op.method, headers: { authorization: `Bearer ${b.adminKey}` } };
