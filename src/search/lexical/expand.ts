@@ -23,6 +23,8 @@ export const RARE_SHARE = 0.001;
 export const MORE_COMMON = 10;
 /** typo alternatives kept per word: fewest edits first, then the most frequent */
 export const MAX_TYPO_TERMS = 4;
+/** words of one query corrected at most (the first ones): a pasted log line stays cheap */
+export const MAX_TYPO_WORDS = 8;
 
 export type TermLookupFn = (lookup: TermLookup) => Promise<TermAnswer>;
 
@@ -81,6 +83,7 @@ function planTypos(o: ExpansionOptions, analyzer: Analyzer, first: TermAnswer, r
     const budget = typoBudget(word);
     const term = analyzer.term(word);
     if (budget === 0 || !isRare(first.df.get(term) ?? 0, first.docCount)) continue;
+    if (plans.length === MAX_TYPO_WORDS) break;
     plans.push({ word, term, budget, range: ranges.push(typoRange(term, budget)) - 1, lookups: [] });
   }
   return plans;

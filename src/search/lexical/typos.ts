@@ -22,9 +22,9 @@ const BAND_LIMIT = 5_000;
 const SUFFIX_SPAN = 7;
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
-/** Edits a normalised word may carry: 0, 1 or 2 by its length in characters; none for numbers. */
+/** Edits a normalised word may carry: 0, 1 or 2 by its length in characters; none for a word with a digit (numbers, codes, versions). */
 export function typoBudget(word: string): number {
-  if (/^\p{N}+$/u.test(word)) return 0;
+  if (/\p{N}/u.test(word)) return 0;
   const n = charLength(word);
   return n >= TWO_TYPOS_LENGTH ? 2 : n >= ONE_TYPO_LENGTH ? 1 : 0;
 }

@@ -30,8 +30,8 @@ function searcher(rows: Row[]) {
 const filler = (n: number, from = 1000): Row[] => Array.from({ length: n }, (_, i) => [from + i, `Page ${i}`, `general notes about topic ${i}`]);
 
 describe("typo budget and distance", () => {
-  it("allows one edit from 5 characters and two from 9, none for numbers", () => {
-    expect([typoBudget("tow"), typoBudget("sevem"), typoBudget("replicat"), typoBudget("replicaton"), typoBudget("123456")]).toEqual([0, 1, 1, 2, 0]);
+  it("allows one edit from 5 characters and two from 9, none for numbers and codes", () => {
+    expect([typoBudget("tow"), typoBudget("sevem"), typoBudget("replicat"), typoBudget("replicaton"), typoBudget("123456"), typoBudget("sha256sum")]).toEqual([0, 1, 1, 2, 0, 0]);
   });
 
   it("counts a transposition of neighbours as one edit and stops past the bound", () => {
