@@ -155,6 +155,10 @@ const STATUS_TEXT: Record<string, string> = {
   warn: "Warning",
   fail: "Fail",
   info: "Info",
+  enabled: "Enabled",
+  disabled: "Disabled",
+  pending: "Pending",
+  delivered: "Delivered",
 };
 
 export function Status({ value }: { value: string }) {

@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useRef, useState, type DragEvent, type FormEvent } from "react";
 import { api, ApiError, uploadFile, type Capabilities, type Collection, type DataSource, type DocumentOut } from "../api";
 import { Link, navigate, useLocation } from "../router";
+import { SynonymsPanel } from "./synonyms";
 import { Alert, ConfirmAction, Field, formatBytes, formatDate, messageOf, Notice, Page, Status, TextArea, useSubmit } from "../ui";
 
 export function CollectionsPage() {
@@ -162,6 +163,7 @@ export function CollectionPage({ id }: { id: string }) {
             </p>
           ) : null}
           <SourcesPanel collection={collection} sources={sources} all={allSources} onChange={() => void load()} />
+          <SynonymsPanel collection={collection} />
           <SettingsPanel collection={collection} onSaved={setCollection} />
         </>
       ) : null}
