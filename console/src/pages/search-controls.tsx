@@ -187,7 +187,8 @@ export function FacetPanel(props: { facets: Record<string, Record<string, number
   );
 }
 
-const score = (x: number) => x.toFixed(3);
+/** three significant digits: BM25 scores of common words are small, fused scores are not */
+const score = (x: number) => x.toPrecision(3);
 
 /** Why a hit ranks where it does (explain: true). */
 export function Explanation({ explain }: { explain: NonNullable<SearchHit["explain"]> }) {
