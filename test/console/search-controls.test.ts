@@ -1,7 +1,7 @@
 // The console's search controls and webhooks in Chromium (playwright-core and Debian's chromium,
 // like console.test.ts), one server and one browser for the file: the playground's facet
-// checkboxes show the API's counts and narrow the results, its filter builder sends what its rows
-// say and the explanation shows each hit's ranks; the collection page's synonyms editor saves and
+// checkboxes show the API's counts and narrow the results, its filter builder and blend slider
+// send what they say and the explanation shows each hit's ranks; the collection page's synonyms editor saves and
 // reloads a set; the Webhooks page creates an endpoint (secret shown once), lists the deliveries a
 // loopback receiver got, redelivers one with the same webhook-id, and deletes the endpoint.
 import http from "node:http";
@@ -48,8 +48,11 @@ describe.skipIf(!chromiumPath())("console: search controls, synonyms and webhook
     ensureConsoleBuilt();
     const port = await freePort();
     const env = { ...noModelEnv(), PUBLIC_URL: `http://127.0.0.1:${port}`, REQUIRE_EMAIL_VERIFICATION: "false", CRAWL_ALLOW_PRIVATE_NETWORKS: "true" };
-    [s, hook] = await Promise.all([startServer(env, { port }), receiver()]);
-    browser = await chromium.launch({ executablePath: chromiumPath()!, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
+    [s, hook, browser] = await Promise.all([
+      startServer(env, { port }),
+      receiver(),
+      chromium.launch({ executablePath: chromiumPath()!, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 }),
+    ]);
     context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: s.url });
     page = await context.newPage();
     page.setDefaultTimeout(TIMEOUT);
@@ -77,7 +80,7 @@ describe.skipIf(!chromiumPath())("console: search controls, synonyms and webhook
   }
   const statusLine = () => page.locator(".tabpanel p[role=status]").first();
 
-  it("facet checkboxes show the API's counts and narrow the results; the filter builder sends its rows", async () => {
+  it("facet checkboxes show the API's counts and narrow the results; the filter builder and the blend send what they say", async () => {
     await page.goto(`/workspace/search?collection=${collection}&q=turbine`);
     await statusLine().filter({ hasText: "for “turbine”" }).waitFor();
     // metadata keys of the hits are offered as facets; one click counts and shows them
@@ -109,7 +112,11 @@ describe.skipIf(!chromiumPath())("console: search controls, synonyms and webhook
     await page.getByLabel("Explain the ranking of each result").check();
     const sent = { $and: [{ "metadata.price": { $gte: 50 } }, { "metadata.product": "api" }] };
     expect(JSON.parse((await page.getByLabel("Filter sent to the API").textContent())!)).toEqual(sent);
+    await page.getByLabel("Set the blend for this search").check();
+    await page.getByLabel("Semantic ratio").fill("0.3");
+    const request = page.waitForRequest((r) => r.url().endsWith("/search") && r.method() === "POST");
     await page.getByRole("button", { name: "Search", exact: true }).click();
+    expect((await request).postDataJSON()).toMatchObject({ filter: sent, hybrid: { semantic_ratio: 0.3 }, explain: true, facets: ["file_type", "data_source_id", "metadata.product"] });
     await statusLine().filter({ hasText: /^2 results/ }).waitFor();
     expect((await page.locator(".hits .hit-title").allTextContents()).sort()).toEqual(["Turbine part 5", "Turbine part 6"]);
     const explained = (await call("POST", "/search", { collection_id: collection, query: "turbine", filter: sent, explain: true })).body.results[0];

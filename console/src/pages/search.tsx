@@ -77,9 +77,38 @@ function useControls() {
 }
 type Controls = ReturnType<typeof useControls>;
 
+/** Runs what the URL asks for (after a submit, a reload, or a shared link), with the applied controls. */
+function useRunSearch(p: {
+  urlQuery: string;
+  urlCollection: string;
+  tab: Tab;
+  applied: Extras;
+  form: ReturnType<typeof useSubmit>;
+  setResults: (r: SearchResponse) => void;
+  setRetrieved: (r: RetrieveResponse) => void;
+}) {
+  const { reload } = useSession();
+  const { urlQuery, urlCollection, tab, form } = p;
+  const extras = JSON.stringify(p.applied);
+  useEffect(() => {
+    if (!urlQuery || !urlCollection) return;
+    const { filter, facets, hybrid, explain } = p.applied;
+    void form.run(async () => {
+      if (tab === "search") {
+        p.setResults(await api<SearchResponse>("POST", "/search", { collection_id: urlCollection, query: urlQuery, top_k: 10, filter, facets, hybrid, explain }));
+      } else {
+        const body = { collection_id: urlCollection, query: urlQuery, format: "text", context_window: 1, filter, hybrid, explain };
+        p.setRetrieved(await api<RetrieveResponse>("POST", "/retrieve", body));
+      }
+      void reload(); // the query counts toward the monthly usage
+    }, ["query", "collection_id"]);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [urlQuery, urlCollection, tab, extras]);
+}
+
 export function SearchPage() {
   const { search } = useLocation();
-  const { reload, me } = useSession();
+  const { me } = useSession();
   const [collections, setCollections] = useState<Collection[] | null>(null);
   const [sources, setSources] = useState<DataSource[]>([]);
   const [loadError, setLoadError] = useState<unknown>(null);
@@ -99,24 +128,9 @@ export function SearchPage() {
     api<DataSource[]>("GET", "/data-sources").then(setSources, () => {});
   }, []);
 
-  // run what the URL asks for (after a submit, a reload, or a shared link), with the applied controls
   const urlQuery = search.get("q") ?? "";
   const urlCollection = search.get("collection") ?? "";
-  const extras = JSON.stringify(controls.applied);
-  useEffect(() => {
-    if (!urlQuery || !urlCollection) return;
-    const { filter, facets, hybrid, explain } = controls.applied;
-    void form.run(async () => {
-      if (tab === "search") {
-        setResults(await api<SearchResponse>("POST", "/search", { collection_id: urlCollection, query: urlQuery, top_k: 10, filter, facets, hybrid, explain }));
-      } else {
-        const body = { collection_id: urlCollection, query: urlQuery, format: "text", context_window: 1, filter, hybrid, explain };
-        setRetrieved(await api<RetrieveResponse>("POST", "/retrieve", body));
-      }
-      void reload(); // the query counts toward the monthly usage
-    }, ["query", "collection_id"]);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [urlQuery, urlCollection, tab, extras]);
+  useRunSearch({ urlQuery, urlCollection, tab, applied: controls.applied, form, setResults, setRetrieved });
 
   function go(e: FormEvent | null, nextTab: Tab = tab) {
     e?.preventDefault();

@@ -40,6 +40,34 @@ function DeliveryRow({ d, webhookId, onChange }: { d: WebhookDelivery; webhookId
   );
 }
 
+function DeliveriesTable({ deliveries, webhookId, onChange }: { deliveries: WebhookDelivery[]; webhookId: string; onChange: (m: string) => void }) {
+  return (
+    <div className="table-wrap">
+      <table className="keys">
+        <caption className="visually-hidden">Deliveries, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Response</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last error</th>
+            <th scope="col">Sent</th>
+            <th scope="col">
+              <span className="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {deliveries.map((d) => (
+            <DeliveryRow key={d.id} d={d} webhookId={webhookId} onChange={onChange} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 export function WebhookPage({ id }: { id: string }) {
   const [hook, setHook] = useState<Webhook | null>(null);
   const [deliveries, setDeliveries] = useState<WebhookDelivery[] | null>(null);
@@ -94,37 +122,14 @@ export function WebhookPage({ id }: { id: string }) {
         {deliveries === null && !error ? <p role="status">Loading…</p> : null}
         {deliveries?.length === 0 ? <p>Nothing sent yet. Deliveries appear here when a subscribed event happens.</p> : null}
         {deliveries && deliveries.length > 0 ? (
-          <div className="table-wrap">
-            <table className="keys">
-              <caption className="visually-hidden">Deliveries, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Response</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last error</th>
-                  <th scope="col">Sent</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {deliveries.map((d) => (
-                  <DeliveryRow
-                    key={d.id}
-                    d={d}
-                    webhookId={id}
-                    onChange={(m) => {
-                      setMessage(m);
-                      void load();
-                    }}
-                  />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DeliveriesTable
+            deliveries={deliveries}
+            webhookId={id}
+            onChange={(m) => {
+              setMessage(m);
+              void load();
+            }}
+          />
         ) : null}
       </section>
     </Page>
