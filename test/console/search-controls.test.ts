@@ -83,6 +83,7 @@ describe.skipIf(!chromiumPath())("console: search controls, synonyms and webhook
   it("facet checkboxes show the API's counts and narrow the results; the filter builder and the blend send what they say", async () => {
     await page.goto(`/workspace/search?collection=${collection}&q=turbine`);
     await statusLine().filter({ hasText: "for “turbine”" }).waitFor();
+    expect(await facetCounts("file_type")).toEqual({ json: RECORDS.length }); // counted from the first search
     // metadata keys of the hits are offered as facets; one click counts and shows them
     await page.getByRole("button", { name: "metadata.product", exact: true }).click();
     await page.getByRole("group", { name: "metadata.product", exact: true }).waitFor();

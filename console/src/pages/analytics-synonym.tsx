@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { api, type Collection } from "../api";
 import { addSynonym, type SynonymSet } from "../synonym-text";
-import { Alert, Field, useSubmit } from "../ui";
+import { Alert, CollectionSelect, Field, useSubmit } from "../ui";
 import { synonymsPath } from "./synonyms";
 
 export function AddSynonymForm(props: { query: string; collections: Collection[]; collectionId: string; onDone: (message: string) => void; onCancel: () => void }) {
@@ -38,16 +38,7 @@ export function AddSynonymForm(props: { query: string; collections: Collection[]
         Synonym for “{query}”
       </h3>
       <Alert error={form.error} />
-      <div className="field">
-        <label htmlFor="synonym-collection">Collection</label>
-        <select id="synonym-collection" value={collectionId} onChange={(e) => setCollectionId(e.target.value)}>
-          {collections.map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.name}
-            </option>
-          ))}
-        </select>
-      </div>
+      <CollectionSelect id="synonym-collection" label="Collection" collections={collections} value={collectionId} onChange={setCollectionId} />
       <Field
         label="Should also find"
         name="alternatives"

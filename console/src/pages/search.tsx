@@ -41,15 +41,17 @@ interface Extras {
   explain?: boolean;
 }
 
+const DEFAULT_FACETS = "file_type, data_source_id";
+
 /** The playground's controls; `apply` validates them and makes them the next request's extras. */
 function useControls() {
   const [rows, setRows] = useState<FilterRow[]>([]);
   const [join, setJoin] = useState<Join>("and");
   const [checks, setChecks] = useState<FacetChecks>({});
-  const [facetText, setFacetText] = useState("file_type, data_source_id");
+  const [facetText, setFacetText] = useState(DEFAULT_FACETS);
   const [ratio, setRatio] = useState<number | null>(null);
   const [explain, setExplain] = useState(false);
-  const [applied, setApplied] = useState<Extras>({});
+  const [applied, setApplied] = useState<Extras>({ facets: facetList(DEFAULT_FACETS) });
   function apply(next: { checks?: FacetChecks; facetText?: string } = {}): boolean {
     if (rows.some((r) => rowProblem(r))) return false;
     const facets = facetList(next.facetText ?? facetText);
@@ -408,6 +410,7 @@ function RetrieveResults({ data }: { data: RetrieveResponse | null }) {
               <HeadingPath path={c.heading_path} />
               <p className="context-text">{c.text}</p>
               <p className="muted small source">{c.source}</p>
+              {c.explain ? <Explanation explain={c.explain} /> : null}
             </li>
           ))}
         </ol>

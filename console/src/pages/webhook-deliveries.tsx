@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { api, ApiError, type Webhook, type WebhookDelivery } from "../api";
 import { Link } from "../router";
-import { Alert, formatDate, Notice, Page, Status, useSubmit } from "../ui";
+import { Alert, ColumnHeads, formatDate, Notice, Page, Status, useSubmit } from "../ui";
 
 function DeliveryRow({ d, webhookId, onChange }: { d: WebhookDelivery; webhookId: string; onChange: (m: string) => void }) {
   const again = useSubmit();
@@ -45,19 +45,7 @@ function DeliveriesTable({ deliveries, webhookId, onChange }: { deliveries: Webh
     <div className="table-wrap">
       <table className="keys">
         <caption className="visually-hidden">Deliveries, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Response</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Last error</th>
-            <th scope="col">Sent</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <ColumnHeads names={["Event", "Status", "Response", "Attempts", "Last error", "Sent"]} actions />
         <tbody>
           {deliveries.map((d) => (
             <DeliveryRow key={d.id} d={d} webhookId={webhookId} onChange={onChange} />

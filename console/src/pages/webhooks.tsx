@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
 import { api, type Collection, type Webhook, type WebhookCreated } from "../api";
 import { Link } from "../router";
-import { Alert, ConfirmAction, CopyButton, Field, formatDate, Notice, Page, Status, useSubmit } from "../ui";
+import { Alert, CollectionSelect, ColumnHeads, ConfirmAction, CopyButton, Field, formatDate, Notice, Page, Status, useSubmit } from "../ui";
 
 /** The events POST /webhooks accepts (src/services/webhooks/webhook-types.ts). */
 export const EVENTS: { value: string; text: string }[] = [
@@ -75,17 +75,7 @@ function CreateForm({ collections, onCreated }: { collections: Collection[]; onC
           </p>
         ) : null}
       </fieldset>
-      <div className="field">
-        <label htmlFor="webhook-collection">Only events of this collection (optional)</label>
-        <select id="webhook-collection" value={collectionId} onChange={(e) => setCollectionId(e.target.value)}>
-          <option value="">Every collection</option>
-          {collections.map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.name}
-            </option>
-          ))}
-        </select>
-      </div>
+      <CollectionSelect id="webhook-collection" label="Only events of this collection (optional)" collections={collections} value={collectionId} onChange={setCollectionId} none="Every collection" />
       <Field label="Description (optional)" name="description" value={description} onChange={(e) => setDescription(e.target.value)} error={form.fieldErrors.description} maxLength={500} />
       <button className="button" type="submit" disabled={form.busy}>
         {form.busy ? "Adding…" : "Add endpoint"}
@@ -164,18 +154,7 @@ export function WebhooksPage() {
           <div className="table-wrap">
             <table className="keys">
               <caption className="visually-hidden">Webhook endpoints</caption>
-              <thead>
-                <tr>
-                  <th scope="col">URL</th>
-                  <th scope="col">Events</th>
-                  <th scope="col">Collection</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
+              <ColumnHeads names={["URL", "Events", "Collection", "Status", "Created"]} actions />
               <tbody>
                 {hooks.map((w) => (
                   <EndpointRow key={w.id} w={w} collection={collectionName(w.collection_id)} onDeleted={() => void load()} />
