@@ -308,3 +308,12 @@ export function CollectionSelect(props: { id: string; label: string; collections
     </div>
   );
 }
+
+/** While `active`, calls `fn` every `ms` (work the server is still doing: indexing, deliveries). */
+export function usePoll(active: boolean, fn: () => void, ms = 1500) {
+  useEffect(() => {
+    if (!active) return;
+    const t = setInterval(fn, ms);
+    return () => clearInterval(t);
+  }, [active, fn, ms]);
+}

@@ -4,7 +4,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { api, ApiError, type Webhook, type WebhookDelivery } from "../api";
 import { Link } from "../router";
-import { Alert, ColumnHeads, formatDate, Notice, Page, Status, useSubmit } from "../ui";
+import { Alert, ColumnHeads, formatDate, Notice, Page, Status, usePoll, useSubmit } from "../ui";
 
 function DeliveryRow({ d, webhookId, onChange }: { d: WebhookDelivery; webhookId: string; onChange: (m: string) => void }) {
   const again = useSubmit();
@@ -73,12 +73,7 @@ export function WebhookPage({ id }: { id: string }) {
     }
   }, [id]);
   useEffect(() => void load(), [load]);
-  const pending = deliveries?.some((d) => d.status === "pending") ?? false;
-  useEffect(() => {
-    if (!pending) return;
-    const t = setInterval(() => void load(), 1500);
-    return () => clearInterval(t);
-  }, [pending, load]);
+  usePoll(deliveries?.some((d) => d.status === "pending") ?? false, load);
 
   if (error instanceof ApiError && error.status === 404) {
     return (
