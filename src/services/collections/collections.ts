@@ -39,19 +39,34 @@ export const collectionOut = (c: CollectionView): CollectionOut => ({
 /** Queues a data source's documents for indexing again (the document service's reindex). */
 export type ReindexSource = (p: Principal, sourceId: string) => Promise<{ documents: number }>;
 
+type CollectionUpdate = { name?: string | null; description?: string | null; data_source_ids?: string[] | null; settings?: Json | null; language?: string | null };
+
+/** The fields a PATCH changes (its sources are checked by the caller); null means "leave unchanged", as for absent fields. */
+function patchOf(body: CollectionUpdate): CollectionPatch {
+  const patch: CollectionPatch = {};
+  const language = checkLanguage(body.language);
+  if (body.name != null) patch.name = body.name;
+  if (body.description != null) patch.description = body.description;
+  if (body.settings != null) patch.settings = body.settings;
+  if (language !== undefined) patch.language = language;
+  return patch;
+}
+
+/** Every id must be a data source of this tenant; another tenant's id reads as missing. */
+async function requireSourcesIn(content: CollectionCatalog, tenantId: string, ids: string[]): Promise<string[]> {
+  const unique = [...new Set(ids)];
+  const found = new Set(await content.existingSourceIds(tenantId, unique));
+  const missing = unique.find((id) => !found.has(id));
+  if (missing) throw notFound("Data source", missing);
+  return unique;
+}
+
 type CollectionDeps = { store: { content: CollectionCatalog }; audit?: Pick<AuditService, "record">; reindex?: ReindexSource };
 
 export function createCollectionService(deps: CollectionDeps) {
   const content = deps.store.content;
 
-  /** Every id must be a data source of this tenant; another tenant's id reads as missing. */
-  async function requireSources(tenantId: string, ids: string[]): Promise<string[]> {
-    const unique = [...new Set(ids)];
-    const found = new Set(await content.existingSourceIds(tenantId, unique));
-    const missing = unique.find((id) => !found.has(id));
-    if (missing) throw notFound("Data source", missing);
-    return unique;
-  }
+  const requireSources = (tenantId: string, ids: string[]) => requireSourcesIn(content, tenantId, ids);
 
   async function get(tenantId: string, id: string): Promise<CollectionOut> {
     const c = await content.getCollection(tenantId, id);
@@ -86,24 +101,14 @@ export function createCollectionService(deps: CollectionDeps) {
       return reanalysed(p, id, sourcesToReanalyse({ language: DEFAULT_LANGUAGE, ids: [] }, { language: effectiveLanguage(language), ids }));
     },
 
-    async update(
-      p: Principal,
-      id: string,
-      body: { name?: string | null; description?: string | null; data_source_ids?: string[] | null; settings?: Json | null; language?: string | null },
-    ) {
+    async update(p: Principal, id: string, body: CollectionUpdate) {
       const tenant = tenantOf(p);
       const old = await content.getCollection(tenant.id, id);
       if (!old) throw notFound("Collection", id);
-      const language = checkLanguage(body.language);
-      const patch: CollectionPatch = {};
-      // null means "leave unchanged", as for absent fields (the contract's partial update)
-      if (body.name != null) patch.name = body.name;
-      if (body.description != null) patch.description = body.description;
-      if (body.settings != null) patch.settings = body.settings;
-      if (language !== undefined) patch.language = language;
+      const patch = patchOf(body);
       if (body.data_source_ids != null) patch.data_source_ids = await requireSources(tenant.id, body.data_source_ids);
       const before = { language: effectiveLanguage(old.language), ids: old.data_source_ids };
-      const after = { language: language ?? before.language, ids: patch.data_source_ids ?? before.ids };
+      const after = { language: patch.language ?? before.language, ids: patch.data_source_ids ?? before.ids };
       await checkSharedSources(content, tenant.id, id, after.ids, after.language);
       await content.updateCollection(tenant.id, id, patch);
       return reanalysed(p, id, sourcesToReanalyse(before, after));

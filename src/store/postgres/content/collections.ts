@@ -29,6 +29,17 @@ async function setSources(q: Queryable, tenantId: string, collectionId: string, 
   await q.query(LINK, [tenantId, collectionId, ids]);
 }
 
+async function sourceLanguages(pool: Pool, tenantId: string, sourceIds: string[]): Promise<CollectionLanguage[]> {
+  if (sourceIds.length === 0) return [];
+  const r = await pool.query<CollectionLanguage>(
+    `SELECT cs.collection_id, cs.data_source_id, c.language FROM collection_sources cs
+     JOIN collections c ON c.tenant_id = cs.tenant_id AND c.id = cs.collection_id
+     WHERE cs.tenant_id = $1 AND cs.data_source_id = ANY($2::text[]) ORDER BY cs.collection_id, cs.data_source_id`,
+    [tenantId, sourceIds],
+  );
+  return r.rows;
+}
+
 export function collectionMethods(pool: Pool): CollectionCatalog {
   const existing = (table: string) => async (tenantId: string, ids: string[]) => {
     if (ids.length === 0) return [];
@@ -68,16 +79,7 @@ export function collectionMethods(pool: Pool): CollectionCatalog {
       const row = r.rows[0];
       return row ? { settings: parseJson(row.settings, {}), data_source_ids: row.ids, language: row.language } : null;
     },
-    async sourceLanguages(tenantId, sourceIds) {
-      if (sourceIds.length === 0) return [];
-      const r = await pool.query<CollectionLanguage>(
-        `SELECT cs.collection_id, cs.data_source_id, c.language FROM collection_sources cs
-         JOIN collections c ON c.tenant_id = cs.tenant_id AND c.id = cs.collection_id
-         WHERE cs.tenant_id = $1 AND cs.data_source_id = ANY($2::text[]) ORDER BY cs.collection_id, cs.data_source_id`,
-        [tenantId, sourceIds],
-      );
-      return r.rows;
-    },
+    sourceLanguages: (tenantId, sourceIds) => sourceLanguages(pool, tenantId, sourceIds),
     async updateCollection(tenantId, id, p) {
       return transaction(pool, async (c) => {
         const found = await c.query("SELECT 1 FROM collections WHERE tenant_id = $1 AND id = $2 FOR UPDATE", [tenantId, id]);

@@ -21,6 +21,16 @@ const toView = (r: Raw): CollectionView => ({
   data_source_ids: parseJson<string[]>(r.data_source_ids, []).sort(),
 });
 
+function sourceLanguages(db: DB, tenantId: string, sourceIds: string[]): CollectionLanguage[] {
+  if (sourceIds.length === 0) return [];
+  return db
+    .prepare(
+      `SELECT cs.collection_id, cs.data_source_id, c.language FROM collection_sources cs JOIN collections c ON c.id = cs.collection_id
+       WHERE cs.tenant_id = ? AND cs.data_source_id IN (SELECT value FROM json_each(?)) ORDER BY cs.collection_id, cs.data_source_id`,
+    )
+    .all(tenantId, JSON.stringify(sourceIds)) as CollectionLanguage[];
+}
+
 export function collectionMethods(db: DB): CollectionCatalog {
   const link = db.prepare(
     "INSERT OR IGNORE INTO collection_sources (tenant_id, collection_id, data_source_id) VALUES (?, ?, ?)",
@@ -73,15 +83,7 @@ export function collectionMethods(db: DB): CollectionCatalog {
         .get(tenantId, id) as { settings: string; ids: string; language: string | null } | undefined;
       return r ? { settings: parseJson(r.settings, {}), data_source_ids: parseJson<string[]>(r.ids, []), language: r.language } : null;
     },
-    async sourceLanguages(tenantId, sourceIds) {
-      if (sourceIds.length === 0) return [];
-      return db
-        .prepare(
-          `SELECT cs.collection_id, cs.data_source_id, c.language FROM collection_sources cs JOIN collections c ON c.id = cs.collection_id
-           WHERE cs.tenant_id = ? AND cs.data_source_id IN (SELECT value FROM json_each(?)) ORDER BY cs.collection_id, cs.data_source_id`,
-        )
-        .all(tenantId, JSON.stringify(sourceIds)) as CollectionLanguage[];
-    },
+    sourceLanguages: async (tenantId, sourceIds) => sourceLanguages(db, tenantId, sourceIds),
     async updateCollection(tenantId, id, patch) {
       return update(tenantId, id, patch);
     },
