@@ -94,6 +94,9 @@ describe("collection languages", () => {
     const patch = await s.call("PATCH", `/collections/${collections.de}`, { key, json: { language: "klingon" } });
     expect(patch.status).toBe(422);
     expect((await create({ name: "shared", data_source_ids: [sources.de], language: "fr" })).status).toBe(409);
+    const both = await s.call("POST", "/data-sources", { key, json: { name: "both", source_type: "upload", collection_ids: [collections.de, collections.fr] } });
+    expect(both.status).toBe(409);
+    expect(both.body.detail).toMatch(/'de'.*'fr'/);
     const attach = await s.call("PUT", `/collections/${collections.plain}/data-sources/${sources.auto}`, { key: key2 });
     expect(attach.status).toBe(409);
     expect(attach.body.detail).toMatch(new RegExp(`'${sources.auto}'.*'auto'`));

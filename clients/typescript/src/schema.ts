@@ -5375,6 +5375,20 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Conflicts with the current state (for example a crawl already running); `detail` says what to do. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A crawl of this data source is already running; cancel it or wait for it to finish."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
             422: {
                 headers: {

@@ -36,6 +36,19 @@ export async function checkSharedSources(content: CollectionCatalog, tenantId: s
   }
 }
 
+/** A 409 when a new data source would join collections of different languages. */
+export async function checkOneLanguage(content: CollectionCatalog, tenantId: string, collectionIds: string[]): Promise<void> {
+  if (collectionIds.length < 2) return;
+  const seen = new Map<string, string>();
+  for (const id of collectionIds) seen.set(effectiveLanguage((await content.getCollection(tenantId, id))?.language), id);
+  if (seen.size < 2) return;
+  const [[a, ca], [b, cb]] = [...seen.entries()] as [[string, string], [string, string]];
+  throw conflict(
+    `Collections '${ca}' ('${a}') and '${cb}' ('${b}') have different languages; a data source is indexed in one language. ` +
+      `Create the source in collections of one language, or give them the same language.`,
+  );
+}
+
 /**
  * The sources whose documents must be analysed again after a change: all of them when the
  * language changed, added ones unless they join an English collection, removed ones unless they
