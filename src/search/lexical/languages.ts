@@ -60,11 +60,12 @@ export function openingOf(title: string, chunks: readonly { text: string }[]): s
 /**
  * SQL (both stores) for the language a data source's documents are analysed with: the language of
  * a collection holding it (collections sharing a source agree: services/collections/language.ts),
- * NULL when none names one. Parameters: tenant, data source.
+ * NULL when none names one. Parameters: tenant, data source (each table pinned to the tenant, as
+ * Citus routes a statement to one shard only then).
  */
 export const SOURCE_LANGUAGE_SQL = (p1: string, p2: string) =>
   `SELECT c.language FROM collection_sources cs JOIN collections c ON c.tenant_id = cs.tenant_id AND c.id = cs.collection_id
-   WHERE cs.tenant_id = ${p1} AND cs.data_source_id = ${p2} AND c.language IS NOT NULL ORDER BY c.created_at, c.id LIMIT 1`;
+   WHERE cs.tenant_id = ${p1} AND c.tenant_id = ${p1} AND cs.data_source_id = ${p2} AND c.language IS NOT NULL ORDER BY c.created_at, c.id LIMIT 1`;
 
 /** Every analyzer's terms of a word, each distinct term once: a query of an "auto" collection. */
 const unionAnalyzer = (all: Analyzer[]): Analyzer => {

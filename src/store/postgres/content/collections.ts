@@ -34,7 +34,7 @@ async function sourceLanguages(pool: Pool, tenantId: string, sourceIds: string[]
   const r = await pool.query<CollectionLanguage>(
     `SELECT cs.collection_id, cs.data_source_id, c.language FROM collection_sources cs
      JOIN collections c ON c.tenant_id = cs.tenant_id AND c.id = cs.collection_id
-     WHERE cs.tenant_id = $1 AND cs.data_source_id = ANY($2::text[]) ORDER BY cs.collection_id, cs.data_source_id`,
+     WHERE cs.tenant_id = $1 AND c.tenant_id = $1 AND cs.data_source_id = ANY($2::text[]) ORDER BY cs.collection_id, cs.data_source_id`,
     [tenantId, sourceIds],
   );
   return r.rows;
