@@ -60,8 +60,8 @@ export function openingOf(title: string, chunks: readonly { text: string }[]): s
 /**
  * SQL (both stores) for the language a data source's documents are analysed with: the language of
  * a collection holding it (collections sharing a source agree: services/collections/language.ts),
- * NULL when none names one. Parameters: tenant, data source (each table pinned to the tenant, as
- * Citus routes a statement to one shard only then).
+ * NULL when none names one. Parameters: tenant, data source. The tenant is named for each table,
+ * as Citus routes a statement to one shard only then (SQLite's "?" is bound twice for it).
  */
 export const SOURCE_LANGUAGE_SQL = (p1: string, p2: string) =>
   `SELECT c.language FROM collection_sources cs JOIN collections c ON c.tenant_id = cs.tenant_id AND c.id = cs.collection_id

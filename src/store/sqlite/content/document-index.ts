@@ -45,7 +45,7 @@ function chunksWriter(db: DB) {
   const insTerms = chunkTermsWriter(db);
   const sourceLanguage = db.prepare(SOURCE_LANGUAGE_SQL("?", "?")).pluck();
   return (at: Target, doc: Doc, chunks: NewChunk[], vectors: Vectors) => {
-    const language = (sourceLanguage.get(at.tenantId, at.sourceId) as string | undefined) ?? DEFAULT_LANGUAGE;
+    const language = (sourceLanguage.get(at.tenantId, at.tenantId, at.sourceId) as string | undefined) ?? DEFAULT_LANGUAGE;
     const analyzer = documentAnalyzer(language, () => openingOf(doc.title, chunks));
     // the vector table depends on the index the vectors came from, so its statement is per call
     const insVec = vectors
