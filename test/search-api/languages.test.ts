@@ -67,6 +67,9 @@ describe("collection languages", () => {
     expect(await titles(collections.de!, "Gärten")).toEqual(["Wohnen"]);
     expect(await titles(collections.fr!, "chevaux blancs")).toEqual(["Écurie"]);
     expect(await titles(collections.es!, "canciones populares")).toEqual(["Música"]);
+    // a quoted phrase is verified in the collection's analysis (inflected words, stop word between)
+    expect(await titles(collections.de!, '"großen Gärten"')).toEqual(["Wohnen"]);
+    expect(await titles(collections.fr!, '"chevaux blancs"')).toEqual(["Écurie"]);
     // stop words alone find nothing
     expect(await titles(collections.de!, "das am")).toEqual([]);
   });
