@@ -7,14 +7,11 @@ import type { ExpansionRule, LexicalQuery, LexicalWeights, ParsedQuery } from ".
 import type { Embedder, EmbeddingProfile } from "../embed/types.js";
 import { lexicalQueryWithRules } from "./lexical/query-rules.js";
 import type { SynonymTable } from "./lexical/synonyms.js";
-import { DEFAULT_ANALYZER } from "./lexical/analyze.js";
+import { queryAnalyzer } from "./lexical/languages.js";
 import { fuse, type Candidate, type FusedHit, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
 import { calibrate, calibrationFusion, modelsWith, sameFusion, type OwnCalibration } from "./calibration.js";
 import { rulesOf, type RankedScores } from "./explain.js";
 import type { SearchFilter } from "./filter/types.js";
-
-// the analyzer the stores index with (one for every collection until collections choose a language)
-const ANALYZER = DEFAULT_ANALYZER;
 
 export interface EngineSettings {
   fusion: FusionOptions;
@@ -36,6 +33,8 @@ export interface EngineSettings {
   typoTolerance?: boolean;
   /** the query's last word is a prefix (search-as-you-type; a request's `prefix`); absent = off */
   prefix?: boolean;
+  /** the collection's language (lexical/languages.ts): its queries are analysed as its chunks were; absent: English */
+  language?: string;
 }
 
 /** other chunks of a document that count as its evidence (engine setting documentEvidence) */
@@ -214,7 +213,7 @@ export async function rankIds(
  */
 function queryOf(deps: EngineDeps, tenantId: string, query: string, settings: EngineSettings, lexical: boolean) {
   const rules = { ...(settings.synonyms ? { synonyms: settings.synonyms } : {}), typos: lexical && settings.typoTolerance !== false, prefix: lexical && settings.prefix === true };
-  return lexicalQueryWithRules(query, ANALYZER, rules, (l) => deps.content.lexicalTerms(tenantId, l));
+  return lexicalQueryWithRules(query, queryAnalyzer(settings.language), rules, (l) => deps.content.lexicalTerms(tenantId, l));
 }
 
 /**
@@ -308,7 +307,7 @@ export async function tuningCandidates(
   tenantId: string,
   sourceIds: string[],
   query: string,
-  opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable; typoTolerance?: boolean },
+  opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable; typoTolerance?: boolean; language?: string },
 ): Promise<TuningCandidates> {
   const useVectors = vectorsAvailable(deps);
   const mode: RetrievalMode = useVectors ? "hybrid" : "lexical";
@@ -338,7 +337,12 @@ export function createEngine(deps: EngineDeps) {
       const r = await rankIds(deps, tenantId, sourceIds, query, settings, mode);
       return { mode: r.mode, ranked: await hydrate(deps, tenantId, r.ranked) };
     },
-    candidates: (tenantId: string, sourceIds: string[], query: string, opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable; typoTolerance?: boolean }) =>
+    candidates: (
+      tenantId: string,
+      sourceIds: string[],
+      query: string,
+      opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable; typoTolerance?: boolean; language?: string },
+    ) =>
       tuningCandidates(deps, tenantId, sourceIds, query, opts),
   };
 }

@@ -3,7 +3,8 @@
 import { useCallback, useEffect, useRef, useState, type DragEvent, type FormEvent } from "react";
 import { api, ApiError, uploadFile, type Capabilities, type Collection, type DataSource, type DocumentOut } from "../api";
 import { Link, navigate, useLocation } from "../router";
-import { Alert, ConfirmAction, Field, formatBytes, formatDate, messageOf, Notice, Page, Status, TextArea, useSubmit } from "../ui";
+import { SynonymsPanel } from "./synonyms";
+import { Alert, ConfirmAction, Field, formatBytes, formatDate, messageOf, Notice, Page, Status, TextArea, usePoll, useSubmit } from "../ui";
 
 export function CollectionsPage() {
   const deleted = useLocation().search.get("deleted");
@@ -126,12 +127,7 @@ export function CollectionPage({ id }: { id: string }) {
   }, [load]);
 
   // while anything is queued or processing, look again every 1.5 s
-  const pending = documents?.some((d) => PENDING.has(d.status)) ?? false;
-  useEffect(() => {
-    if (!pending) return;
-    const t = setInterval(() => void load(), 1500);
-    return () => clearInterval(t);
-  }, [pending, load]);
+  usePoll(documents?.some((d) => PENDING.has(d.status)) ?? false, load);
 
   if (error instanceof ApiError && error.status === 404) {
     return (
@@ -162,6 +158,7 @@ export function CollectionPage({ id }: { id: string }) {
             </p>
           ) : null}
           <SourcesPanel collection={collection} sources={sources} all={allSources} onChange={() => void load()} />
+          <SynonymsPanel collection={collection} />
           <SettingsPanel collection={collection} onSaved={setCollection} />
         </>
       ) : null}

@@ -10,7 +10,7 @@
 // (docs/decisions.md, "Typo tolerance and prefix search").
 import type { Analyzer } from "./analyze.js";
 import { idf } from "./bm25.js";
-import { cutStems, prefixApplies, prefixRange } from "./prefix.js";
+import { cutStems, languageOf, prefixApplies, prefixRange } from "./prefix.js";
 import { typoBudget, typoCandidates, typoLookups, typoRange, type TypoCandidate } from "./typos.js";
 import type { ExpansionRule, LexicalQuery, QueryTerm, TermAnswer, TermLookup, TermRange } from "./types.js";
 
@@ -82,7 +82,8 @@ function planTypos(o: ExpansionOptions, analyzer: Analyzer, first: TermAnswer, r
   for (const word of new Set(o.words)) {
     const budget = typoBudget(word);
     const term = analyzer.term(word);
-    if (budget === 0 || !isRare(first.df.get(term) ?? 0, first.docCount)) continue;
+    // "": another language's stop word, nothing to correct
+    if (budget === 0 || term === "" || !isRare(first.df.get(term) ?? 0, first.docCount)) continue;
     if (plans.length === MAX_TYPO_WORDS) break;
     plans.push({ word, term, budget, range: ranges.push(typoRange(term, budget)) - 1, lookups: [] });
   }
@@ -102,7 +103,7 @@ export async function expandQuery(query: LexicalQuery, o: ExpansionOptions, anal
   const ranges: TermRange[] = [];
   const plans = planTypos({ ...o, words: typoWords }, analyzer, first, ranges);
   const cut = prefixWord ? cutStems(prefixWord, analyzer) : [];
-  const prefixBand = prefixWord ? ranges.push(prefixRange(prefixWord)) - 1 : -1;
+  const prefixBand = prefixWord ? ranges.push(prefixRange(prefixWord, languageOf(prefixWord, analyzer))) - 1 : -1;
   if (plans.length === 0 && prefixWord === null) return query;
   for (const p of plans) p.lookups = typoLookups(p.word, p.term, p.budget, analyzer);
   const asked = new Set([...first.df.keys(), ...plans.flatMap((p) => [p.term, ...p.lookups]), ...cut, ...(prefixWord ? [analyzer.term(prefixWord)] : [])]);

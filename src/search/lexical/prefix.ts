@@ -5,7 +5,7 @@
 // stems); the second is checked by stemming the word completed with a common suffix, so "paint"
 // does not complete to "pain".
 import type { Analyzer } from "./analyze.js";
-import { charLength } from "./term-dictionary.js";
+import { charLength, termParts } from "./term-dictionary.js";
 import type { TermRange } from "./types.js";
 
 /** shorter words are not completed: a single letter completes to everything */
@@ -28,9 +28,12 @@ const SUFFIXES = [
 
 export const prefixApplies = (word: string): boolean => charLength(word) >= MIN_PREFIX_LENGTH;
 
-/** The dictionary band of the word's completions: longer terms starting with it. */
-export function prefixRange(word: string): TermRange {
-  return { prefix: word, minLength: charLength(word) + 1, maxLength: MAX_TERM_LENGTH, limit: MAX_COMPLETIONS };
+/** The language prefix of the analyzer's terms ("" for English): completions are read among them. */
+export const languageOf = (word: string, analyzer: Analyzer): string => termParts(analyzer.term(word)).lang;
+
+/** The dictionary band of the word's completions: longer terms of its language starting with it. */
+export function prefixRange(word: string, lang: string): TermRange {
+  return { prefix: lang + word, minLength: charLength(lang + word) + 1, maxLength: MAX_TERM_LENGTH, limit: MAX_COMPLETIONS };
 }
 
 /**
@@ -39,10 +42,11 @@ export function prefixRange(word: string): TermRange {
  */
 export function cutStems(word: string, analyzer: Analyzer): string[] {
   const out: string[] = [];
+  const lang = languageOf(word, analyzer);
   for (let n = MIN_CUT_LENGTH; n < word.length; n++) {
     const stem = word.slice(0, n);
     const typed = word.slice(n);
-    if (SUFFIXES.some((s) => s.startsWith(typed) && analyzer.term(stem + s) === stem)) out.push(stem);
+    if (SUFFIXES.some((s) => s.startsWith(typed) && analyzer.term(stem + s) === lang + stem)) out.push(lang + stem);
   }
   return out;
 }

@@ -11,6 +11,15 @@ export const charLength = (s: string): number => {
   return n;
 };
 
+/**
+ * A term's language prefix ("de:"; "" for English, whose terms carry none: languages.ts) and the
+ * stem after it. Typo and prefix rules work on the stem and keep the prefix.
+ */
+export function termParts(term: string): { lang: string; stem: string } {
+  const i = term.indexOf(":");
+  return i < 0 ? { lang: "", stem: term } : { lang: term.slice(0, i + 1), stem: term.slice(i + 1) };
+}
+
 /** A band's terms: within its lengths, the `limit` most frequent, ties by term. */
 export function bandOf(terms: Iterable<TermFrequency>, range: TermRange): TermFrequency[] {
   const kept: TermFrequency[] = [];

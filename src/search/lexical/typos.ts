@@ -11,7 +11,7 @@
 // "replic"), so the word's own one-edit spellings near its end are stemmed too, and those whose
 // stem the stemmer cut (replicaton -> replication -> replic) are looked up as they are.
 import type { Analyzer } from "./analyze.js";
-import { charLength } from "./term-dictionary.js";
+import { charLength, termParts } from "./term-dictionary.js";
 import type { TermRange } from "./types.js";
 
 export const ONE_TYPO_LENGTH = 5;
@@ -56,10 +56,15 @@ export function editDistance(a: string, b: string, max: number): number {
   return Math.min(prev[t.length]!, max + 1);
 }
 
-/** The dictionary band a term's same-first-letter candidates are in. */
+const firstLetter = (term: string) => {
+  const { lang, stem } = termParts(term);
+  return lang + ([...stem][0] ?? "");
+};
+
+/** The dictionary band a term's same-first-letter candidates are in (its language's terms only). */
 export function typoRange(term: string, budget: number): TermRange {
   const n = charLength(term);
-  return { prefix: [...term][0]!, minLength: Math.max(1, n - budget), maxLength: n + budget, limit: BAND_LIMIT };
+  return { prefix: firstLetter(term), minLength: Math.max(1, n - budget), maxLength: n + budget, limit: BAND_LIMIT };
 }
 
 const alphabetOf = (word: string) => [...new Set([...ALPHABET, ...word])];
@@ -74,7 +79,7 @@ export function typoLookups(word: string, term: string, budget: number, analyzer
   const letters = alphabetOf(word);
   const consider = (v: string) => {
     const stem = analyzer.term(v);
-    if (stem !== v && stem !== term) out.add(stem);
+    if (stem !== "" && termParts(stem).stem !== v && stem !== term) out.add(stem);
   };
   for (let i = Math.max(1, w.length - SUFFIX_SPAN); i <= w.length; i++) {
     const head = w.slice(0, i).join("");
@@ -87,13 +92,14 @@ export function typoLookups(word: string, term: string, budget: number, analyzer
     }
   }
   if (budget >= 2) {
-    const t = [...term];
+    const { lang, stem } = termParts(term);
+    const t = [...stem];
     const tail = t.slice(1).join("");
-    out.add(tail);
-    if (t.length > 1) out.add(t[1]! + t[0]! + t.slice(2).join(""));
-    for (const c of alphabetOf(term)) {
-      if (c !== t[0]) out.add(c + tail);
-      out.add(c + term);
+    out.add(lang + tail);
+    if (t.length > 1) out.add(lang + t[1]! + t[0]! + t.slice(2).join(""));
+    for (const c of alphabetOf(stem)) {
+      if (c !== t[0]) out.add(lang + c + tail);
+      out.add(lang + c + stem);
     }
   }
   out.delete(term);
@@ -126,11 +132,11 @@ export function typoCandidates(
   };
   // the band shares the term's first letter
   for (const b of band) if (b.term !== term) add({ term: b.term, edits: editDistance(term, b.term, budget), df: b.df });
-  const firstLetter = [...term][0];
+  const first = firstLetter(term);
   for (const t of typoLookups(word, term, budget, analyzer)) {
     const n = df.get(t);
     if (n === undefined) continue;
-    add({ term: t, edits: [...t][0] === firstLetter ? Math.min(1, budget) : 2, df: n });
+    add({ term: t, edits: firstLetter(t) === first ? Math.min(1, budget) : 2, df: n });
   }
   return [...found.values()];
 }

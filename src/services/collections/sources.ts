@@ -5,6 +5,7 @@ import { LimitReached, type Json, type SourceView } from "../../store/content-ty
 import { newId, nowIso } from "../../store/ids.js";
 import { tenantOf, type Principal } from "../auth/auth.js";
 import { notFound } from "../errors.js";
+import { checkOneLanguage } from "./language.js";
 import { limitsOf } from "../tenants/plans.js";
 import { quotaExceededError } from "../tenants/quotas.js";
 import type { AuditService } from "../tenants/audit.js";
@@ -102,6 +103,7 @@ export function createSourceService(deps: {
       const found = new Set(await content.existingCollectionIds(tenant.id, collectionIds));
       const missing = collectionIds.find((c) => !found.has(c));
       if (missing) throw notFound("Collection", missing);
+      await checkOneLanguage(content, tenant.id, collectionIds);
       const id = await insertSource(deps.store, tenant, { name: body.name, source_type: body.source_type as "upload" | "website", configuration: body.configuration ?? {} }, collectionIds);
       return out(await get(tenant.id, id));
     },

@@ -17,8 +17,7 @@ import { roundScore, settingsFor, type CollectionScope, type RetrieveRequest, ty
 import { blendFor } from "./search-blend.js";
 import { explanationOf } from "../../search/explain.js";
 import { expandedWords } from "../../search/lexical/query-rules.js";
-// the analyzer the stores index with (engine.ts ANALYZER)
-import { DEFAULT_ANALYZER } from "../../search/lexical/analyze.js";
+import { queryAnalyzer } from "../../search/lexical/languages.js";
 
 export async function collectionOf(deps: SearchDeps, p: Principal, id: string): Promise<CollectionScope> {
   const c = await deps.store.content.collectionScope(tenantOf(p).id, id);
@@ -28,13 +27,14 @@ export async function collectionOf(deps: SearchDeps, p: Principal, id: string): 
 
 /** Ranking without quota or shaping: for benchmark runs and the bench command. */
 export function rankIn(deps: SearchDeps, p: Principal, c: CollectionScope, query: string, mode: RetrievalMode = "hybrid") {
-  return deps.engine.rank(tenantOf(p).id, c.data_source_ids, query, settingsFor(deps.settings, c.settings), mode);
+  return deps.engine.rank(tenantOf(p).id, c.data_source_ids, query, settingsFor(deps.settings, c.settings, c.language), mode);
 }
 
 /** Candidate lists for tuning (one embedding per query; see search/tuning.ts). */
 export function candidatesIn(deps: SearchDeps, p: Principal, c: CollectionScope, query: string, opts: { depth: number; lexicalWeights: LexicalWeights[] }) {
-  const { synonyms, typoTolerance } = settingsFor(deps.settings, c.settings);
-  return deps.engine.candidates(tenantOf(p).id, c.data_source_ids, query, { ...opts, ...(synonyms ? { synonyms } : {}), ...(typoTolerance !== undefined ? { typoTolerance } : {}) });
+  const { synonyms, typoTolerance, language } = settingsFor(deps.settings, c.settings, c.language);
+  const rules = { ...(synonyms ? { synonyms } : {}), ...(typoTolerance !== undefined ? { typoTolerance } : {}), ...(language ? { language } : {}) };
+  return deps.engine.candidates(tenantOf(p).id, c.data_source_ids, query, { ...opts, ...rules });
 }
 
 /** The best chunk of each document only, in rank order. */
@@ -48,7 +48,7 @@ function firstPerDocument(ranked: RankedId[]): RankedId[] {
  * caller, as benchmark runs do, wins over the blend).
  */
 function rankingOf(deps: SearchDeps, c: CollectionScope, req: SearchControls, mode?: RetrievalMode) {
-  const blend = blendFor(settingsFor(deps.settings, c.settings), req.hybrid?.semantic_ratio, deps.engine.vectorsAvailable());
+  const blend = blendFor(settingsFor(deps.settings, c.settings, c.language), req.hybrid?.semantic_ratio, deps.engine.vectorsAvailable());
   const settings = {
     ...blend.settings,
     ...(req.typo_tolerance === false ? { typoTolerance: false } : {}),
@@ -86,6 +86,7 @@ export async function searchChunks(deps: SearchDeps, p: Principal, req: SearchRe
   // only the hits returned are read in full
   const top = await deps.engine.hydrate(tenantId, ranked.slice(0, topK));
   const terms = highlightTerms(result.parsed);
+  const analyzer = queryAnalyzer(ranking.settings.language);
   const documentIds = [...new Set(ranked.map((r) => r.documentId))];
   const counts = facets && (await facetCounts(deps.store.content, tenantId, c.data_source_ids, result.lexical, { documentIds, ...(filter ? { filter } : {}) }, facets));
   return {
@@ -94,7 +95,7 @@ export async function searchChunks(deps: SearchDeps, p: Principal, req: SearchRe
     total: ranked.length,
     results: top.map((r) => ({
       // words a typo alternative or a completion matched are highlighted too
-      ...searchHit(r.chunk, roundScore(r.score), [...terms, ...expandedWords(r.chunk.text, result.lexical, DEFAULT_ANALYZER)]),
+      ...searchHit(r.chunk, roundScore(r.score), [...terms, ...expandedWords(r.chunk.text, result.lexical, analyzer)]),
       ...(req.explain ? { explain: explanationOf(r) } : {}),
     })),
     mode: result.mode,

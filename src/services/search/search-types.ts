@@ -16,6 +16,8 @@ import { synonymTableOf } from "../collections/synonyms.js";
 export interface CollectionScope {
   settings: Json;
   data_source_ids: string[];
+  /** the collection's language (null or absent: English) */
+  language?: string | null;
 }
 
 /** What /search and /retrieve share beyond the query (issue 28): the blend, explanations, a filter. */
@@ -83,7 +85,7 @@ export const roundScore = (x: number) => Math.round(x * 1e6) / 1e6;
  * document_evidence (weight; off by default), relevance_calibration (the collection's own),
  * synonyms and typo_tolerance (on unless false).
  */
-export function settingsFor(base: EngineSettings, collectionSettings: Json): EngineSettings {
+export function settingsFor(base: EngineSettings, collectionSettings: Json, language?: string | null): EngineSettings {
   const fusion: FusionOptions = { ...base.fusion };
   const s = collectionSettings;
   if (s.fusion === "rrf" || s.fusion === "weighted") fusion.method = s.fusion;
@@ -113,6 +115,7 @@ export function settingsFor(base: EngineSettings, collectionSettings: Json): Eng
     ...(calibration ? { calibration } : {}),
     ...(synonyms ? { synonyms } : {}),
     ...(typoTolerance !== undefined ? { typoTolerance } : {}),
+    ...(language ? { language } : {}),
   };
 }
 

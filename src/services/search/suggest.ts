@@ -4,17 +4,16 @@
 // collection; the words of those chunks that begin with the typed word become the suggestions
 // (search/lexical/suggest.ts), each with the text typed before it. Not counted as a query: a
 // search box calls it on every keystroke.
-import { DEFAULT_ANALYZER, headingsField } from "../../search/lexical/analyze.js";
-import { cutStems, prefixRange } from "../../search/lexical/prefix.js";
+import { headingsField } from "../../search/lexical/analyze.js";
+import { queryAnalyzer } from "../../search/lexical/languages.js";
+import { cutStems, languageOf, prefixRange } from "../../search/lexical/prefix.js";
 import { typedToken } from "../../search/lexical/query-rules.js";
 import { completions, SUGGEST_FIELD_WEIGHTS } from "../../search/lexical/suggest.js";
 import { charLength } from "../../search/lexical/term-dictionary.js";
 import { tenantOf, type Principal } from "../auth/auth.js";
 import { collectionOf } from "./search-requests.js";
-import type { SearchDeps } from "./search-types.js";
+import { settingsFor, type SearchDeps } from "./search-types.js";
 
-/** the analyzer the stores index with (engine.ts ANALYZER) */
-const ANALYZER = DEFAULT_ANALYZER;
 /** completing stems read from the dictionary, the most frequent first */
 const SUGGEST_TERMS = 50;
 /** chunks whose words are counted */
@@ -26,8 +25,11 @@ export async function suggestIn(deps: SearchDeps, p: Principal, collectionId: st
   if (!token || c.data_source_ids.length === 0) return { suggestions: [] };
   const tenantId = tenantOf(p).id;
   const typed = token.norm;
-  const own = [ANALYZER.term(typed), ...cutStems(typed, ANALYZER)];
-  const band = { ...prefixRange(typed), minLength: charLength(typed), limit: SUGGEST_TERMS };
+  // the collection's language: its terms are the ones its chunks were indexed with
+  const analyzer = queryAnalyzer(settingsFor(deps.settings, c.settings, c.language).language);
+  const lang = languageOf(typed, analyzer);
+  const own = [analyzer.term(typed), ...cutStems(typed, analyzer)].filter((t) => t !== "");
+  const band = { ...prefixRange(typed, lang), minLength: charLength(lang + typed), limit: SUGGEST_TERMS };
   const answer = await deps.store.content.lexicalTerms(tenantId, { terms: own, ranges: [band] });
   const stems = new Set([...own.filter((t) => answer.df.has(t)), ...answer.ranges[0]!.map((t) => t.term)]);
   if (stems.size === 0) return { suggestions: [] };
@@ -39,5 +41,5 @@ export async function suggestIn(deps: SearchDeps, p: Principal, collectionId: st
   );
   const fields = [...chunks.values()].map((h) => ({ title: h.title, headings: headingsField(h.heading_path), body: h.text }));
   const head = q.slice(0, token.start);
-  return { suggestions: completions(fields, typed, stems, ANALYZER, limit).map((w) => head + w) };
+  return { suggestions: completions(fields, typed, stems, analyzer, limit).map((w) => head + w) };
 }

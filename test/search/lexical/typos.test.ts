@@ -2,7 +2,9 @@
 // expand.ts): the budgets, the first-letter rule, suffix typos hidden from the stemmer, the
 // rare-or-absent rule, completions, exact matches ranking above both, and suggestions' order.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_ANALYZER } from "../../../src/search/lexical/analyze.js";
+import { analyzeChunk, DEFAULT_ANALYZER } from "../../../src/search/lexical/analyze.js";
+import { Bm25Index } from "../../../src/search/lexical/bm25-index.js";
+import { analyzerFor } from "../../../src/search/lexical/languages.js";
 import { rankLexical } from "../../../src/search/lexical/rank.js";
 import { answerLookup } from "../../../src/search/lexical/term-dictionary.js";
 import { editDistance, typoBudget } from "../../../src/search/lexical/typos.js";
@@ -121,6 +123,23 @@ describe("prefix search", () => {
     expect((await search("kube ", { prefix: true })).keys).toEqual([2]);
     // a stop word being typed still completes
     expect((await search("kubernetes pa", { prefix: true })).terms.map((t) => t.term)).toContain("pain");
+  });
+});
+
+describe("in another language", () => {
+  it("corrects and completes within the collection's language's terms", async () => {
+    const de = analyzerFor("de");
+    const index = new Bm25Index();
+    const rows = ["Die Häuser der Altstadt", "Der Bahnhof liegt im Norden", "Verschlüsselung der Verbindung"];
+    rows.forEach((body, i) => index.add(i + 1, 0, analyzeChunk({ title: "", headings: "", body }, de)));
+    const run = async (query: string, prefix = false) => {
+      const { lexical } = await lexicalQueryWithRules(query, de, { typos: true, prefix }, async (l) => answerLookup(index, l));
+      return rankLexical(index, new Uint8Array([1]), lexical!, 10, EQUAL_WEIGHTS, () => new Map(), de).map((h) => h.key);
+    };
+    expect(await run("Bahnhfo")).toEqual([2]);
+    expect(await run("Verschlüsselunq")).toEqual([3]);
+    expect(await run("Verschl", true)).toEqual([3]);
+    expect(await run("Verschl")).toEqual([]);
   });
 });
 

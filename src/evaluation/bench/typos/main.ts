@@ -23,16 +23,21 @@ const SEED = 28;
 
 interface Asker {
   (query: string, typos: boolean): Promise<string[]>;
+  /** server took_ms summed per setting */
+  took: { on: number; off: number };
 }
 
 function asker(url: string, key: string, collectionId: string, mode: "lexical" | "hybrid", pageOf: DocsSet["pageOf"]): Asker {
-  return async (query, typos) => {
+  const took = { on: 0, off: 0 };
+  const ask = async (query: string, typos: boolean) => {
     const json = { collection_id: collectionId, query, top_k: TOP_K, typo_tolerance: typos, ...(mode === "lexical" ? { hybrid: { semantic_ratio: 0 } } : {}) };
     const res = await fetch(`${url}/search`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(json) });
-    const body = (await res.json()) as { results?: { source: string }[] };
+    const body = (await res.json()) as { results?: { source: string }[]; took_ms?: number };
     if (res.status !== 200) throw new Error(`POST /search (${query}): ${res.status} ${JSON.stringify(body)}`);
+    took[typos ? "on" : "off"] += body.took_ms ?? 0;
     return (body.results ?? []).map((h) => pageOf(h.source));
   };
+  return Object.assign(ask, { took });
 }
 
 /** Share of the misspellings whose top page is the clean question's, with and without typo tolerance. */
@@ -57,12 +62,14 @@ async function topHitKept(ask: Asker, set: Misspelling[]) {
 async function cleanNdcg(ask: Asker, questions: DocsQuestion[]) {
   let on = 0;
   let off = 0;
+  ask.took.on = ask.took.off = 0;
   for (const q of questions) {
     const relevant = new Map(Object.entries(q.relevant));
     on += evaluateQuery(await ask(q.question, true), relevant, TOP_K).ndcg;
     off += evaluateQuery(await ask(q.question, false), relevant, TOP_K).ndcg;
   }
-  return { questions: questions.length, ndcg_typos_on: on / questions.length, ndcg_typos_off: off / questions.length, loss: (off - on) / questions.length };
+  const n = questions.length;
+  return { questions: n, ndcg_typos_on: on / n, ndcg_typos_off: off / n, loss: (off - on) / n, mean_took_ms: { on: ask.took.on / n, off: ask.took.off / n } };
 }
 
 function options(argv: string[]) {
@@ -114,7 +121,8 @@ async function main(): Promise<number> {
       `| ${o.set.name}, ${o.mode}, ${d.load.chunks} chunks | typo tolerance on | off |\n| --- | --- | --- |\n` +
       `| top page kept, ${inner.comparable} misspellings after the first letter | ${pct(inner.kept)} | ${pct(inner.kept_without_typos)} |\n` +
       `| top page kept, ${anywhere.comparable} misspellings at any letter | ${pct(anywhere.kept)} | ${pct(anywhere.kept_without_typos)} |\n` +
-      `| nDCG@10 of the ${clean.questions} clean questions | ${clean.ndcg_typos_on.toFixed(4)} | ${clean.ndcg_typos_off.toFixed(4)} |\n`;
+      `| nDCG@10 of the ${clean.questions} clean questions | ${clean.ndcg_typos_on.toFixed(4)} | ${clean.ndcg_typos_off.toFixed(4)} |\n` +
+      `| mean took_ms of the clean questions | ${clean.mean_took_ms.on.toFixed(2)} | ${clean.mean_took_ms.off.toFixed(2)} |\n`;
     fs.mkdirSync(o.out, { recursive: true });
     const file = path.join(o.out, `typos-${o.set.name}-${report.date.replace(/[:.]/g, "-")}`);
     fs.writeFileSync(`${file}.json`, JSON.stringify(report, null, 2));
