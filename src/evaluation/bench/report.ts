@@ -230,3 +230,14 @@ export function renderComparison(reports: BenchReport[]): string {
   }
   return L.join("\n") + "\n";
 }
+
+/** Runs a bench script's main: exits with its code, or with 1 and the stack on stderr. */
+export function runMain(main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    (err) => {
+      process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -16,7 +16,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { machineInfo } from "../report.js";
+import { machineInfo, runMain } from "../report.js";
 import { docsDir, docsPages, missingPages, readQuestions } from "./questions.js";
 import { failedPages, openDocsDeployment, uncrawledPages, type DocsLoadStats } from "./load.js";
 import { DOCS_SETS, NODE_SET, docsSet, type DocsSet } from "./sets.js";
@@ -177,10 +177,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    log(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { evaluateQuery } from "../../ranking-metrics.js";
-import { machineInfo } from "../report.js";
+import { machineInfo, runMain } from "../report.js";
 import { docsDir, docsPages, readQuestions, type DocsQuestion } from "../docs-questions/questions.js";
 import { openDocsDeployment } from "../docs-questions/load.js";
 import { NODE_SET, docsSet, type DocsSet } from "../docs-questions/sets.js";
@@ -135,10 +135,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    log(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    process.exit(1);
-  },
-);
+runMain(main);
