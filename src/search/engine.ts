@@ -188,10 +188,11 @@ export async function rankIds(
   filter?: SearchFilter,
 ): Promise<RankedIds> {
   const useLexical = mode !== "vector";
+  const useVectors = mode !== "lexical" && vectorsAvailable(deps);
+  // the embedding starts first: the query's dictionary reads (typos, prefix) run beside it
+  const vectorPromise = useVectors && sourceIds.length > 0 ? startVectorSearch(deps, tenantId, sourceIds, query, settings.depth, filter) : Promise.resolve([]);
   const { parsed, lexical: lexicalQuery } = await queryOf(deps, tenantId, query, settings, useLexical && sourceIds.length > 0);
   if (sourceIds.length === 0) return { mode: "hybrid", ranked: [], parsed, lexical: null };
-  const useVectors = mode !== "lexical" && vectorsAvailable(deps);
-  const vectorPromise = useVectors ? startVectorSearch(deps, tenantId, sourceIds, query, settings.depth, filter) : Promise.resolve([]);
   const lexical =
     useLexical && lexicalQuery ? await deps.content.lexicalSearch(tenantId, sourceIds, lexicalQuery, settings.depth, settings.lexicalWeights, filter) : [];
   const vector = await vectorPromise;
@@ -312,8 +313,8 @@ export async function tuningCandidates(
   const useVectors = vectorsAvailable(deps);
   const mode: RetrievalMode = useVectors ? "hybrid" : "lexical";
   if (sourceIds.length === 0) return { mode, lexical: opts.lexicalWeights.map(() => []), vector: [], documentOf: new Map() };
-  const lexicalQuery = (await queryOf(deps, tenantId, query, { ...DEFAULT_ENGINE_SETTINGS, ...opts, lexicalWeights: DEFAULT_LEXICAL_WEIGHTS }, true)).lexical;
   const vectorPromise = useVectors ? startVectorSearch(deps, tenantId, sourceIds, query, opts.depth) : Promise.resolve([]);
+  const lexicalQuery = (await queryOf(deps, tenantId, query, { ...DEFAULT_ENGINE_SETTINGS, ...opts, lexicalWeights: DEFAULT_LEXICAL_WEIGHTS }, true)).lexical;
   const lexical: Candidate[][] = [];
   for (const w of opts.lexicalWeights) {
     lexical.push(lexicalQuery ? asCandidates(await deps.content.lexicalSearch(tenantId, sourceIds, lexicalQuery, opts.depth, w)) : []);
