@@ -8,10 +8,10 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { CHROMIUM_ARGS, chromiumPath } from "../../src/crawl/render.js";
-import { noModelEnv, startServer, upload, waitIndexed, type TestServer } from "../kit/index.js";
-import { ensureConsoleBuilt, freePort, shoot, TIMEOUT } from "./helpers.js";
+import type { BrowserContext, Page } from "playwright-core";
+import { chromiumPath } from "../../src/crawl/render.js";
+import { upload, waitIndexed, type TestServer } from "../kit/index.js";
+import { openConsole, type ConsoleSession, shoot, TIMEOUT } from "./helpers.js";
 
 const PRODUCTS = ["cli", "cli", "cli", "cli", "api", "api", "api", "web", "web"];
 /** nine catalogue records, each a document whose metadata is its fields; every one says "turbine" */
@@ -36,7 +36,7 @@ async function receiver() {
 
 describe.skipIf(!chromiumPath())("console: search controls, synonyms, languages and webhooks in Chromium", () => {
   let s: TestServer;
-  let browser: Browser;
+  let session: ConsoleSession | undefined;
   let context: BrowserContext;
   let page: Page;
   let hook: Awaited<ReturnType<typeof receiver>>;
@@ -46,17 +46,8 @@ describe.skipIf(!chromiumPath())("console: search controls, synonyms, languages 
   const call = (method: string, path: string, json?: unknown) => s.call(method, path, { key, ...(json === undefined ? {} : { json }) });
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
-    const port = await freePort();
-    const env = { ...noModelEnv(), PUBLIC_URL: `http://127.0.0.1:${port}`, REQUIRE_EMAIL_VERIFICATION: "false", CRAWL_ALLOW_PRIVATE_NETWORKS: "true" };
-    [s, hook, browser] = await Promise.all([
-      startServer(env, { port }),
-      receiver(),
-      chromium.launch({ executablePath: chromiumPath()!, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 }),
-    ]);
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: s.url });
-    page = await context.newPage();
-    page.setDefaultTimeout(TIMEOUT);
+    [session, hook] = await Promise.all([openConsole({ REQUIRE_EMAIL_VERIFICATION: "false", CRAWL_ALLOW_PRIVATE_NETWORKS: "true" }), receiver()]);
+    ({ s, context, page } = session);
     // an owner signed in in the browser, an API key for the setup and the checks
     const signup = await context.request.post("/auth/signup", { data: { email: `sc.${process.pid}.${Date.now()}@example.com`, password: "facets and filters", workspace_name: "Parts" } });
     expect(signup.status()).toBe(201);
@@ -68,9 +59,7 @@ describe.skipIf(!chromiumPath())("console: search controls, synonyms, languages 
   }, 180_000);
 
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await s?.close();
+    await session?.close();
     await hook?.close();
   });
 
