@@ -3,32 +3,23 @@
 // document arrived, then got a click) sees the volume chart with its table, the top queries and
 // the zero-result queries, makes a benchmark case and a synonym from one, and turns logging off.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { CHROMIUM_ARGS, chromiumPath } from "../../src/crawl/render.js";
-import { noModelEnv, startServer, type TestServer } from "../kit/index.js";
-import { ensureConsoleBuilt, freePort, shoot, TIMEOUT } from "./helpers.js";
+import type { BrowserContext, Page } from "playwright-core";
+import { chromiumPath } from "../../src/crawl/render.js";
+import type { TestServer } from "../kit/index.js";
+import { openConsole, type ConsoleSession, shoot } from "./helpers.js";
 
 describe.skipIf(!chromiumPath())("console: the Analytics page in Chromium", () => {
   let s: TestServer;
-  let browser: Browser;
+  let session: ConsoleSession | undefined;
   let context: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
-    const port = await freePort();
-    s = await startServer({ ...noModelEnv(), PUBLIC_URL: `http://127.0.0.1:${port}`, REQUIRE_EMAIL_VERIFICATION: "false", ANALYTICS_FLUSH_MS: "20" }, { port });
-    browser = await chromium.launch({ executablePath: chromiumPath()!, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: s.url });
-    page = await context.newPage();
-    page.setDefaultTimeout(TIMEOUT);
+    session = await openConsole({ REQUIRE_EMAIL_VERIFICATION: "false", ANALYTICS_FLUSH_MS: "20" });
+    ({ s, context, page } = session);
   }, 180_000);
 
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await s?.close();
-  });
+  afterAll(() => session?.close());
 
   it("shows volume, top and zero-result queries, makes a benchmark case and a synonym, and turns logging off", async () => {
     // --- an owner (cookie in the browser) and an API key for the traffic

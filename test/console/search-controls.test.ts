@@ -2,15 +2,16 @@
 // like console.test.ts), one server and one browser for the file: the playground's facet
 // checkboxes show the API's counts and narrow the results, its filter builder and blend slider
 // send what they say and the explanation shows each hit's ranks; the collection page's synonyms editor saves and
-// reloads a set; the Webhooks page creates an endpoint (secret shown once), lists the deliveries a
+// reloads a set, and its language select saves a language (a shared source's 409 shown under it,
+// the re-indexing it starts counted); the Webhooks page creates an endpoint (secret shown once), lists the deliveries a
 // loopback receiver got, redelivers one with the same webhook-id, and deletes the endpoint.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { CHROMIUM_ARGS, chromiumPath } from "../../src/crawl/render.js";
-import { noModelEnv, startServer, upload, waitIndexed, type TestServer } from "../kit/index.js";
-import { ensureConsoleBuilt, freePort, shoot, TIMEOUT } from "./helpers.js";
+import type { BrowserContext, Page } from "playwright-core";
+import { chromiumPath } from "../../src/crawl/render.js";
+import { upload, waitIndexed, type TestServer } from "../kit/index.js";
+import { openConsole, type ConsoleSession, shoot, TIMEOUT } from "./helpers.js";
 
 const PRODUCTS = ["cli", "cli", "cli", "cli", "api", "api", "api", "web", "web"];
 /** nine catalogue records, each a document whose metadata is its fields; every one says "turbine" */
@@ -33,9 +34,9 @@ async function receiver() {
   return { url, got, close };
 }
 
-describe.skipIf(!chromiumPath())("console: search controls, synonyms and webhooks in Chromium", () => {
+describe.skipIf(!chromiumPath())("console: search controls, synonyms, languages and webhooks in Chromium", () => {
   let s: TestServer;
-  let browser: Browser;
+  let session: ConsoleSession | undefined;
   let context: BrowserContext;
   let page: Page;
   let hook: Awaited<ReturnType<typeof receiver>>;
@@ -45,17 +46,8 @@ describe.skipIf(!chromiumPath())("console: search controls, synonyms and webhook
   const call = (method: string, path: string, json?: unknown) => s.call(method, path, { key, ...(json === undefined ? {} : { json }) });
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
-    const port = await freePort();
-    const env = { ...noModelEnv(), PUBLIC_URL: `http://127.0.0.1:${port}`, REQUIRE_EMAIL_VERIFICATION: "false", CRAWL_ALLOW_PRIVATE_NETWORKS: "true" };
-    [s, hook, browser] = await Promise.all([
-      startServer(env, { port }),
-      receiver(),
-      chromium.launch({ executablePath: chromiumPath()!, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 }),
-    ]);
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: s.url });
-    page = await context.newPage();
-    page.setDefaultTimeout(TIMEOUT);
+    [session, hook] = await Promise.all([openConsole({ REQUIRE_EMAIL_VERIFICATION: "false", CRAWL_ALLOW_PRIVATE_NETWORKS: "true" }), receiver()]);
+    ({ s, context, page } = session);
     // an owner signed in in the browser, an API key for the setup and the checks
     const signup = await context.request.post("/auth/signup", { data: { email: `sc.${process.pid}.${Date.now()}@example.com`, password: "facets and filters", workspace_name: "Parts" } });
     expect(signup.status()).toBe(201);
@@ -67,9 +59,7 @@ describe.skipIf(!chromiumPath())("console: search controls, synonyms and webhook
   }, 180_000);
 
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await s?.close();
+    await session?.close();
     await hook?.close();
   });
 
@@ -146,6 +136,40 @@ describe.skipIf(!chromiumPath())("console: search controls, synonyms and webhook
     await page.reload();
     await expect.poll(() => groups.inputValue()).toBe("k8s, kubernetes\nrotor, blade hub");
     expect(await mappings.inputValue()).toBe("pg => postgresql, postgres");
+  });
+
+  it("sets a language on creation and on the collection's page: a conflict is named, a change re-indexes, a German plural finds its singular", async () => {
+    const titles = async (collection_id: string, query: string) =>
+      (await call("POST", "/search", { collection_id, query, hybrid: { semantic_ratio: 0 } })).body.results.map((h: { title: string }) => h.title);
+    await page.goto("/workspace/collections");
+    await page.getByLabel("Name", { exact: true }).fill("Handbuch");
+    await page.getByLabel("Language", { exact: true }).selectOption({ label: "Italian (it)" });
+    await page.getByRole("button", { name: "Create collection" }).click();
+    await page.getByText("Collection created. Add files below.").waitFor();
+    const handbuch = decodeURIComponent(new URL(page.url()).pathname.split("/").pop()!);
+    expect((await call("GET", `/collections/${handbuch}`)).body.language).toBe("it");
+    const select = page.getByLabel("Collection language");
+    expect(await select.inputValue()).toBe("it");
+    const [uploads] = (await call("GET", `/data-sources?collection_id=${handbuch}`)).body;
+    expect((await upload(s, key, uploads.id, [{ name: "haus.md", content: "# Wohnen\n\nDas Haus am See hat einen großen Garten.\n", type: "text/markdown" }])).status).toBe(202);
+    await waitIndexed(s, key, uploads.id);
+    expect(await titles(handbuch, "Häuser")).toEqual([]); // Italian keeps "hauser" whole
+
+    // another Italian collection on the same source: German here would split it, and the 409 says so by name
+    const teile = await call("POST", "/collections", { name: "Teile", data_source_ids: [uploads.id], language: "it" });
+    expect(teile.status).toBe(201);
+    await select.selectOption({ label: "German (de)" });
+    await page.getByRole("button", { name: "Save language" }).click();
+    await page.getByRole("alert").filter({ hasText: `Data source “${uploads.name}” is also in collection “Teile”, whose language is 'it'` }).waitFor();
+    expect((await call("GET", `/collections/${handbuch}`)).body.language).toBe("it");
+
+    // without it, German saves and re-indexes the one document
+    expect((await call("DELETE", `/collections/${teile.body.id}`)).status).toBe(204);
+    await page.getByRole("button", { name: "Save language" }).click();
+    await page.getByText("Saved: German (de), re-indexing 1 document.").waitFor();
+    expect((await call("GET", `/collections/${handbuch}`)).body.language).toBe("de");
+    await expect.poll(() => titles(handbuch, "Häuser"), { timeout: TIMEOUT }).toEqual(["Wohnen"]);
+    await shoot(page, "36-collection-language");
   });
 
   it("creates a webhook, lists its deliveries, redelivers one and deletes the endpoint", async () => {

@@ -1,11 +1,13 @@
-// The console's filter builder and synonym boxes as data (console/src/search-filter.ts,
-// console/src/synonym-text.ts): every filter the builder makes is one the API's parser accepts,
+// The console's filter builder, synonym boxes and language names as data (console/src/search-filter.ts,
+// console/src/synonym-text.ts, console/src/languages.ts): every filter the builder makes is one the API's parser accepts,
 // and it selects the documents the rows describe, judged by the filter tests' brute-force
 // reference (test/helpers/filter-reference.ts) rather than by the shape of the JSON.
 import { describe, expect, it } from "vitest";
 import { parseFilter } from "../../src/search/filter/parse.js";
 import { holds, type FilterDoc } from "../helpers/filter-reference.js";
 import { facetClause, requestFilter, rowClause, rowProblem, rowsFilter, toggleFacet, type FilterRow } from "../../console/src/search-filter.js";
+import { AUTO, LANGUAGES } from "../../src/search/lexical/languages.js";
+import { LANGUAGE_CHOICES, languageLabel, reindexText, withNames } from "../../console/src/languages.js";
 import { addSynonym, badMappingLine, groupsText, mappingsText, parseSynonyms } from "../../console/src/synonym-text.js";
 
 const doc = (id: string, metadata: Record<string, unknown>, over: Partial<FilterDoc> = {}): FilterDoc => ({
@@ -96,5 +98,26 @@ describe("console synonym boxes", () => {
     expect(addSynonym(set, "pg", ["postgres", "PG"], false)).toEqual({ groups: set.groups, mappings: { pg: ["postgresql", "postgres"] } });
     expect(addSynonym(set, "Yaw", ["azimuth", "heading"], true).groups).toEqual([["yaw", "azimuth", "heading"]]);
     expect(addSynonym(set, "yaw brake", ["nacelle brake"], true).groups).toEqual([["yaw", "azimuth"], ["yaw brake", "nacelle brake"]]);
+  });
+});
+
+describe("console languages", () => {
+  it("offers exactly the server's languages and auto, each named with its code", () => {
+    expect([...LANGUAGE_CHOICES].sort()).toEqual([...LANGUAGES, AUTO].sort());
+    expect(LANGUAGE_CHOICES[0]).toBe("en");
+    for (const code of LANGUAGE_CHOICES) expect(languageLabel(code)).toMatch(new RegExp(`^[A-Z][a-z ]+ \\(${code}\\)$`));
+    expect(languageLabel("de")).toBe("German (de)");
+    expect(languageLabel("auto")).toBe("Detect per document (auto)");
+  });
+
+  it("says what a save re-indexes and names the ids of a conflict", () => {
+    expect(reindexText({ documents: 1 })).toBe("re-indexing 1 document");
+    expect(reindexText({ documents: 12 })).toBe("re-indexing 12 documents");
+    expect(reindexText({ documents: 0 })).toBeNull();
+    expect(reindexText(undefined)).toBeNull();
+    const detail = "Data source 'ds1' is also in collection 'c2', whose language is 'de'; a data source is indexed in one language.";
+    expect(withNames(detail, new Map([["ds1", "Uploads"], ["c2", "Teile"]]))).toBe(
+      "Data source “Uploads” is also in collection “Teile”, whose language is 'de'; a data source is indexed in one language.",
+    );
   });
 });
