@@ -358,9 +358,9 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   const searchLog = createSearchLog({ store, log, flushMs: config.analyticsFlushMs, lowScore: config.analyticsLowScore });
   const counters = { zeroResults: b.metrics.searchZeroResults, lowScore: b.metrics.searchLowScore };
   const search = loggedSearch(plainSearch, { log: searchLog, lowScore: config.analyticsLowScore, counters });
-  const analytics = createAnalyticsService({ store, log: searchLog, retentionDays: config.analyticsRetentionDays, lowScore: config.analyticsLowScore, flushMs: config.analyticsFlushMs });
-  const collections = createCollectionService({ store, audit });
   const synonyms = createSynonymService({ store });
+  const analytics = createAnalyticsService({ store, log: searchLog, synonyms, retentionDays: config.analyticsRetentionDays, lowScore: config.analyticsLowScore, flushMs: config.analyticsFlushMs });
+  const collections = createCollectionService({ store, audit });
   const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit });
   const { benchmarks, tuneQueue } = assembleBenchmarks(b, j, plainSearch);
   const industryBenchmarks = createIndustryBenchmarkService({

@@ -248,6 +248,30 @@ describe("closing the loop", () => {
     expect((await call("POST", "/analytics/benchmark-cases", { suite_id: "bms_missing", queries: ["x"] })).status).toBe(404);
   });
 
+  it("turns zero-result queries into synonyms that the next search uses", async () => {
+    const ids = (r: any) => r.body.results.map((h: any) => h.document_id);
+    expect(ids(await call("POST", "/search", { collection_id: collection, query: "Zebra  Unicorn" }))).toEqual([]);
+    await call("PUT", `/collections/${collection}/synonyms`, { groups: [["nacelle", "housing"]], mappings: { cog: ["gearbox"] } });
+    const mapped = await call("POST", "/analytics/synonyms", { collection_id: collection, queries: ["Zebra  Unicorn", "cog"], synonym_of: "Rotor Blades" });
+    expect(mapped.status).toBe(201);
+    expect(mapped.body.added).toEqual({ groups: [], mappings: { "zebra unicorn": ["rotor blades"], cog: ["rotor blades"] } });
+    // merged: the existing group stays, the existing mapping gains the new term
+    expect(mapped.body.synonyms).toEqual({ groups: [["nacelle", "housing"]], mappings: { cog: ["gearbox", "rotor blades"], "zebra unicorn": ["rotor blades"] } });
+    expect((await call("GET", `/collections/${collection}/synonyms`)).body).toEqual(mapped.body.synonyms);
+    expect(ids(await call("POST", "/search", { collection_id: collection, query: "zebra unicorn" }))).toContain(doc.blades);
+    // without synonym_of the queries become one group; the same group twice is kept once
+    const group = { collection_id: collection, queries: ["tower bolts", "Mast Screws"] };
+    expect((await call("POST", "/analytics/synonyms", group)).body.added).toEqual({ groups: [["tower bolts", "mast screws"]], mappings: {} });
+    const again = await call("POST", "/analytics/synonyms", { ...group, queries: ["mast screws", "tower bolts"] });
+    expect(again.body.synonyms.groups).toEqual([["nacelle", "housing"], ["tower bolts", "mast screws"]]);
+    expect(ids(await call("POST", "/search", { collection_id: collection, query: "mast screws" }))).toContain(doc.tower);
+    expect422(await call("POST", "/analytics/synonyms", { collection_id: collection, queries: ["only one"] }), "body", "queries");
+    expect422(await call("POST", "/analytics/synonyms", { collection_id: collection, queries: ["?!"], synonym_of: "gearbox" }), "body", "queries", 0);
+    expect422(await call("POST", "/analytics/synonyms", { collection_id: collection, queries: ["Gearbox"], synonym_of: "gearbox" }), "body", "synonym_of");
+    expect((await call("POST", "/analytics/synonyms", { collection_id: "col_missing", queries: ["a", "b"] })).status).toBe(404);
+    await call("PUT", `/collections/${collection}/synonyms`, {});
+  });
+
   it("counts zero-result and low-score searches per mode in /metrics", async () => {
     const text = String((await s.call("GET", "/metrics")).body);
     const zero = logged0(text, "quarry_search_zero_results_total");

@@ -1,6 +1,6 @@
 // Search analytics (issue 29): feedback on a logged search (search scope, so a browser front end
-// may send it), the reports, the workspace's logging switch and the report-to-benchmark action
-// (admin).
+// may send it), the reports, the workspace's logging switch and the report-to-benchmark
+// and report-to-synonym actions (admin).
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import { errors, ref } from "../schemas/common.js";
@@ -9,6 +9,8 @@ import {
   AnalyticsBenchmarkCasesOut,
   AnalyticsSettings,
   AnalyticsSettingsUpdate,
+  AnalyticsSynonymsCreate,
+  AnalyticsSynonymsOut,
   QueryStats,
   SearchFeedbackCreate,
   SearchSeries,
@@ -105,5 +107,18 @@ export const analyticsRoutes =
         },
       },
       async (req, reply) => reply.status(201).send(await analytics.toBenchmark(req.principal!, req.body)),
+    );
+    app.post(
+      "/analytics/synonyms",
+      {
+        config: needs("admin"),
+        schema: {
+          tags,
+          summary: "Add report queries to a collection's synonyms",
+          body: ref(AnalyticsSynonymsCreate),
+          response: { 201: ref(AnalyticsSynonymsOut), ...errors(401, 403, 404, 422) },
+        },
+      },
+      async (req, reply) => reply.status(201).send(await analytics.toSynonyms(req.principal!, req.body)),
     );
   };

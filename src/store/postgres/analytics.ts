@@ -5,16 +5,21 @@ import { atOf, code, DAY, EVENT_COLUMNS, eventValues, FEEDBACK_TYPES, millionths
 /** Numbered placeholders from $start on. */
 const marks = (n: number, start: number) => Array.from({ length: n }, (_, i) => `$${start + i}`).join(", ");
 
-/** The window's condition on search_events `s`, its parameters numbered from `start`. */
-function windowOf(f: EventFilter, start: number): { sql: string; scopes: string; params: unknown[] } {
+/**
+ * The window's condition on search_events `s`, its parameters numbered from `start`. The scope
+ * ids are looked up first and passed as an array: joined as a subquery, the planner cannot
+ * estimate how many rows one scope holds and sorts a large report on disk instead of hashing it.
+ */
+async function windowOf(pool: Pool, f: EventFilter, start: number): Promise<{ sql: string; params: unknown[] }> {
   const byCollection = f.collection_id !== undefined;
-  const scopes = `SELECT id FROM analytics_scopes WHERE tenant_id = $${start}${byCollection ? ` AND collection_id = $${start + 1}` : ""}`;
-  const next = start + (byCollection ? 2 : 1);
+  const found = await pool.query<{ id: number }>(
+    `SELECT id FROM analytics_scopes WHERE tenant_id = $1${byCollection ? " AND collection_id = $2" : ""}`,
+    byCollection ? [f.tenant_id, f.collection_id] : [f.tenant_id],
+  );
   const origins = f.origins.map((o) => code(ORIGINS, o));
   return {
-    scopes,
-    sql: `s.scope IN (${scopes}) AND s.at >= $${next} AND s.at < $${next + 1} AND s.origin IN (${marks(origins.length, next + 2)})`,
-    params: [f.tenant_id, ...(byCollection ? [f.collection_id] : []), f.from, f.to, ...origins],
+    sql: `s.scope = ANY($${start}::int[]) AND s.at >= $${start + 1} AND s.at < $${start + 2} AND s.origin = ANY($${start + 3}::smallint[])`,
+    params: [found.rows.map((r) => r.id), f.from, f.to, origins],
   };
 }
 
@@ -150,7 +155,7 @@ type ReportMethod = "buckets" | "queries" | "rolledBuckets" | "rolledQueries" | 
 function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
   return {
     async buckets(f, interval, offset, lowScore) {
-      const w = windowOf(f, 4);
+      const w = await windowOf(pool, f, 4);
       const r = await pool.query<BucketCounts>(
         `SELECT ((s.at - $1::bigint) / $2::bigint) * $2::bigint + $1::bigint AS start, s.took_ms, count(*)::int AS searches,
                 count(*) FILTER (WHERE s.hits = 0)::int AS zero_results, count(*) FILTER (WHERE s.hits > 0 AND s.top_score < $3)::int AS low_score
@@ -160,24 +165,23 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
       return r.rows.map((b) => ({ ...b, start: Number(b.start) }));
     },
     async queries(f, lowScore) {
-      const w = windowOf(f, 2);
-      const n = w.params.length + 2;
+      const w = await windowOf(pool, f, 2);
       const r = await pool.query<QueryCounts>(
         `SELECT s.query, count(*)::int AS count, count(*) FILTER (WHERE s.hits = 0)::int AS zero_results,
                 count(*) FILTER (WHERE s.hits > 0 AND s.top_score < $1)::int AS low_score,
                 coalesce(sum(c.clicks), 0)::int AS clicks, count(c.clicks)::int AS clicked_searches, coalesce(sum(c.positions), 0)::bigint AS position_sum
          FROM search_events s
          LEFT JOIN (SELECT fb.scope, fb.search_at, fb.search_id, count(*) AS clicks, sum(fb.position) AS positions
-                    FROM search_feedback fb WHERE fb.type = 0 AND fb.scope IN (${w.scopes}) AND fb.search_at >= $${n} AND fb.search_at < $${n + 1}
+                    FROM search_feedback fb WHERE fb.type = 0 AND fb.scope = ANY($2::int[]) AND fb.search_at >= $3 AND fb.search_at < $4
                     GROUP BY fb.scope, fb.search_at, fb.search_id) c
            ON c.scope = s.scope AND c.search_at = s.at AND c.search_id = s.id
          WHERE ${w.sql} GROUP BY s.query`,
-        [millionths(lowScore), ...w.params, f.from, f.to],
+        [millionths(lowScore), ...w.params],
       );
       return r.rows;
     },
     async rolledBuckets(f, interval, offset) {
-      const w = windowOf(f, 3);
+      const w = await windowOf(pool, f, 3);
       const r = await pool.query<BucketCounts>(
         `SELECT ((hour - $1::bigint) / $2::bigint) * $2::bigint + $1::bigint AS start, took_ms,
                 sum(searches)::int AS searches, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score FROM search_hourly s
@@ -187,7 +191,7 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
       return r.rows.map((b) => ({ ...b, start: Number(b.start) }));
     },
     async rolledQueries(f) {
-      const w = windowOf(f, 1);
+      const w = await windowOf(pool, f, 1);
       const r = await pool.query<QueryCounts>(
         `SELECT query, sum(searches)::int AS count, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score, sum(clicks)::int AS clicks,
                 sum(clicked_searches)::int AS clicked_searches, sum(position_sum)::bigint AS position_sum FROM query_daily s
@@ -199,7 +203,7 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
     async clickedDocuments(f, queries) {
       const out = new Map<string, string[]>();
       if (queries.length === 0) return out;
-      const w = windowOf(f, 2);
+      const w = await windowOf(pool, f, 2);
       const r = await pool.query<{ query: string; document_id: string }>(
         `SELECT s.query, fb.document_id, count(*) AS n FROM search_feedback fb
          JOIN search_events s ON s.scope = fb.scope AND s.at = fb.search_at AND s.id = fb.search_id
