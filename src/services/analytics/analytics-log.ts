@@ -37,10 +37,7 @@ export function createSearchLog(o: SearchLogOptions) {
   let writing: Promise<void> = Promise.resolve();
   const maxBuffer = o.maxBuffer ?? MAX_BUFFER;
   let dropped = 0;
-  const drop = (n: number) => {
-    dropped += n;
-    o.counters?.dropped.inc(n);
-  };
+  const drop = (n: number) => void ((dropped += n), o.counters?.dropped.inc(n));
   const switches = new Map<string, { enabled: boolean; at: number }>();
 
   const write = async (batch: SearchEventRow[]) => {

@@ -24,21 +24,15 @@ export function sqliteAnalytics(db: DB): AnalyticsStore {
   return { ...writes(db), ...reports(db) };
 }
 
-/** the log's writes, feedback, the switch and retention */
-function writes(db: DB): Omit<AnalyticsStore, ReportMethod> {
+/** The batch write: one transaction; the scope of a tenant deleted meanwhile is not made, so its rows are dropped. */
+function recorder(db: DB) {
   const ensureScope = db.prepare(
     "INSERT OR IGNORE INTO analytics_scopes (tenant_id, collection_id) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM tenants WHERE id = ?)",
   );
   const scopeId = db.prepare("SELECT id FROM analytics_scopes WHERE tenant_id = ? AND collection_id = ?").pluck();
   const insertEvent = db.prepare(`INSERT OR IGNORE INTO search_events (${EVENT_COLUMNS}) VALUES (${EVENT_COLUMNS.split(",").map(() => "?").join(", ")})`);
-  const findSearch = db.prepare(
-    `SELECT s.scope, s.at, s.rnd, s.origin, s.query_id, q.text AS query, sc.collection_id FROM search_events s
-     JOIN analytics_scopes sc ON sc.id = s.scope JOIN analytics_queries q ON q.id = s.query_id
-     WHERE sc.tenant_id = ? AND s.at = ? AND s.rnd = ?`,
-  );
   const ensureQuery = db.prepare("INSERT OR IGNORE INTO analytics_queries (scope, text) VALUES (?, ?)");
   const queryId = db.prepare("SELECT id FROM analytics_queries WHERE scope = ? AND text = ?").pluck();
-  // one transaction per batch; the scope of a tenant deleted meanwhile is not made, so its rows are dropped
   const addHourly = db.prepare(
     `INSERT INTO search_hourly (scope, hour, origin, took_ms, searches, zero_results, low_score) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT DO UPDATE SET searches = searches + excluded.searches, zero_results = zero_results + excluded.zero_results, low_score = low_score + excluded.low_score`,
@@ -47,7 +41,7 @@ function writes(db: DB): Omit<AnalyticsStore, ReportMethod> {
     `INSERT INTO query_daily (scope, day, origin, query_id, searches, zero_results, low_score) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT DO UPDATE SET searches = searches + excluded.searches, zero_results = zero_results + excluded.zero_results, low_score = low_score + excluded.low_score`,
   );
-  const record = db.transaction((rows: SearchEventRow[], lowScore: number) => {
+  return db.transaction((rows: SearchEventRow[], lowScore: number) => {
     const scopes = new Map<string, number | undefined>();
     const queries = new Map<string, number>();
     const idOf = (scope: number, text: string) => {
@@ -75,6 +69,16 @@ function writes(db: DB): Omit<AnalyticsStore, ReportMethod> {
     for (const h of hourly) addHourly.run(h.scope, h.hour, h.origin, h.took_ms, h.searches, h.zero_results, h.low_score);
     for (const d of daily) addDaily.run(d.scope, d.day, d.origin, d.query_id, d.searches, d.zero_results, d.low_score);
   });
+}
+
+/** the log's writes, feedback, the switch and retention */
+function writes(db: DB): Omit<AnalyticsStore, ReportMethod> {
+  const findSearch = db.prepare(
+    `SELECT s.scope, s.at, s.rnd, s.origin, s.query_id, q.text AS query, sc.collection_id FROM search_events s
+     JOIN analytics_scopes sc ON sc.id = s.scope JOIN analytics_queries q ON q.id = s.query_id
+     WHERE sc.tenant_id = ? AND s.at = ? AND s.rnd = ?`,
+  );
+  const record = recorder(db);
   type Found = { scope: number; at: number; rnd: number; origin: number; query_id: number; query: string; collection_id: string };
   const lookup = (tenantId: string, id: string) => {
     const at = atOf(id);
