@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { PLATFORM_KEY } from "../kit/index.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.js";
-import { startServerProcess, type ServerProcess } from "../helpers/process.js";
+import { callProcess, startServerProcess, type ServerProcess } from "../helpers/process.js";
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-anrestart-"));
 let database: TestDatabase | null = null;
@@ -30,15 +30,7 @@ async function start(flushMs: number): Promise<ServerProcess> {
   return p;
 }
 
-async function call(p: ServerProcess, method: string, route: string, key: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(p.url + route, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const call = callProcess;
 
 test("SIGTERM under searches, restart: every answered search_id is logged, exactly once", async () => {
   const from = new Date(Date.now() - 60_000).toISOString();

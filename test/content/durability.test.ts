@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { PLATFORM_KEY } from "../kit/index.js";
+import { callProcess } from "../helpers/process.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.js";
 import { openDeploymentSql } from "../helpers/store-sql.js";
 import { parseDocument } from "../../src/ingest/parse/index.js";
@@ -89,15 +90,7 @@ async function startProcess(): Promise<Proc> {
   return { child, url, output: () => out };
 }
 
-async function call(p: Proc, method: string, route: string, key: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(p.url + route, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const call = callProcess;
 
 async function uploadTo(p: Proc, key: string, sourceId: string, files: UploadFile[]): Promise<{ status: number; body: any }> {
   const mp = multipart({ data_source_id: sourceId }, files);
