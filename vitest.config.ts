@@ -51,6 +51,7 @@ const QUICK_SKIPS = [
   "test/jobs/{fair-scheduling,bullmq-queue,embedded-queue}.test.ts",
   "test/agents/{mcp,client}.test.ts",
   "test/ops/{cli-postgres,crawl-progress}.test.ts",
+  "test/analytics/restart.test.ts",
 ];
 
 // every file in exactly one project: slow leaves unit's files out, api takes the rest

@@ -34,6 +34,8 @@ export function createMetrics() {
     searchDuration: new Histogram({ name: "quarry_search_duration_seconds", help: "Ranking latency by retrieval mode actually used", labelNames: ["mode"], buckets: LATENCY_BUCKETS, registers: [registry] }),
     searchZeroResults: new Counter({ name: "quarry_search_zero_results_total", help: "Searches (/search, /retrieve, tools) that found nothing, by retrieval mode", labelNames: ["mode"], registers: [registry] }),
     searchLowScore: new Counter({ name: "quarry_search_low_score_total", help: "Searches whose best hit scored below ANALYTICS_LOW_SCORE, by retrieval mode", labelNames: ["mode"], registers: [registry] }),
+    searchLogFailures: new Counter({ name: "quarry_search_log_write_failures_total", help: "Search-log batches the store refused; their events are retried at the next flush", registers: [registry] }),
+    searchLogDropped: new Counter({ name: "quarry_search_log_dropped_total", help: "Search-log events dropped: the buffer was full while the store refused writes, or the store still refused them at shutdown", registers: [registry] }),
     jobs: new Counter({ name: "quarry_jobs_total", help: "Finished background jobs by kind and outcome (done, retry, failed)", labelNames: ["kind", "outcome"], registers: [registry] }),
     jobDuration: new Histogram({ name: "quarry_job_duration_seconds", help: "Background job run time by kind", labelNames: ["kind"], buckets: [0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800], registers: [registry] }),
     embedDuration: new Histogram({ name: "quarry_embedding_duration_seconds", help: "Embedding call latency (query: one text; passages: one batch)", labelNames: ["kind"], buckets: LATENCY_BUCKETS, registers: [registry] }),

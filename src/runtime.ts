@@ -355,13 +355,19 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
     keyCache: b.keyCache,
   });
   const plainSearch = createSearchService({ store, engine, quotas });
-  const searchLog = createSearchLog({ store, log, flushMs: config.analyticsFlushMs, lowScore: config.analyticsLowScore });
+  const searchLog = createSearchLog({
+    store,
+    log,
+    flushMs: config.analyticsFlushMs,
+    lowScore: config.analyticsLowScore,
+    counters: { failures: b.metrics.searchLogFailures, dropped: b.metrics.searchLogDropped },
+  });
   const counters = { zeroResults: b.metrics.searchZeroResults, lowScore: b.metrics.searchLowScore };
   const search = loggedSearch(plainSearch, { log: searchLog, lowScore: config.analyticsLowScore, counters });
-  const analytics = createAnalyticsService({ store, log: searchLog, retentionDays: config.analyticsRetentionDays, lowScore: config.analyticsLowScore, flushMs: config.analyticsFlushMs });
   const documents = createDocumentService({ store, files, profileName: b.activeProfile.name, queue: j.queue, log, audit });
-  const collections = createCollectionService({ store, audit, reindex: (p, sourceId) => documents.reindex(p, sourceId) });
   const synonyms = createSynonymService({ store });
+  const analytics = createAnalyticsService({ store, log: searchLog, synonyms, retentionDays: config.analyticsRetentionDays, lowScore: config.analyticsLowScore, flushMs: config.analyticsFlushMs });
+  const collections = createCollectionService({ store, audit, reindex: (p, sourceId) => documents.reindex(p, sourceId) });
   const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit });
   const { benchmarks, tuneQueue } = assembleBenchmarks(b, j, plainSearch);
   const industryBenchmarks = createIndustryBenchmarkService({
@@ -433,6 +439,7 @@ async function closeRuntime(b: Base, j: Queues, s: Pick<Services, "industryBench
   await j.queues.close();
   await b.embedder?.close();
   await b.mailer.close();
+  await s.analytics.close(); // the HTTP front is closed: no search adds to the log any more
   await b.keyCache.close();
   await b.store.close();
   return { jobsLeft, crawlsInterrupted };

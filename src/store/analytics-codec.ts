@@ -1,5 +1,6 @@
 // How both stores keep an analytics row compactly (the ≤ 200 bytes per search target of issue 29):
-// enumerations as small integers, scores in millionths, the first hits as one short text.
+// enumerations as small integers, scores in millionths, the query as the id of its interned text,
+// the search key as its time and a 6-byte number, the first hits and the actor as packed bytes.
 import { randomFillSync } from "node:crypto";
 import type { FeedbackType, SearchEventRow, SearchKind, SearchOrigin } from "./analytics-types.js";
 
@@ -13,42 +14,83 @@ export const POSITIVE_FEEDBACK = [0, 1, 2];
 export const code = <T extends string>(list: readonly T[], v: T): number => Math.max(0, list.indexOf(v));
 export const millionths = (score: number): number => Math.round(score * 1e6);
 
-/** Document ids are "doc_" and hex: the prefix is left out, and an id without it is marked with "!". */
-const DOC = "doc_";
+/** id prefixes packed as two bits, their hex tail as bytes; 0 is any other id, kept as UTF-8 */
+const PREFIXES = ["", "doc_", "key_", "ses_"] as const;
+const HEX_TAIL = /^(?:[0-9a-f]{2}){1,62}$/;
+/** a length byte this large says the real length follows in two bytes */
+const LONG = 63;
 
-/** "ab12...:873000 cd34...:412000": document ids hold no space, and the score is after the last colon */
-export function encodeTop(top: SearchEventRow["top"]): string {
-  return top.map((t) => `${t.document_id.startsWith(DOC) ? t.document_id.slice(DOC.length) : `!${t.document_id}`}:${millionths(t.score)}`).join(" ");
+/**
+ * An id as a few bytes: a tag (prefix in the top two bits, length below), then the hex tail as
+ * bytes ("doc_" and 20 hex digits: 11 bytes, not 24) or, for any other id, its UTF-8 text.
+ */
+export function packId(id: string): Buffer {
+  for (let p = 1; p < PREFIXES.length; p++) {
+    const tail = id.slice(PREFIXES[p]!.length);
+    if (id.startsWith(PREFIXES[p]!) && HEX_TAIL.test(tail)) return Buffer.concat([Buffer.of((p << 6) | (tail.length / 2)), Buffer.from(tail, "hex")]);
+  }
+  const raw = Buffer.from(id, "utf8");
+  return Buffer.concat([raw.length < LONG ? Buffer.of(raw.length) : Buffer.of(LONG, raw.length >> 8, raw.length & 255), raw]);
 }
 
-export function decodeTop(text: string): SearchEventRow["top"] {
-  if (!text) return [];
-  return text.split(" ").map((part) => {
-    const i = part.lastIndexOf(":");
-    const id = part.slice(0, i);
-    return { document_id: id.startsWith("!") ? id.slice(1) : DOC + id, score: Number(part.slice(i + 1)) / 1e6 };
-  });
+/** The id packed at `at`, and where the bytes after it start. */
+export function unpackId(b: Buffer, at: number): [string, number] {
+  const tag = b[at]!;
+  const p = tag >> 6;
+  let n = tag & LONG;
+  let i = at + 1;
+  if (p > 0) return [PREFIXES[p] + b.toString("hex", i, i + n), i + n];
+  if (n === LONG) {
+    n = b.readUInt16BE(i);
+    i += 2;
+  }
+  return [b.toString("utf8", i, i + n), i + n];
 }
 
-/** The values of one search row in the column order both stores insert (scope first, resolved by the store). */
-export function eventValues(r: SearchEventRow): unknown[] {
+/** The first hits as bytes: each a packed id and its score in millionths (4 bytes, big-endian). */
+export function encodeTop(top: SearchEventRow["top"]): Buffer {
+  return Buffer.concat(top.flatMap((t) => [packId(t.document_id), int32(millionths(t.score))]));
+}
+
+const int32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(Math.max(-(2 ** 31), Math.min(2 ** 31 - 1, n)));
+  return b;
+};
+
+export function decodeTop(b: Buffer): SearchEventRow["top"] {
+  const out: SearchEventRow["top"] = [];
+  for (let i = 0; i < b.length; ) {
+    const [document_id, next] = unpackId(b, i);
+    out.push({ document_id, score: b.readInt32BE(next) / 1e6 });
+    i = next + 4;
+  }
+  return out;
+}
+
+/**
+ * The values of one search row in the column order both stores insert (EVENT_COLUMNS; scope and
+ * query id resolved by the store). No filter is stored as "" so that PostgreSQL rows of the usual
+ * kind carry no null bitmap.
+ */
+export function eventValues(r: SearchEventRow, queryId: number): unknown[] {
   return [
     r.at,
-    r.id,
+    rndOf(r.id),
     code(KINDS, r.kind),
     code(ORIGINS, r.origin),
     code(MODES, r.mode),
-    r.query,
-    r.filter,
+    queryId,
+    r.filter ?? "",
     r.hits,
     r.top_score === null ? null : millionths(r.top_score),
     encodeTop(r.top),
     r.took_ms,
-    r.actor,
+    r.actor === null ? null : packId(r.actor),
   ];
 }
 
-export const EVENT_COLUMNS = "scope, at, id, kind, origin, mode, query, filter, hits, top_score, top, took_ms, actor";
+export const EVENT_COLUMNS = "scope, at, rnd, kind, origin, mode, query_id, filter, hits, top_score, top, took_ms, actor";
 
 /** A (tenant, collection) pair as one map key. */
 export const scopeKey = (tenantId: string, collectionId: string) => `${tenantId}\u0000${collectionId}`;
@@ -61,6 +103,11 @@ export function newSearchKey(ms: number): string {
   return b.toString("base64url");
 }
 
+/** The random half of a search key as a number (6 bytes: exact in a double and in a bigint column). */
+export function rndOf(key: string): number {
+  return Buffer.from(key.slice(8), "base64url").readUIntBE(0, 6);
+}
+
 /** The time a search key carries; NaN when it is not one. */
 export function atOf(key: string): number {
   if (!/^[A-Za-z0-9_-]{16}$/.test(key)) return Number.NaN;
@@ -69,6 +116,12 @@ export function atOf(key: string): number {
 
 export const HOUR = 3_600_000;
 export const DAY = 86_400_000;
+
+/**
+ * The oldest day the daily rollup keeps when retention removes events before `before`: the day
+ * holding `before` stays whole, so every event kept still has its day's row (and its query text).
+ */
+export const firstKeptDay = (before: number) => Math.floor(before / DAY) * DAY;
 
 /** what one batch adds to the hourly latency histogram (series) and the daily per-query counts */
 export interface HourlyDelta {
@@ -84,18 +137,18 @@ export interface DailyDelta {
   scope: number;
   day: number;
   origin: number;
-  query: string;
+  query_id: number;
   searches: number;
   zero_results: number;
   low_score: number;
 }
 
 /** A batch summed by (scope, hour, origin, took_ms) and (scope, day, origin, query), as both stores add it to the rollups. */
-export function rollupDeltas(rows: { scope: number; row: SearchEventRow }[], lowScore: number): { hourly: HourlyDelta[]; daily: DailyDelta[] } {
+export function rollupDeltas(rows: { scope: number; queryId: number; row: SearchEventRow }[], lowScore: number): { hourly: HourlyDelta[]; daily: DailyDelta[] } {
   const hourly = new Map<string, HourlyDelta>();
   const daily = new Map<string, DailyDelta>();
   const low = millionths(lowScore);
-  for (const { scope, row: r } of rows) {
+  for (const { scope, queryId, row: r } of rows) {
     const origin = code(ORIGINS, r.origin);
     const zero = r.hits === 0 ? 1 : 0;
     const weak = r.hits > 0 && r.top_score !== null && millionths(r.top_score) < low ? 1 : 0;
@@ -106,8 +159,8 @@ export function rollupDeltas(rows: { scope: number; row: SearchEventRow }[], low
     h.zero_results += zero;
     h.low_score += weak;
     hourly.set(`${scope}|${hour}|${origin}|${r.took_ms}`, h);
-    const dk = `${scope}|${day}|${origin}|${r.query}`;
-    const d = daily.get(dk) ?? { scope, day, origin, query: r.query, searches: 0, zero_results: 0, low_score: 0 };
+    const dk = `${scope}|${day}|${origin}|${queryId}`;
+    const d = daily.get(dk) ?? { scope, day, origin, query_id: queryId, searches: 0, zero_results: 0, low_score: 0 };
     d.searches++;
     d.zero_results += zero;
     d.low_score += weak;

@@ -2,7 +2,7 @@
 // weeks, empty intervals kept), report orders, and the compact forms of ids and hits.
 import { describe, expect, it } from "vitest";
 import { bucketStart, percentile, series, sortQueries, type QueryStat } from "../../src/services/analytics/analytics-reports.js";
-import { atOf, decodeTop, encodeTop, newSearchKey } from "../../src/store/analytics-codec.js";
+import { atOf, decodeTop, encodeTop, newSearchKey, packId, rndOf, unpackId } from "../../src/store/analytics-codec.js";
 import { normaliseQuery } from "../../src/services/analytics/analytics-search.js";
 
 describe("reports", () => {
@@ -45,11 +45,20 @@ describe("compact forms", () => {
     expect(atOf("short")).toBeNaN();
   });
 
-  it("first hits round-trip, with or without the doc_ prefix", () => {
-    const top = [{ document_id: "doc_7d2hq0va4c1e9b3f6a58", score: 0.873101 }, { document_id: "page:1", score: 0.5 }];
-    expect(encodeTop(top)).toBe("7d2hq0va4c1e9b3f6a58:873101 !page:1:500000");
-    expect(decodeTop(encodeTop(top))).toEqual(top);
-    expect(decodeTop("")).toEqual([]);
+  it("first hits round-trip; generated ids pack their hex tail as bytes, any other id as text", () => {
+    const long = "x".repeat(300);
+    const top = [{ document_id: "doc_0123456789abcdef0123", score: 0.873101 }, { document_id: "doc_7d2hq0va4c1e9b3f6a58", score: 0.5 }, { document_id: long, score: -0.25 }];
+    const b = encodeTop(top);
+    expect(b.length).toBe(11 + 4 + (1 + 24 + 4) + (3 + 300 + 4));
+    expect(decodeTop(b)).toEqual(top);
+    expect(decodeTop(encodeTop([]))).toEqual([]);
+    for (const id of ["key_0123456789abcdef0123", "ses_ab", "doc_", "doc_ABCD", "ünïcode", ""]) expect(unpackId(packId(id), 0)).toEqual([id, packId(id).length]);
+    expect(packId("key_0123456789abcdef0123").length).toBe(11);
+  });
+
+  it("a search key's random half is a number the stores keep", () => {
+    const k = newSearchKey(1);
+    expect(rndOf(k)).toBe(Buffer.from(k, "base64url").readUIntBE(6, 6));
   });
 
   it("normalises queries", () => {

@@ -1,13 +1,16 @@
 // Search analytics over HTTP (issue 29): every /search and /retrieve is logged with a search_id,
 // feedback attaches to it, and the reports equal a brute-force tally of the answers this file
 // got; plus tenant isolation, the logging switch, retention, tenant deletion, the report-to-suite
-// action scored by a benchmark run, the /metrics counters and a graceful shutdown losing nothing.
+// action scored by a benchmark run, the report-to-synonym action, the /metrics counters, a
+// graceful shutdown losing nothing and a store that refuses the log's writes.
 // Lexical search (no model), so answers are certain; the log is written every 20 ms.
 import pino from "pino";
+import { Counter } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCollection, createSource, expect422, makeKey, noModelEnv, startServer, upload, waitIndexed, type TestServer } from "../kit/index.js";
 import { newSearchKey } from "../../src/store/analytics-codec.js";
 import { createSearchLog } from "../../src/services/analytics/analytics-log.js";
+import { storeSql, type StoreSql } from "../helpers/store-sql.js";
 
 // lexical scores of these tiny documents are small: the low-score line sits among them
 const LOW = 0.01;
@@ -248,6 +251,30 @@ describe("closing the loop", () => {
     expect((await call("POST", "/analytics/benchmark-cases", { suite_id: "bms_missing", queries: ["x"] })).status).toBe(404);
   });
 
+  it("turns zero-result queries into synonyms that the next search uses", async () => {
+    const ids = (r: any) => r.body.results.map((h: any) => h.document_id);
+    expect(ids(await call("POST", "/search", { collection_id: collection, query: "Zebra  Unicorn" }))).toEqual([]);
+    await call("PUT", `/collections/${collection}/synonyms`, { groups: [["nacelle", "housing"]], mappings: { cog: ["gearbox"] } });
+    const mapped = await call("POST", "/analytics/synonyms", { collection_id: collection, queries: ["Zebra  Unicorn", "cog"], synonym_of: "Rotor Blades" });
+    expect(mapped.status).toBe(201);
+    expect(mapped.body.added).toEqual({ groups: [], mappings: { "zebra unicorn": ["rotor blades"], cog: ["rotor blades"] } });
+    // merged: the existing group stays, the existing mapping gains the new term
+    expect(mapped.body.synonyms).toEqual({ groups: [["nacelle", "housing"]], mappings: { cog: ["gearbox", "rotor blades"], "zebra unicorn": ["rotor blades"] } });
+    expect((await call("GET", `/collections/${collection}/synonyms`)).body).toEqual(mapped.body.synonyms);
+    expect(ids(await call("POST", "/search", { collection_id: collection, query: "zebra unicorn" }))).toContain(doc.blades);
+    // without synonym_of the queries become one group; the same group twice is kept once
+    const group = { collection_id: collection, queries: ["tower bolts", "Mast Screws"] };
+    expect((await call("POST", "/analytics/synonyms", group)).body.added).toEqual({ groups: [["tower bolts", "mast screws"]], mappings: {} });
+    const again = await call("POST", "/analytics/synonyms", { ...group, queries: ["mast screws", "tower bolts"] });
+    expect(again.body.synonyms.groups).toEqual([["nacelle", "housing"], ["tower bolts", "mast screws"]]);
+    expect(ids(await call("POST", "/search", { collection_id: collection, query: "mast screws" }))).toContain(doc.tower);
+    expect422(await call("POST", "/analytics/synonyms", { collection_id: collection, queries: ["only one"] }), "body", "queries");
+    expect422(await call("POST", "/analytics/synonyms", { collection_id: collection, queries: ["?!"], synonym_of: "gearbox" }), "body", "queries", 0);
+    expect422(await call("POST", "/analytics/synonyms", { collection_id: collection, queries: ["Gearbox"], synonym_of: "gearbox" }), "body", "synonym_of");
+    expect((await call("POST", "/analytics/synonyms", { collection_id: "col_missing", queries: ["a", "b"] })).status).toBe(404);
+    await call("PUT", `/collections/${collection}/synonyms`, {});
+  });
+
   it("counts zero-result and low-score searches per mode in /metrics", async () => {
     const text = String((await s.call("GET", "/metrics")).body);
     const zero = logged0(text, "quarry_search_zero_results_total");
@@ -275,4 +302,55 @@ it("writes every buffered event when the log closes (a graceful shutdown loses n
   expect(await s.rt.store.analytics.findSearch(t.id, keys[0]!)).toBeNull();
   await log.close();
   for (const id of keys) expect(await s.rt.store.analytics.findSearch(t.id, id)).not.toBeNull();
+});
+
+/** Makes the store itself refuse every insert into the search log, as a full disk or a read-only database would. */
+async function refuseLogWrites(sql: StoreSql, refuse: boolean): Promise<void> {
+  if (sql.kind === "sqlite") {
+    await sql.run(refuse ? "CREATE TRIGGER refuse_log BEFORE INSERT ON search_events BEGIN SELECT RAISE(ABORT, 'refused by the test'); END" : "DROP TRIGGER refuse_log");
+    return;
+  }
+  if (!refuse) return void (await sql.run("DROP TRIGGER refuse_log ON search_events"));
+  await sql.run("CREATE OR REPLACE FUNCTION refuse_log() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$");
+  await sql.run("CREATE TRIGGER refuse_log BEFORE INSERT ON search_events FOR EACH ROW EXECUTE FUNCTION refuse_log()");
+}
+
+const metric = async (name: string) => Number(new RegExp(`^${name} (\\d+)`, "m").exec(String((await s.call("GET", "/metrics")).body))?.[1] ?? 0);
+
+it("answers searches while the store refuses the log, and writes their events once it accepts them again", async () => {
+  const sql = storeSql(s.rt.store);
+  const failures = await metric("quarry_search_log_write_failures_total");
+  await refuseLogWrites(sql, true);
+  const ids: string[] = [];
+  try {
+    for (const query of ["gearbox", "tower bolts", "nothing at all"]) {
+      const r = await call("POST", "/search", { collection_id: collection, query });
+      expect(r.status).toBe(200);
+      ids.push(r.body.search_id.slice("srch_".length));
+    }
+    await s.rt.analytics.flush();
+    expect(await metric("quarry_search_log_write_failures_total")).toBeGreaterThan(failures);
+    for (const id of ids) expect(await s.rt.store.analytics.findSearch(tenantId, id)).toBeNull();
+
+    // the rule for a store that stays down: past the bound new events are dropped, and what is
+    // still unwritten at close is dropped too; both counted
+    const counters = { failures: new Counter({ name: "f", help: "f", registers: [] }), dropped: new Counter({ name: "d", help: "d", registers: [] }) };
+    const bounded = createSearchLog({ store: s.rt.store, log: pino({ level: "silent" }), flushMs: 60_000, lowScore: LOW, maxBuffer: 10, counters });
+    const now = Date.now();
+    for (let i = 0; i < 15; i++) {
+      bounded.record({ id: newSearchKey(now), tenant_id: tenantId, collection_id: collection, at: now, kind: "search", origin: "api", query: "q", mode: "lexical", filter: null, hits: 0, top_score: null, top: [], took_ms: 1, actor: null });
+    }
+    expect(bounded.dropped()).toBe(5);
+    await bounded.flush();
+    expect((await counters.failures.get()).values[0]!.value).toBe(1);
+    await bounded.close();
+    expect(bounded.dropped()).toBe(15);
+    expect((await counters.dropped.get()).values[0]!.value).toBe(15);
+  } finally {
+    await refuseLogWrites(sql, false);
+  }
+  // the refused events were kept and go in with the next write
+  await s.rt.analytics.flush();
+  for (const id of ids) expect(await s.rt.store.analytics.findSearch(tenantId, id), id).not.toBeNull();
+  expect(await metric("quarry_search_log_dropped_total")).toBe(0);
 });

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { PLATFORM_KEY } from "../kit/index.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.js";
-import { killQuarries, startServerProcess, type ServerProcess } from "../helpers/process.js";
+import { callProcess, killQuarries, startServerProcess, type ServerProcess } from "../helpers/process.js";
 import { openDeploymentSql } from "../helpers/store-sql.js";
 import { parseDocument } from "../../src/ingest/parse/index.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
@@ -34,15 +34,7 @@ const openDb = () => openDeploymentSql(dataDir, database?.url ?? null);
 const startProcess = () =>
   startServerProcess(dataDir, { DEFAULT_PLAN: "enterprise", ...(database ? { DATABASE_URL: database.url } : {}) }, 60_000);
 
-async function call(p: ServerProcess, method: string, route: string, key: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(p.url + route, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const call = callProcess;
 
 async function uploadTo(p: ServerProcess, key: string, sourceId: string, files: UploadFile[]): Promise<{ status: number; body: any }> {
   const mp = multipart({ data_source_id: sourceId }, files);

@@ -28,6 +28,7 @@ export const PG_SUITES = [
   "test/webhooks/webhooks.test.ts",
   "test/crawl-api/schedules.test.ts",
   "test/analytics/search-log.test.ts",
+  "test/analytics/restart.test.ts",
 ];
 
 // ... and of those, the suites whose jobs are the subject (uploads, crawls, restarts, the queue's

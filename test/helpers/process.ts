@@ -112,3 +112,14 @@ export async function until<T>(f: () => Promise<T | null | false>, what: string,
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
+
+/** A JSON request to a server process with a bearer key; the body parsed (null when empty). */
+export async function callProcess(p: { url: string }, method: string, route: string, key: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(p.url + route, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}

@@ -1376,6 +1376,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/analytics/synonyms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add report queries to a collection's synonyms
+         * @description Turns report queries (say, the zero-result ones) into synonyms of a collection. With synonym_of, each query maps one way to that term, so a search for the query also finds it; without, the queries become one group of equivalent terms. Merged into the existing set (GET/PUT /collections/{id}/synonyms): a mapping's values are joined, an identical group is not repeated.
+         *
+         *     Required scope: `admin`.
+         */
+        post: operations["createSynonymsFromAnalytics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tool-calls": {
         parameters: {
             query?: never;
@@ -1484,6 +1506,19 @@ export interface components {
         };
         AnalyticsSettingsUpdate: {
             logging: boolean;
+        };
+        AnalyticsSynonymsCreate: {
+            collection_id: string;
+            /** @description Queries from a report, e.g. the zero-result ones. */
+            queries: string[];
+            /** @description The term the queries mean: each query becomes a one-way mapping to it. Absent: the queries (two or more) become one group of equivalent terms. */
+            synonym_of?: string;
+        };
+        /** @description What was added, and the collection's whole synonym set now (as GET /collections/{id}/synonyms answers). */
+        AnalyticsSynonymsOut: {
+            collection_id: string;
+            added: components["schemas"]["Synonyms"];
+            synonyms: components["schemas"]["Synonyms"];
         };
         ApiKeyCreate: {
             name: string;
@@ -11044,6 +11079,144 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AnalyticsBenchmarkCasesOut"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    createSynonymsFromAnalytics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
+                 *       "queries": [
+                 *         "gear box oil",
+                 *         "gearbox lube"
+                 *       ],
+                 *       "synonym_of": "gearbox oil"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AnalyticsSynonymsCreate"];
+            };
+        };
+        responses: {
+            /** @description The synonyms added and the collection's whole set; the next search uses them (nothing is reindexed). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
+                     *       "added": {
+                     *         "groups": [],
+                     *         "mappings": {
+                     *           "gear box oil": [
+                     *             "gearbox oil"
+                     *           ],
+                     *           "gearbox lube": [
+                     *             "gearbox oil"
+                     *           ]
+                     *         }
+                     *       },
+                     *       "synonyms": {
+                     *         "groups": [
+                     *           [
+                     *             "nacelle",
+                     *             "housing"
+                     *           ]
+                     *         ],
+                     *         "mappings": {
+                     *           "gear box oil": [
+                     *             "gearbox oil"
+                     *           ],
+                     *           "gearbox lube": [
+                     *             "gearbox oil"
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AnalyticsSynonymsOut"];
                 };
             };
             /** @description Credentials are missing, or the key is not valid, revoked or expired. */

@@ -1,6 +1,7 @@
 // The OpenAPI entries of the analytics routes (issue 29): operation ids, descriptions and
 // examples, kept apart from the other routes' (operations.ts, examples.ts spread them in).
 const DOCUMENT = "doc_7d2hq0va4c1e9b3f6a58";
+const COLLECTION = "col_3k9x2mqp7r1t8w0z5v4y";
 const SUITE = "bench_9a8b7c6d5e4f3a2b1c0d";
 export const SEARCH_ID_EXAMPLE = "srch_AZK1NhLAb3xqP0Rz";
 
@@ -11,7 +12,7 @@ const settings = { logging: true, retention_days: 90 };
 export const ANALYTICS_TAG = {
   name: "analytics",
   description:
-    "The search log: what people search, what finds nothing, what gets clicked; reports per interval and per query, and turning queries into benchmark cases. Logging can be turned off per workspace.",
+    "The search log: what people search, what finds nothing, what gets clicked; reports per interval and per query, and turning queries into benchmark cases or synonyms. Logging can be turned off per workspace.",
 };
 
 export const ANALYTICS_OPERATIONS = {
@@ -44,6 +45,12 @@ export const ANALYTICS_OPERATIONS = {
     description:
       "Turns report queries into cases of a suite (of the suite's collection): the documents clicked, converted or rated up on the query's searches in the window (default: the retention period) are judged relevant, marked as an implicit judgment.",
   },
+  "POST /analytics/synonyms": {
+    operationId: "createSynonymsFromAnalytics",
+    ok: "The synonyms added and the collection's whole set; the next search uses them (nothing is reindexed).",
+    description:
+      "Turns report queries (say, the zero-result ones) into synonyms of a collection. With synonym_of, each query maps one way to that term, so a search for the query also finds it; without, the queries become one group of equivalent terms. Merged into the existing set (GET/PUT /collections/{id}/synonyms): a mapping's values are joined, an identical group is not repeated.",
+  },
 };
 
 export const ANALYTICS_EXAMPLES: Record<string, unknown> = {
@@ -59,6 +66,12 @@ export const ANALYTICS_EXAMPLES: Record<string, unknown> = {
     suite_id: SUITE,
     created: [{ id: "bmc_0a1b2c3d4e5f60718293", query: "gearbox oil interval", relevant_document_ids: [DOCUMENT], judgment: "implicit" }],
     skipped: [{ query: "turbine noise", reason: "no clicked document in the window" }],
+  },
+  AnalyticsSynonymsCreate: { collection_id: COLLECTION, queries: ["gear box oil", "gearbox lube"], synonym_of: "gearbox oil" },
+  AnalyticsSynonymsOut: {
+    collection_id: COLLECTION,
+    added: { groups: [], mappings: { "gear box oil": ["gearbox oil"], "gearbox lube": ["gearbox oil"] } },
+    synonyms: { groups: [["nacelle", "housing"]], mappings: { "gear box oil": ["gearbox oil"], "gearbox lube": ["gearbox oil"] } },
   },
 };
 

@@ -1,6 +1,6 @@
 // Search analytics (issue 29): feedback on a logged search (search scope, so a browser front end
-// may send it), the reports, the workspace's logging switch and the report-to-benchmark action
-// (admin).
+// may send it), the reports, the workspace's logging switch and the report-to-benchmark
+// and report-to-synonym actions (admin).
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import { errors, ref } from "../schemas/common.js";
@@ -9,6 +9,8 @@ import {
   AnalyticsBenchmarkCasesOut,
   AnalyticsSettings,
   AnalyticsSettingsUpdate,
+  AnalyticsSynonymsCreate,
+  AnalyticsSynonymsOut,
   QueryStats,
   SearchFeedbackCreate,
   SearchSeries,
@@ -80,30 +82,49 @@ export const analyticsRoutes =
       },
       async (req) => analytics.queries(req.principal!, req.query),
     );
-    app.get(
-      "/analytics/settings",
-      { config: needs("admin"), schema: { tags, summary: "Whether this workspace's searches are logged, and for how long", response: { 200: ref(AnalyticsSettings), ...errors(401, 403) } } },
-      async (req) => analytics.settings(req.principal!),
-    );
-    app.patch(
-      "/analytics/settings",
-      {
-        config: needs("admin"),
-        schema: { tags, summary: "Turn this workspace's search logging off or on", body: ref(AnalyticsSettingsUpdate), response: { 200: ref(AnalyticsSettings), ...errors(401, 403, 422) } },
-      },
-      async (req) => analytics.setSettings(req.principal!, req.body),
-    );
-    app.post(
-      "/analytics/benchmark-cases",
-      {
-        config: needs("admin"),
-        schema: {
-          tags,
-          summary: "Add report queries to a benchmark suite, judged by their clicked documents",
-          body: ref(AnalyticsBenchmarkCasesCreate),
-          response: { 201: ref(AnalyticsBenchmarkCasesOut), ...errors(401, 403, 404, 422) },
-        },
-      },
-      async (req, reply) => reply.status(201).send(await analytics.toBenchmark(req.principal!, req.body)),
-    );
+    actionRoutes(app, analytics);
   };
+
+/** the workspace's logging switch and the report actions (benchmark cases, synonyms) */
+function actionRoutes(app: Parameters<FastifyPluginAsyncTypebox>[0], analytics: AnalyticsService): void {
+  const tags = ["analytics"];
+  app.get(
+    "/analytics/settings",
+    { config: needs("admin"), schema: { tags, summary: "Whether this workspace's searches are logged, and for how long", response: { 200: ref(AnalyticsSettings), ...errors(401, 403) } } },
+    async (req) => analytics.settings(req.principal!),
+  );
+  app.patch(
+    "/analytics/settings",
+    {
+      config: needs("admin"),
+      schema: { tags, summary: "Turn this workspace's search logging off or on", body: ref(AnalyticsSettingsUpdate), response: { 200: ref(AnalyticsSettings), ...errors(401, 403, 422) } },
+    },
+    async (req) => analytics.setSettings(req.principal!, req.body),
+  );
+  app.post(
+    "/analytics/benchmark-cases",
+    {
+      config: needs("admin"),
+      schema: {
+        tags,
+        summary: "Add report queries to a benchmark suite, judged by their clicked documents",
+        body: ref(AnalyticsBenchmarkCasesCreate),
+        response: { 201: ref(AnalyticsBenchmarkCasesOut), ...errors(401, 403, 404, 422) },
+      },
+    },
+    async (req, reply) => reply.status(201).send(await analytics.toBenchmark(req.principal!, req.body)),
+  );
+  app.post(
+    "/analytics/synonyms",
+    {
+      config: needs("admin"),
+      schema: {
+        tags,
+        summary: "Add report queries to a collection's synonyms",
+        body: ref(AnalyticsSynonymsCreate),
+        response: { 201: ref(AnalyticsSynonymsOut), ...errors(401, 403, 404, 422) },
+      },
+    },
+    async (req, reply) => reply.status(201).send(await analytics.toSynonyms(req.principal!, req.body)),
+  );
+}

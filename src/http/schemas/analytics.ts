@@ -1,7 +1,8 @@
 // Schemas of the search analytics routes (issue 29): feedback on a logged search, the two reports,
-// the logging switch and the report-to-benchmark action.
+// the logging switch and the report-to-benchmark and report-to-synonym actions.
 import { Type } from "@sinclair/typebox";
-import { DateTime, Id, Nullable, strictObject } from "./common.js";
+import { DateTime, Id, Nullable, ref, strictObject } from "./common.js";
+import { Synonyms } from "./search-controls.js";
 
 export const SearchFeedbackCreate = strictObject(
   {
@@ -78,4 +79,30 @@ export const AnalyticsBenchmarkCasesOut = Type.Object(
     skipped: Type.Array(Type.Object({ query: Type.String(), reason: Type.String() })),
   },
   { $id: "AnalyticsBenchmarkCasesOut" },
+);
+
+const SynonymQuery = Type.String({ minLength: 1, maxLength: 100, description: "A query as the report shows it (normalised again: case folded, spaces collapsed)." });
+
+export const AnalyticsSynonymsCreate = strictObject(
+  {
+    collection_id: Id,
+    queries: Type.Array(SynonymQuery, { minItems: 1, maxItems: 50, description: "Queries from a report, e.g. the zero-result ones." }),
+    synonym_of: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: "The term the queries mean: each query becomes a one-way mapping to it. Absent: the queries (two or more) become one group of equivalent terms.",
+      }),
+    ),
+  },
+  { $id: "AnalyticsSynonymsCreate" },
+);
+
+export const AnalyticsSynonymsOut = Type.Object(
+  {
+    collection_id: Type.String(),
+    added: ref(Synonyms),
+    synonyms: ref(Synonyms),
+  },
+  { $id: "AnalyticsSynonymsOut", description: "What was added, and the collection's whole synonym set now (as GET /collections/{id}/synonyms answers)." },
 );

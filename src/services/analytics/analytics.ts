@@ -6,14 +6,18 @@ import type { EventFilter, FeedbackType, SearchOrigin } from "../../store/analyt
 import { atOf, HOUR } from "../../store/analytics-codec.js";
 import { newId, nowIso } from "../../store/ids.js";
 import { tenantOf, type Principal } from "../auth/auth.js";
-import { notFound, ValidationError } from "../errors.js";
+import { notFound, ValidationError, type FieldIssue } from "../errors.js";
 import type { SearchLog } from "./analytics-log.js";
+import type { SynonymService } from "../collections/synonyms.js";
+import { synonymWords, type SynonymSet } from "../../search/lexical/synonyms.js";
 import { normaliseQuery, SEARCH_ID_PREFIX } from "./analytics-search.js";
 import { bucketOffset, INTERVALS, MAX_BUCKETS, mergeQueryCounts, queryStat, series, sortQueries, splitWindow, type Interval, type QuerySort, type QueryStat, type SeriesPoint } from "./analytics-reports.js";
 
 export interface AnalyticsServiceDeps {
   store: Pick<Store, "analytics" | "content" | "benchmarks">;
   log: SearchLog;
+  /** the report-to-synonym action writes through the collection's synonyms */
+  synonyms: Pick<SynonymService, "add">;
   retentionDays: number;
   lowScore: number;
   /** how often the log is written (ms): feedback on a search this young may wait for its write */
@@ -102,6 +106,36 @@ async function toBenchmark(deps: Deps, p: Principal, body: ReportWindow & { suit
   };
 }
 
+export interface SynonymsFromReport {
+  collection_id: string;
+  queries: string[];
+  synonym_of?: string;
+}
+
+/**
+ * Report queries as synonyms of a collection. With `synonym_of`, each query maps one way to that
+ * term (a zero-result "gear box" then also finds "gearbox"); without it, the queries become one
+ * group of equivalent terms. Queries are normalised as the report shows them.
+ */
+async function toSynonyms(deps: Deps, p: Principal, body: SynonymsFromReport) {
+  // another workspace's collection is 404 whatever the body holds
+  if (!(await deps.store.content.getCollection(tenantOf(p).id, body.collection_id))) throw notFound("Collection", body.collection_id);
+  const issues: FieldIssue[] = [];
+  const queries = [...new Set(body.queries.map(normaliseQuery))];
+  body.queries.forEach((q, i) => {
+    if (synonymWords(q).length === 0) issues.push({ type: "synonym_empty", loc: ["body", "queries", i], msg: "has no searchable word; use letters or digits", input: q });
+  });
+  const target = body.synonym_of === undefined ? undefined : normaliseQuery(body.synonym_of);
+  if (target !== undefined && synonymWords(target).length === 0) issues.push({ type: "synonym_empty", loc: ["body", "synonym_of"], msg: "has no searchable word; use letters or digits", input: body.synonym_of });
+  const words = new Set(queries.map((q) => synonymWords(q).join(" ")));
+  if (target === undefined && words.size < 2) issues.push({ type: "synonym_group_size", loc: ["body", "queries"], msg: "a group needs at least two different queries; or name the term they mean as synonym_of", input: body.queries });
+  if (target !== undefined && words.size === 1 && words.has(synonymWords(target).join(" "))) issues.push({ type: "value_error", loc: ["body", "synonym_of"], msg: "synonym_of is the query itself; name a different term", input: body.synonym_of });
+  if (issues.length) throw new ValidationError(issues);
+  const added: SynonymSet = target === undefined ? { groups: [queries], mappings: {} } : { groups: [], mappings: Object.fromEntries(queries.map((q) => [q, [target]])) };
+  const synonyms = await deps.synonyms.add(p, body.collection_id, added);
+  return { collection_id: body.collection_id, added, synonyms };
+}
+
 export function createAnalyticsService(serviceDeps: AnalyticsServiceDeps) {
   const deps: Deps = { ...serviceDeps, now: serviceDeps.now ?? Date.now };
   const now = deps.now;
@@ -146,6 +180,8 @@ export function createAnalyticsService(serviceDeps: AnalyticsServiceDeps) {
     },
 
     toBenchmark: (p: Principal, body: ReportWindow & { suite_id: string; queries: string[] }) => toBenchmark(deps, p, body),
+
+    toSynonyms: (p: Principal, body: SynonymsFromReport) => toSynonyms(deps, p, body),
 
     async settings(p: Principal) {
       return { logging: await deps.log.enabled(tenantOf(p).id), retention_days: deps.retentionDays };

@@ -62,6 +62,30 @@ function checkSet(set: SynonymSet): void {
   if (issues.length) throw new ValidationError(issues);
 }
 
+/** most groups and mappings a set holds, and terms a group or a mapping (as the Synonyms schema) */
+const MAX_ENTRIES = 1000;
+const MAX_TERMS = 50;
+
+/**
+ * `add` merged into `set`: a group equal to one already there (same terms in any order) is not
+ * repeated, and a mapping's values join those the key already has. 422 past the schema's sizes.
+ */
+export function mergeSynonyms(set: SynonymSet, add: SynonymSet): SynonymSet {
+  const keyOf = (g: string[]) => JSON.stringify([...g].sort());
+  const seen = new Set(set.groups.map(keyOf));
+  const groups = [...set.groups, ...add.groups.filter((g) => !seen.has(keyOf(g)))];
+  const mappings = { ...set.mappings };
+  for (const [k, v] of Object.entries(add.mappings)) mappings[k] = [...new Set([...(mappings[k] ?? []), ...v])];
+  const issues: FieldIssue[] = [];
+  if (groups.length > MAX_ENTRIES) issues.push({ type: "too_many", loc: ["body", "queries"], msg: `the collection would have ${groups.length} synonym groups; at most ${MAX_ENTRIES}: remove some with PUT /collections/{id}/synonyms first`, input: null });
+  if (Object.keys(mappings).length > MAX_ENTRIES) issues.push({ type: "too_many", loc: ["body", "queries"], msg: `the collection would have ${Object.keys(mappings).length} synonym mappings; at most ${MAX_ENTRIES}`, input: null });
+  for (const [k, v] of Object.entries(mappings)) {
+    if (v.length > MAX_TERMS) issues.push({ type: "too_many", loc: ["body", "synonym_of"], msg: `the mapping of "${k}" would have ${v.length} terms; at most ${MAX_TERMS}`, input: k });
+  }
+  if (issues.length) throw new ValidationError(issues);
+  return { groups, mappings };
+}
+
 export function createSynonymService(deps: { store: { content: Pick<CollectionCatalog, "getCollection" | "updateCollection"> } }) {
   const content = deps.store.content;
   async function settingsOf(tenantId: string, id: string): Promise<Json> {
@@ -79,6 +103,15 @@ export function createSynonymService(deps: { store: { content: Pick<CollectionCa
       const set: SynonymSet = { groups: body.groups ?? [], mappings: body.mappings ?? {} };
       checkSet(set);
       const settings = await settingsOf(tenantId, id);
+      await content.updateCollection(tenantId, id, { settings: { ...settings, synonyms: set } });
+      return set;
+    },
+    /** Adds groups and mappings to the set (mergeSynonyms) and answers the whole set as stored. */
+    async add(p: Principal, id: string, add: SynonymSet): Promise<SynonymSet> {
+      const tenantId = tenantOf(p).id;
+      checkSet(add);
+      const settings = await settingsOf(tenantId, id);
+      const set = mergeSynonyms(synonymSetOf(settings.synonyms), add);
       await content.updateCollection(tenantId, id, { settings: { ...settings, synonyms: set } });
       return set;
     },

@@ -1,20 +1,25 @@
 import { transaction, type Client, type Pool } from "./db.js";
 import type { AnalyticsStore, BucketCounts, EventFilter, QueryCounts, SearchEventRow } from "../analytics-types.js";
-import { atOf, code, DAY, EVENT_COLUMNS, eventValues, FEEDBACK_TYPES, millionths, ORIGINS, POSITIVE_FEEDBACK, rollupDeltas, scopeKey } from "../analytics-codec.js";
+import { atOf, code, DAY, EVENT_COLUMNS, eventValues, FEEDBACK_TYPES, firstKeptDay, millionths, ORIGINS, POSITIVE_FEEDBACK, rndOf, rollupDeltas, scopeKey } from "../analytics-codec.js";
 
 /** Numbered placeholders from $start on. */
 const marks = (n: number, start: number) => Array.from({ length: n }, (_, i) => `$${start + i}`).join(", ");
 
-/** The window's condition on search_events `s`, its parameters numbered from `start`. */
-function windowOf(f: EventFilter, start: number): { sql: string; scopes: string; params: unknown[] } {
+/**
+ * The window's condition on search_events `s`, its parameters numbered from `start`. The scope
+ * ids are looked up first and passed as an array: joined as a subquery, the planner cannot
+ * estimate how many rows one scope holds and sorts a large report on disk instead of hashing it.
+ */
+async function windowOf(pool: Pool, f: EventFilter, start: number): Promise<{ sql: string; params: unknown[] }> {
   const byCollection = f.collection_id !== undefined;
-  const scopes = `SELECT id FROM analytics_scopes WHERE tenant_id = $${start}${byCollection ? ` AND collection_id = $${start + 1}` : ""}`;
-  const next = start + (byCollection ? 2 : 1);
+  const found = await pool.query<{ id: number }>(
+    `SELECT id FROM analytics_scopes WHERE tenant_id = $1${byCollection ? " AND collection_id = $2" : ""}`,
+    byCollection ? [f.tenant_id, f.collection_id] : [f.tenant_id],
+  );
   const origins = f.origins.map((o) => code(ORIGINS, o));
   return {
-    scopes,
-    sql: `s.scope IN (${scopes}) AND s.at >= $${next} AND s.at < $${next + 1} AND s.origin IN (${marks(origins.length, next + 2)})`,
-    params: [f.tenant_id, ...(byCollection ? [f.collection_id] : []), f.from, f.to, ...origins],
+    sql: `s.scope = ANY($${start}::int[]) AND s.at >= $${start + 1} AND s.at < $${start + 2} AND s.origin = ANY($${start + 3}::smallint[])`,
+    params: [found.rows.map((r) => r.id), f.from, f.to, origins],
   };
 }
 
@@ -40,17 +45,38 @@ const FOREIGN_KEY_VIOLATION = "23503";
 /** rows per INSERT: 13 parameters each, well under PostgreSQL's 65,535 */
 const INSERT_ROWS = 2_000;
 
+type Scoped = { scope: number; row: SearchEventRow };
+
+/**
+ * The interned ids of the batch's queries, made where new. The INSERT comes first and holds its
+ * table lock to the batch's commit, so prune (which locks the table against it) cannot remove a
+ * text this batch is about to refer to.
+ */
+async function queryIdsFor(c: Client, rows: Scoped[]): Promise<Map<string, number>> {
+  const pairs = [...new Map(rows.map((x) => [scopeKey(String(x.scope), x.row.query), x])).values()];
+  const scopes = pairs.map((x) => x.scope);
+  const texts = pairs.map((x) => x.row.query);
+  await c.query("INSERT INTO analytics_queries (scope, text) SELECT * FROM unnest($1::int[], $2::text[]) ON CONFLICT DO NOTHING", [scopes, texts]);
+  const found = await c.query<{ id: number; scope: number; text: string }>(
+    "SELECT q.id, q.scope, q.text FROM analytics_queries q JOIN unnest($1::int[], $2::text[]) AS p(s, t) ON q.scope = p.s AND q.text = p.t",
+    [scopes, texts],
+  );
+  return new Map(found.rows.map((r) => [scopeKey(String(r.scope), r.text), r.id]));
+}
+
 /** Inserts the rows (duplicates skipped) and adds the ones written to the rollups, in the caller's transaction. */
-async function insertBatch(c: Client, rows: { scope: number; row: SearchEventRow }[], lowScore: number): Promise<void> {
+async function insertBatch(c: Client, rows: Scoped[], lowScore: number): Promise<void> {
+  const ids = await queryIdsFor(c, rows);
+  const withIds = rows.map((x) => ({ ...x, queryId: ids.get(scopeKey(String(x.scope), x.row.query))! }));
   const width = EVENT_COLUMNS.split(",").length;
-  const written: { scope: number; row: SearchEventRow }[] = [];
-  for (let i = 0; i < rows.length; i += INSERT_ROWS) {
-    const part = rows.slice(i, i + INSERT_ROWS);
-    const values = part.flatMap((x) => [x.scope, ...eventValues(x.row)]);
+  const written: typeof withIds = [];
+  for (let i = 0; i < withIds.length; i += INSERT_ROWS) {
+    const part = withIds.slice(i, i + INSERT_ROWS);
+    const values = part.flatMap((x) => [x.scope, ...eventValues(x.row, x.queryId)]);
     const tuples = part.map((_, k) => `(${marks(width, k * width + 1)})`);
-    const r = await c.query<{ id: string }>(`INSERT INTO search_events (${EVENT_COLUMNS}) VALUES ${tuples.join(", ")} ON CONFLICT DO NOTHING RETURNING id`, values);
-    const ids = new Set(r.rows.map((x) => x.id));
-    written.push(...part.filter((x) => ids.has(x.row.id)));
+    const r = await c.query<{ at: string; rnd: string }>(`INSERT INTO search_events (${EVENT_COLUMNS}) VALUES ${tuples.join(", ")} ON CONFLICT DO NOTHING RETURNING at, rnd`, values);
+    const keys = new Set(r.rows.map((x) => `${x.at}|${x.rnd}`));
+    written.push(...part.filter((x) => keys.has(`${x.row.at}|${rndOf(x.row.id)}`)));
   }
   const { hourly, daily } = rollupDeltas(written, lowScore);
   const col = <T, K extends keyof T>(xs: T[], k: K) => xs.map((x) => x[k]);
@@ -62,11 +88,11 @@ async function insertBatch(c: Client, rows: { scope: number; row: SearchEventRow
     [col(hourly, "scope"), col(hourly, "hour"), col(hourly, "origin"), col(hourly, "took_ms"), col(hourly, "searches"), col(hourly, "zero_results"), col(hourly, "low_score")],
   );
   await c.query(
-    `INSERT INTO query_daily (scope, day, origin, query, searches, zero_results, low_score)
-     SELECT * FROM unnest($1::int[], $2::bigint[], $3::smallint[], $4::text[], $5::int[], $6::int[], $7::int[])
-     ON CONFLICT (scope, day, origin, query) DO UPDATE SET searches = query_daily.searches + excluded.searches,
+    `INSERT INTO query_daily (scope, day, origin, query_id, searches, zero_results, low_score)
+     SELECT * FROM unnest($1::int[], $2::bigint[], $3::smallint[], $4::int[], $5::int[], $6::int[], $7::int[])
+     ON CONFLICT (scope, day, origin, query_id) DO UPDATE SET searches = query_daily.searches + excluded.searches,
        zero_results = query_daily.zero_results + excluded.zero_results, low_score = query_daily.low_score + excluded.low_score`,
-    [col(daily, "scope"), col(daily, "day"), col(daily, "origin"), col(daily, "query"), col(daily, "searches"), col(daily, "zero_results"), col(daily, "low_score")],
+    [col(daily, "scope"), col(daily, "day"), col(daily, "origin"), col(daily, "query_id"), col(daily, "searches"), col(daily, "zero_results"), col(daily, "low_score")],
   );
 }
 
@@ -79,12 +105,13 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
   const lookup = async (tenantId: string, id: string) => {
     const at = atOf(id);
     if (Number.isNaN(at)) return undefined;
-    const r = await pool.query<{ id: string; scope: number; at: number; origin: number; query: string; collection_id: string }>(
-      `SELECT s.id, s.scope, s.at, s.origin, s.query, sc.collection_id FROM search_events s JOIN analytics_scopes sc ON sc.id = s.scope
-       WHERE sc.tenant_id = $1 AND s.at = $2 AND s.id = $3`,
-      [tenantId, at, id],
+    const r = await pool.query<{ scope: number; at: number; rnd: string; origin: number; query_id: number; query: string; collection_id: string }>(
+      `SELECT s.scope, s.at, s.rnd, s.origin, s.query_id, q.text AS query, sc.collection_id FROM search_events s
+       JOIN analytics_scopes sc ON sc.id = s.scope JOIN analytics_queries q ON q.id = s.query_id
+       WHERE sc.tenant_id = $1 AND s.at = $2 AND s.rnd = $3`,
+      [tenantId, at, rndOf(id)],
     );
-    return r.rows[0];
+    return r.rows[0] ? { ...r.rows[0], id } : undefined;
   };
   return {
     async recordSearches(rows, lowScore) {
@@ -108,16 +135,16 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
       const type = code(FEEDBACK_TYPES, row.type);
       await transaction(pool, async (c) => {
         // the search's daily row is locked first, so two first clicks on one search count once
-        if (type === 0) await c.query("SELECT 1 FROM query_daily WHERE scope = $1 AND day = $2 AND origin = $3 AND query = $4 FOR UPDATE", [s.scope, Math.floor(s.at / DAY) * DAY, s.origin, s.query]);
-        const prior = type === 0 ? (await c.query("SELECT 1 FROM search_feedback WHERE scope = $1 AND search_at = $2 AND search_id = $3 AND type = 0 LIMIT 1", [s.scope, s.at, s.id])).rowCount : 0;
-        await c.query("INSERT INTO search_feedback (scope, search_at, search_id, at, type, document_id, position) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
-          s.scope, s.at, s.id, row.at, type, row.document_id, row.position,
+        if (type === 0) await c.query("SELECT 1 FROM query_daily WHERE scope = $1 AND day = $2 AND origin = $3 AND query_id = $4 FOR UPDATE", [s.scope, Math.floor(s.at / DAY) * DAY, s.origin, s.query_id]);
+        const prior = type === 0 ? (await c.query("SELECT 1 FROM search_feedback WHERE scope = $1 AND search_at = $2 AND search_rnd = $3 AND type = 0 LIMIT 1", [s.scope, s.at, s.rnd])).rowCount : 0;
+        await c.query("INSERT INTO search_feedback (scope, search_at, search_rnd, at, type, document_id, position) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
+          s.scope, s.at, s.rnd, row.at, type, row.document_id, row.position,
         ]);
         if (type !== 0) return;
         await c.query(
           `UPDATE query_daily SET clicks = clicks + 1, position_sum = position_sum + $1, clicked_searches = clicked_searches + $2
-           WHERE scope = $3 AND day = $4 AND origin = $5 AND query = $6`,
-          [row.position, prior ? 0 : 1, s.scope, Math.floor(s.at / DAY) * DAY, s.origin, s.query],
+           WHERE scope = $3 AND day = $4 AND origin = $5 AND query_id = $6`,
+          [row.position, prior ? 0 : 1, s.scope, Math.floor(s.at / DAY) * DAY, s.origin, s.query_id],
         );
       });
       return true;
@@ -135,10 +162,14 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
     },
     async prune(before) {
       return transaction(pool, async (c) => {
+        // batches intern queries under a conflicting lock: none refers to a text removed here
+        await c.query("LOCK TABLE analytics_queries IN SHARE ROW EXCLUSIVE MODE");
         await c.query("DELETE FROM search_hourly WHERE hour < $1", [before]);
-        await c.query("DELETE FROM query_daily WHERE day < $1", [before]);
+        await c.query("DELETE FROM query_daily WHERE day < $1", [firstKeptDay(before)]);
         await c.query("DELETE FROM search_feedback WHERE search_at < $1", [before]);
-        return (await c.query("DELETE FROM search_events WHERE at < $1", [before])).rowCount ?? 0;
+        const n = (await c.query("DELETE FROM search_events WHERE at < $1", [before])).rowCount ?? 0;
+        await c.query("DELETE FROM analytics_queries q WHERE NOT EXISTS (SELECT 1 FROM query_daily d WHERE d.query_id = q.id)");
+        return n;
       });
     },
   };
@@ -150,7 +181,7 @@ type ReportMethod = "buckets" | "queries" | "rolledBuckets" | "rolledQueries" | 
 function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
   return {
     async buckets(f, interval, offset, lowScore) {
-      const w = windowOf(f, 4);
+      const w = await windowOf(pool, f, 4);
       const r = await pool.query<BucketCounts>(
         `SELECT ((s.at - $1::bigint) / $2::bigint) * $2::bigint + $1::bigint AS start, s.took_ms, count(*)::int AS searches,
                 count(*) FILTER (WHERE s.hits = 0)::int AS zero_results, count(*) FILTER (WHERE s.hits > 0 AND s.top_score < $3)::int AS low_score
@@ -160,24 +191,24 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
       return r.rows.map((b) => ({ ...b, start: Number(b.start) }));
     },
     async queries(f, lowScore) {
-      const w = windowOf(f, 2);
-      const n = w.params.length + 2;
+      const w = await windowOf(pool, f, 2);
       const r = await pool.query<QueryCounts>(
-        `SELECT s.query, count(*)::int AS count, count(*) FILTER (WHERE s.hits = 0)::int AS zero_results,
-                count(*) FILTER (WHERE s.hits > 0 AND s.top_score < $1)::int AS low_score,
-                coalesce(sum(c.clicks), 0)::int AS clicks, count(c.clicks)::int AS clicked_searches, coalesce(sum(c.positions), 0)::bigint AS position_sum
-         FROM search_events s
-         LEFT JOIN (SELECT fb.scope, fb.search_at, fb.search_id, count(*) AS clicks, sum(fb.position) AS positions
-                    FROM search_feedback fb WHERE fb.type = 0 AND fb.scope IN (${w.scopes}) AND fb.search_at >= $${n} AND fb.search_at < $${n + 1}
-                    GROUP BY fb.scope, fb.search_at, fb.search_id) c
-           ON c.scope = s.scope AND c.search_at = s.at AND c.search_id = s.id
-         WHERE ${w.sql} GROUP BY s.query`,
-        [millionths(lowScore), ...w.params, f.from, f.to],
+        `SELECT q.text AS query, a.* FROM (
+           SELECT s.query_id, count(*)::int AS count, count(*) FILTER (WHERE s.hits = 0)::int AS zero_results,
+                  count(*) FILTER (WHERE s.hits > 0 AND s.top_score < $1)::int AS low_score,
+                  coalesce(sum(c.clicks), 0)::int AS clicks, count(c.clicks)::int AS clicked_searches, coalesce(sum(c.positions), 0)::bigint AS position_sum
+           FROM search_events s
+           LEFT JOIN (SELECT fb.scope, fb.search_at, fb.search_rnd, count(*) AS clicks, sum(fb.position) AS positions
+                      FROM search_feedback fb WHERE fb.type = 0 AND fb.scope = ANY($2::int[]) AND fb.search_at >= $3 AND fb.search_at < $4
+                      GROUP BY fb.scope, fb.search_at, fb.search_rnd) c
+             ON c.scope = s.scope AND c.search_at = s.at AND c.search_rnd = s.rnd
+           WHERE ${w.sql} GROUP BY s.query_id) a JOIN analytics_queries q ON q.id = a.query_id`,
+        [millionths(lowScore), ...w.params],
       );
       return r.rows;
     },
     async rolledBuckets(f, interval, offset) {
-      const w = windowOf(f, 3);
+      const w = await windowOf(pool, f, 3);
       const r = await pool.query<BucketCounts>(
         `SELECT ((hour - $1::bigint) / $2::bigint) * $2::bigint + $1::bigint AS start, took_ms,
                 sum(searches)::int AS searches, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score FROM search_hourly s
@@ -187,11 +218,12 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
       return r.rows.map((b) => ({ ...b, start: Number(b.start) }));
     },
     async rolledQueries(f) {
-      const w = windowOf(f, 1);
+      const w = await windowOf(pool, f, 1);
       const r = await pool.query<QueryCounts>(
-        `SELECT query, sum(searches)::int AS count, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score, sum(clicks)::int AS clicks,
-                sum(clicked_searches)::int AS clicked_searches, sum(position_sum)::bigint AS position_sum FROM query_daily s
-         WHERE ${w.sql.replace("s.at >=", "s.day >=").replace("s.at <", "s.day <")} GROUP BY query`,
+        `SELECT q.text AS query, a.* FROM (
+           SELECT query_id, sum(searches)::int AS count, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score, sum(clicks)::int AS clicks,
+                  sum(clicked_searches)::int AS clicked_searches, sum(position_sum)::bigint AS position_sum FROM query_daily s
+           WHERE ${w.sql.replace("s.at >=", "s.day >=").replace("s.at <", "s.day <")} GROUP BY query_id) a JOIN analytics_queries q ON q.id = a.query_id`,
         w.params,
       );
       return r.rows;
@@ -199,12 +231,13 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
     async clickedDocuments(f, queries) {
       const out = new Map<string, string[]>();
       if (queries.length === 0) return out;
-      const w = windowOf(f, 2);
+      const w = await windowOf(pool, f, 2);
       const r = await pool.query<{ query: string; document_id: string }>(
-        `SELECT s.query, fb.document_id, count(*) AS n FROM search_feedback fb
-         JOIN search_events s ON s.scope = fb.scope AND s.at = fb.search_at AND s.id = fb.search_id
-         WHERE fb.type IN (${POSITIVE_FEEDBACK.join(", ")}) AND s.query = ANY($1::text[]) AND ${w.sql}
-         GROUP BY s.query, fb.document_id ORDER BY s.query, n DESC, fb.document_id`,
+        `SELECT q.text AS query, fb.document_id, count(*) AS n FROM search_feedback fb
+         JOIN search_events s ON s.scope = fb.scope AND s.at = fb.search_at AND s.rnd = fb.search_rnd
+         JOIN analytics_queries q ON q.id = s.query_id
+         WHERE fb.type IN (${POSITIVE_FEEDBACK.join(", ")}) AND q.text = ANY($1::text[]) AND ${w.sql}
+         GROUP BY q.text, fb.document_id ORDER BY q.text, n DESC, fb.document_id`,
         [queries, ...w.params],
       );
       for (const row of r.rows) out.set(row.query, [...(out.get(row.query) ?? []), row.document_id]);

@@ -27,6 +27,7 @@ export const DISTRIBUTION: ReadonlyArray<readonly [table: string, placement: Pla
   // the search log is keyed by a scope number (tenant and collection), not tenant_id: it stays on
   // the coordinator until its tables carry the tenant (docs/decisions.md, "The search log's shape and write path")
   ["analytics_scopes", "coordinator"],
+  ["analytics_queries", "coordinator"],
   ["search_events", "coordinator"],
   ["search_feedback", "coordinator"],
   ["search_hourly", "coordinator"],

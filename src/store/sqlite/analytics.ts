@@ -1,6 +1,6 @@
 import type { DB } from "./db.js";
 import type { AnalyticsStore, BucketCounts, EventFilter, QueryCounts } from "../analytics-types.js";
-import { atOf, code, DAY, EVENT_COLUMNS, eventValues, FEEDBACK_TYPES, millionths, ORIGINS, POSITIVE_FEEDBACK, rollupDeltas, scopeKey } from "../analytics-codec.js";
+import { atOf, code, DAY, EVENT_COLUMNS, eventValues, FEEDBACK_TYPES, firstKeptDay, millionths, ORIGINS, POSITIVE_FEEDBACK, rndOf, rollupDeltas, scopeKey } from "../analytics-codec.js";
 import type { SearchEventRow } from "../analytics-types.js";
 
 /** The scopes (tenant, and collection when named) of a window. */
@@ -24,29 +24,36 @@ export function sqliteAnalytics(db: DB): AnalyticsStore {
   return { ...writes(db), ...reports(db) };
 }
 
-/** the log's writes, feedback, the switch and retention */
-function writes(db: DB): Omit<AnalyticsStore, ReportMethod> {
+/** The batch write: one transaction; the scope of a tenant deleted meanwhile is not made, so its rows are dropped. */
+function recorder(db: DB) {
   const ensureScope = db.prepare(
     "INSERT OR IGNORE INTO analytics_scopes (tenant_id, collection_id) SELECT ?, ? WHERE EXISTS (SELECT 1 FROM tenants WHERE id = ?)",
   );
   const scopeId = db.prepare("SELECT id FROM analytics_scopes WHERE tenant_id = ? AND collection_id = ?").pluck();
   const insertEvent = db.prepare(`INSERT OR IGNORE INTO search_events (${EVENT_COLUMNS}) VALUES (${EVENT_COLUMNS.split(",").map(() => "?").join(", ")})`);
-  const findSearch = db.prepare(
-    `SELECT s.id, s.scope, s.at, s.origin, s.query, sc.collection_id FROM search_events s JOIN analytics_scopes sc ON sc.id = s.scope
-     WHERE sc.tenant_id = ? AND s.at = ? AND s.id = ?`,
-  );
-  // one transaction per batch; the scope of a tenant deleted meanwhile is not made, so its rows are dropped
+  const ensureQuery = db.prepare("INSERT OR IGNORE INTO analytics_queries (scope, text) VALUES (?, ?)");
+  const queryId = db.prepare("SELECT id FROM analytics_queries WHERE scope = ? AND text = ?").pluck();
   const addHourly = db.prepare(
     `INSERT INTO search_hourly (scope, hour, origin, took_ms, searches, zero_results, low_score) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT DO UPDATE SET searches = searches + excluded.searches, zero_results = zero_results + excluded.zero_results, low_score = low_score + excluded.low_score`,
   );
   const addDaily = db.prepare(
-    `INSERT INTO query_daily (scope, day, origin, query, searches, zero_results, low_score) VALUES (?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO query_daily (scope, day, origin, query_id, searches, zero_results, low_score) VALUES (?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT DO UPDATE SET searches = searches + excluded.searches, zero_results = zero_results + excluded.zero_results, low_score = low_score + excluded.low_score`,
   );
-  const record = db.transaction((rows: SearchEventRow[], lowScore: number) => {
+  return db.transaction((rows: SearchEventRow[], lowScore: number) => {
     const scopes = new Map<string, number | undefined>();
-    const written: { scope: number; row: SearchEventRow }[] = [];
+    const queries = new Map<string, number>();
+    const idOf = (scope: number, text: string) => {
+      const key = scopeKey(String(scope), text);
+      let id = queries.get(key);
+      if (id === undefined) {
+        ensureQuery.run(scope, text);
+        queries.set(key, (id = queryId.get(scope, text) as number));
+      }
+      return id;
+    };
+    const written: { scope: number; queryId: number; row: SearchEventRow }[] = [];
     for (const r of rows) {
       const key = scopeKey(r.tenant_id, r.collection_id);
       if (!scopes.has(key)) {
@@ -54,25 +61,40 @@ function writes(db: DB): Omit<AnalyticsStore, ReportMethod> {
         scopes.set(key, scopeId.get(r.tenant_id, r.collection_id) as number | undefined);
       }
       const scope = scopes.get(key);
-      if (scope !== undefined && insertEvent.run(scope, ...eventValues(r)).changes > 0) written.push({ scope, row: r });
+      if (scope === undefined) continue;
+      const qid = idOf(scope, r.query);
+      if (insertEvent.run(scope, ...eventValues(r, qid)).changes > 0) written.push({ scope, queryId: qid, row: r });
     }
     const { hourly, daily } = rollupDeltas(written, lowScore);
     for (const h of hourly) addHourly.run(h.scope, h.hour, h.origin, h.took_ms, h.searches, h.zero_results, h.low_score);
-    for (const d of daily) addDaily.run(d.scope, d.day, d.origin, d.query, d.searches, d.zero_results, d.low_score);
+    for (const d of daily) addDaily.run(d.scope, d.day, d.origin, d.query_id, d.searches, d.zero_results, d.low_score);
   });
-  type Found = { id: string; scope: number; at: number; origin: number; query: string; collection_id: string };
-  const lookup = (tenantId: string, id: string) => findSearch.get(tenantId, atOf(id), id) as Found | undefined;
+}
+
+/** the log's writes, feedback, the switch and retention */
+function writes(db: DB): Omit<AnalyticsStore, ReportMethod> {
+  const findSearch = db.prepare(
+    `SELECT s.scope, s.at, s.rnd, s.origin, s.query_id, q.text AS query, sc.collection_id FROM search_events s
+     JOIN analytics_scopes sc ON sc.id = s.scope JOIN analytics_queries q ON q.id = s.query_id
+     WHERE sc.tenant_id = ? AND s.at = ? AND s.rnd = ?`,
+  );
+  const record = recorder(db);
+  type Found = { scope: number; at: number; rnd: number; origin: number; query_id: number; query: string; collection_id: string };
+  const lookup = (tenantId: string, id: string) => {
+    const at = atOf(id);
+    return Number.isNaN(at) ? undefined : (findSearch.get(tenantId, at, rndOf(id)) as Found | undefined);
+  };
   const feedback = db.transaction((s: Found, row: Parameters<AnalyticsStore["recordFeedback"]>[0]) => {
     const type = code(FEEDBACK_TYPES, row.type);
-    const first = type === 0 && !db.prepare("SELECT 1 FROM search_feedback WHERE scope = ? AND search_at = ? AND search_id = ? AND type = 0").get(s.scope, s.at, s.id);
-    db.prepare("INSERT INTO search_feedback (scope, search_at, search_id, at, type, document_id, position) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
-      s.scope, s.at, s.id, row.at, type, row.document_id, row.position,
+    const first = type === 0 && !db.prepare("SELECT 1 FROM search_feedback WHERE scope = ? AND search_at = ? AND search_rnd = ? AND type = 0").get(s.scope, s.at, s.rnd);
+    db.prepare("INSERT INTO search_feedback (scope, search_at, search_rnd, at, type, document_id, position) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
+      s.scope, s.at, s.rnd, row.at, type, row.document_id, row.position,
     );
     if (type !== 0) return;
     db.prepare(
       `UPDATE query_daily SET clicks = clicks + 1, position_sum = position_sum + ?, clicked_searches = clicked_searches + ?
-       WHERE scope = ? AND day = ? AND origin = ? AND query = ?`,
-    ).run(row.position, first ? 1 : 0, s.scope, Math.floor(s.at / DAY) * DAY, s.origin, s.query);
+       WHERE scope = ? AND day = ? AND origin = ? AND query_id = ?`,
+    ).run(row.position, first ? 1 : 0, s.scope, Math.floor(s.at / DAY) * DAY, s.origin, s.query_id);
   });
   return {
     async recordSearches(rows, lowScore) {
@@ -86,7 +108,7 @@ function writes(db: DB): Omit<AnalyticsStore, ReportMethod> {
     },
     async findSearch(tenantId, id) {
       const s = lookup(tenantId, id);
-      return s ? { id: s.id, collection_id: s.collection_id, query: s.query } : null;
+      return s ? { id, collection_id: s.collection_id, query: s.query } : null;
     },
     async loggingEnabled(tenantId) {
       const v = db.prepare("SELECT logging FROM analytics_settings WHERE tenant_id = ?").pluck().get(tenantId) as number | undefined;
@@ -98,9 +120,12 @@ function writes(db: DB): Omit<AnalyticsStore, ReportMethod> {
     async prune(before) {
       return db.transaction(() => {
         db.prepare("DELETE FROM search_hourly WHERE hour < ?").run(before);
-        db.prepare("DELETE FROM query_daily WHERE day < ?").run(before);
+        db.prepare("DELETE FROM query_daily WHERE day < ?").run(firstKeptDay(before));
         db.prepare("DELETE FROM search_feedback WHERE search_at < ?").run(before);
-        return db.prepare("DELETE FROM search_events WHERE at < ?").run(before).changes;
+        const n = db.prepare("DELETE FROM search_events WHERE at < ?").run(before).changes;
+        // every event kept has its day's row, so a text no row names is no longer used
+        db.prepare("DELETE FROM analytics_queries WHERE id NOT IN (SELECT query_id FROM query_daily)").run();
+        return n;
       })();
     },
   };
@@ -126,14 +151,15 @@ function reports(db: DB): Pick<AnalyticsStore, ReportMethod> {
       const sc = scopesOf(f);
       return db
         .prepare(
-          `SELECT s.query, count(*) AS count, sum(s.hits = 0) AS zero_results, sum(s.hits > 0 AND s.top_score < ?) AS low_score,
-                  coalesce(sum(c.clicks), 0) AS clicks, count(c.clicks) AS clicked_searches, coalesce(sum(c.positions), 0) AS position_sum
-           FROM search_events s
-           LEFT JOIN (SELECT fb.scope, fb.search_at, fb.search_id, count(*) AS clicks, sum(fb.position) AS positions
-                      FROM search_feedback fb WHERE fb.type = 0 AND fb.scope IN (${sc.sql}) AND fb.search_at >= ? AND fb.search_at < ?
-                      GROUP BY fb.scope, fb.search_at, fb.search_id) c
-             ON c.scope = s.scope AND c.search_at = s.at AND c.search_id = s.id
-           WHERE ${w.sql} GROUP BY s.query`,
+          `SELECT q.text AS query, a.* FROM (
+             SELECT s.query_id, count(*) AS count, sum(s.hits = 0) AS zero_results, sum(s.hits > 0 AND s.top_score < ?) AS low_score,
+                    coalesce(sum(c.clicks), 0) AS clicks, count(c.clicks) AS clicked_searches, coalesce(sum(c.positions), 0) AS position_sum
+             FROM search_events s
+             LEFT JOIN (SELECT fb.scope, fb.search_at, fb.search_rnd, count(*) AS clicks, sum(fb.position) AS positions
+                        FROM search_feedback fb WHERE fb.type = 0 AND fb.scope IN (${sc.sql}) AND fb.search_at >= ? AND fb.search_at < ?
+                        GROUP BY fb.scope, fb.search_at, fb.search_rnd) c
+               ON c.scope = s.scope AND c.search_at = s.at AND c.search_rnd = s.rnd
+             WHERE ${w.sql} GROUP BY s.query_id) a JOIN analytics_queries q ON q.id = a.query_id`,
         )
         .all(millionths(lowScore), ...sc.params, f.from, f.to, ...w.params) as QueryCounts[];
     },
@@ -153,9 +179,11 @@ function reports(db: DB): Pick<AnalyticsStore, ReportMethod> {
       const origins = f.origins.map((o) => code(ORIGINS, o));
       return db
         .prepare(
-          `SELECT query, sum(searches) AS count, sum(zero_results) AS zero_results, sum(low_score) AS low_score, sum(clicks) AS clicks,
-                  sum(clicked_searches) AS clicked_searches, sum(position_sum) AS position_sum FROM query_daily
-           WHERE scope IN (${sc.sql}) AND day >= ? AND day < ? AND origin IN (${origins.map(() => "?").join(", ")}) GROUP BY query`,
+          `SELECT q.text AS query, a.* FROM (
+             SELECT query_id, sum(searches) AS count, sum(zero_results) AS zero_results, sum(low_score) AS low_score, sum(clicks) AS clicks,
+                    sum(clicked_searches) AS clicked_searches, sum(position_sum) AS position_sum FROM query_daily
+             WHERE scope IN (${sc.sql}) AND day >= ? AND day < ? AND origin IN (${origins.map(() => "?").join(", ")}) GROUP BY query_id) a
+           JOIN analytics_queries q ON q.id = a.query_id`,
         )
         .all(...sc.params, f.from, f.to, ...origins) as QueryCounts[];
     },
@@ -165,10 +193,11 @@ function reports(db: DB): Pick<AnalyticsStore, ReportMethod> {
       const w = windowOf(f);
       const rows = db
         .prepare(
-          `SELECT s.query, fb.document_id, count(*) AS n FROM search_feedback fb
-           JOIN search_events s ON s.scope = fb.scope AND s.at = fb.search_at AND s.id = fb.search_id
-           WHERE fb.type IN (${POSITIVE_FEEDBACK.join(", ")}) AND s.query IN (${queries.map(() => "?").join(", ")}) AND ${w.sql}
-           GROUP BY s.query, fb.document_id ORDER BY s.query, n DESC, fb.document_id`,
+          `SELECT q.text AS query, fb.document_id, count(*) AS n FROM search_feedback fb
+           JOIN search_events s ON s.scope = fb.scope AND s.at = fb.search_at AND s.rnd = fb.search_rnd
+           JOIN analytics_queries q ON q.id = s.query_id
+           WHERE fb.type IN (${POSITIVE_FEEDBACK.join(", ")}) AND q.text IN (${queries.map(() => "?").join(", ")}) AND ${w.sql}
+           GROUP BY q.text, fb.document_id ORDER BY q.text, n DESC, fb.document_id`,
         )
         .all(...queries, ...w.params) as { query: string; document_id: string }[];
       for (const r of rows) out.set(r.query, [...(out.get(r.query) ?? []), r.document_id]);
