@@ -264,6 +264,7 @@ async function assembleJobs(b: Base): Promise<Jobs> {
     config: { allowPrivateNetworks: config.crawlAllowPrivateNetworks, renderJs: config.crawlRenderJs, removeAfterMisses: config.crawlRemoveAfterMisses },
     queue: () => crawlQueue,
     ingestQueue: () => queue,
+    gitCacheDir: path.join(config.dataDir, "git"),
     events: webhooks,
     observe: {
       page: (outcome) => metrics.crawlPages.inc({ outcome }),
@@ -361,7 +362,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   const analytics = createAnalyticsService({ store, log: searchLog, retentionDays: config.analyticsRetentionDays, lowScore: config.analyticsLowScore, flushMs: config.analyticsFlushMs });
   const collections = createCollectionService({ store, audit });
   const synonyms = createSynonymService({ store });
-  const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit });
+  const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit, allowLocalRepositories: config.crawlAllowPrivateNetworks });
   const { benchmarks, tuneQueue } = assembleBenchmarks(b, j, plainSearch);
   const industryBenchmarks = createIndustryBenchmarkService({
     dataDir: beirDataDir(config.beirDataDir, config.dataDir),

@@ -8,6 +8,7 @@ import { notFound } from "../errors.js";
 import { limitsOf } from "../tenants/plans.js";
 import { quotaExceededError } from "../tenants/quotas.js";
 import type { AuditService } from "../tenants/audit.js";
+import { gitConfiguration, gitSettings } from "../crawl/git-settings.js";
 
 export interface DataSourceOut {
   id: string;
@@ -50,7 +51,7 @@ export function sourceOut(s: SourceView, syncing = false): DataSourceOut {
 export async function insertSource(
   store: { content: SourceCatalog },
   tenant: TenantRow,
-  fields: { name: string; source_type: "upload" | "website"; configuration: Json },
+  fields: { name: string; source_type: "upload" | "website" | "git"; configuration: Json },
   collectionIds: string[],
 ): Promise<string> {
   const id = newId("src");
@@ -72,6 +73,8 @@ export function createSourceService(deps: {
   files: FileStore;
   isSyncing?: (sourceId: string) => Promise<boolean>;
   audit?: Pick<AuditService, "record">;
+  /** git sources may name a repository on the server's disk (CRAWL_ALLOW_PRIVATE_NETWORKS) */
+  allowLocalRepositories?: boolean;
 }) {
   const content = deps.store.content;
   const out = async (s: SourceView) => sourceOut(s, deps.isSyncing ? await deps.isSyncing(s.id) : false);
@@ -102,7 +105,10 @@ export function createSourceService(deps: {
       const found = new Set(await content.existingCollectionIds(tenant.id, collectionIds));
       const missing = collectionIds.find((c) => !found.has(c));
       if (missing) throw notFound("Collection", missing);
-      const id = await insertSource(deps.store, tenant, { name: body.name, source_type: body.source_type as "upload" | "website", configuration: body.configuration ?? {} }, collectionIds);
+      const sourceType = body.source_type as "upload" | "website" | "git";
+      // a git source's settings are checked now (400), so its first sync cannot fail on them
+      const configuration = sourceType === "git" ? gitConfiguration(gitSettings(body.configuration ?? {}, deps.allowLocalRepositories ?? false)) : (body.configuration ?? {});
+      const id = await insertSource(deps.store, tenant, { name: body.name, source_type: sourceType, configuration }, collectionIds);
       return out(await get(tenant.id, id));
     },
 

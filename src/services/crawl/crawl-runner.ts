@@ -11,6 +11,7 @@ import { CRAWL_JOB_KIND, failureMessage, queueJob, type CrawlServiceDeps, type R
 import { storePage } from "./crawl-pages.js";
 import { outcomeCounts, recordOutcome, settleMissedPages } from "./crawl-freshness.js";
 import { emitCrawlEnded } from "./crawl-events.js";
+import { runGitSync } from "./git-sync.js";
 
 /** How often a running crawl looks at its own row (cancelled by another process, source deleted). */
 const STATUS_CHECK_MS = 1_000;
@@ -62,14 +63,16 @@ export async function runCrawlJob(deps: CrawlServiceDeps, running: RunningCrawls
   const tracker = new CrawlJobTracker(deps, row, ctl, already.size);
   const startedAt = Date.now();
   const signal = AbortSignal.any([jobSignal, ctl.signal]);
-  const outcome = await crawlForJob(deps, row, tenant, tracker, already, signal);
+  // a git source's sync reads its repository; removals come from the commits, not from misses
+  const git = source.source_type === "git" ? await runGitSync(deps, row, tenant, source, signal) : null;
+  const outcome = git ? { result: git.result, failure: null } : await crawlForJob(deps, row, tenant, tracker, already, signal);
   await Promise.all(tracker.failureWrites);
   // fetched everything: the crawl stays running until the pages it handed over are indexed
   if (!outcome.failure && !outcome.result?.error && outcome.result?.stopReason !== "cancelled") {
     await waitIndexed(deps, row.id, signal, () => tracker.watchStatus(true));
-    if (!signal.aborted) await settleMissedPages(deps, row, outcome.result?.stopReason === "completed");
+    if (!signal.aborted && !git) await settleMissedPages(deps, row, outcome.result?.stopReason === "completed");
   }
-  const counts = { ...(await exactCounts(deps, row.id, outcome.result, tracker)), finished_at: nowIso() };
+  const counts = { ...(await exactCounts(deps, row.id, outcome.result, tracker)), finished_at: nowIso(), ...(git?.commit ? { git_commit: git.commit } : {}) };
   if (running.stopping && ctl.signal.aborted) {
     // shutdown: back to queued; throwing hands the job back to the queue, which runs it again
     await store.crawls.transition(row.id, ["running"], "queued", { ...counts, finished_at: null });
@@ -203,7 +206,7 @@ async function waitIndexed(deps: Pick<CrawlServiceDeps, "store">, jobId: string,
 
 interface EndedJob {
   row: CrawlJobRow;
-  counts: { pages_crawled: number; pages_failed: number; finished_at: string };
+  counts: { pages_crawled: number; pages_failed: number; finished_at: string; git_commit?: string };
   startedAt: number;
 }
 

@@ -15,9 +15,9 @@ const toJob = (r: RawJob): CrawlJobRow => ({
   include_paths: parseJson<string[]>(r.include_paths, []),
 });
 
-const PATCH_COLUMNS = ["pages_crawled", "pages_failed", "error", "started_at", "finished_at"] as const;
+const PATCH_COLUMNS = ["pages_crawled", "pages_failed", "error", "started_at", "finished_at", "git_commit"] as const;
 
-type JobReads = Pick<CrawlStore, "get" | "list" | "activeForSource" | "byId" | "unfinished">;
+type JobReads = Pick<CrawlStore, "get" | "list" | "activeForSource" | "byId" | "unfinished" | "lastGitSync">;
 type JobLifecycle = Pick<CrawlStore, "create" | "transition" | "requeue" | "setProgress">;
 
 export function sqliteCrawls(db: DB): CrawlStore {
@@ -48,6 +48,12 @@ function crawlJobReads(db: DB): JobReads {
     },
     async byId(id) {
       const r = byId.get(id) as RawJob | undefined;
+      return r ? toJob(r) : null;
+    },
+    async lastGitSync(sourceId) {
+      const r = db
+        .prepare("SELECT * FROM crawl_jobs WHERE data_source_id = ? AND status = 'completed' AND git_commit IS NOT NULL ORDER BY finished_at DESC LIMIT 1")
+        .get(sourceId) as RawJob | undefined;
       return r ? toJob(r) : null;
     },
     async unfinished() {
