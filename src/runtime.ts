@@ -322,7 +322,7 @@ function setMetricSources(b: Base, q: Queues): void {
  */
 function assembleBenchmarks(b: Base, j: Jobs, search: SearchService): { benchmarks: BenchmarkService; tuneQueue: JobQueue } {
   let tuneQueue: JobQueue | null = null;
-  const benchmarks = createBenchmarkService({ store: b.store, search, quotas: b.quotas, log: b.log, tuneQueue: () => tuneQueue! });
+  const benchmarks = createBenchmarkService({ store: b.store, search, quotas: b.quotas, log: b.log, tuneQueue: () => tuneQueue!, events: j.webhooks });
   tuneQueue = j.queues.create({
     name: "tune",
     handlers: { [TUNE_JOB_KIND]: (job) => benchmarks.handleTune(job) },
