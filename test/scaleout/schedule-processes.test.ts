@@ -1,0 +1,122 @@
+// Source schedules across real processes, on both queue backends (the jobs table, and BullMQ on
+// Redis): an API process that also works (`serve`) and a second worker process (`worker`) tick
+// every second over ten sources due at the same moment, so their ticks overlap; each due run
+// starts exactly one crawl and no process even tries a second one. Then both are SIGKILLed, the
+// runs fall due while nothing runs, and two processes started again start each run once.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { LIGHT_ENV, PLATFORM_KEY } from "../kit/index.js";
+import { freePort } from "../helpers/process.js";
+import { openDeploymentSql } from "../helpers/store-sql.js";
+import { html, send, serve } from "../crawl/fixtures.js";
+import { dropPrefix, REDIS_URL, redisReachable, testPrefix } from "../jobs/redis.js";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const SOURCES = 10;
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+afterAll(() => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+interface Proc {
+  child: ChildProcess;
+  output: () => string;
+  kill9(): Promise<void>;
+}
+
+function spawnQuarry(args: string[], env: Record<string, string>): Proc {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PLATFORM_API_KEY: PLATFORM_KEY, LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  const kill9 = () => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill("SIGKILL"))));
+  return { child, output: () => out, kill9 };
+}
+
+async function until<T>(f: () => Promise<T | null | false>, what: string, ms: number, out?: () => string): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f().catch(() => null);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${out ? `\n${out().slice(-2000)}` : ""}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const shapes: [string, () => Promise<Record<string, string> | null>][] = [
+  ["queue in the database", async () => ({})],
+  ["BullMQ on Redis", async () => ((await redisReachable()) ? { REDIS_URL, QUEUE_PREFIX: testPrefix(), QUEUE_LOCK_MS: "5000" } : null)],
+];
+
+describe.each(shapes)("schedules across processes (%s)", (shape, envOf) => {
+  it("two processes start each due run once, also after both were SIGKILLed and started again", async (ctx) => {
+    const extra = await envOf();
+    if (!extra) {
+      console.log(`skipping schedules across processes on ${shape}: Redis is not reachable at ${REDIS_URL}`);
+      return ctx.skip();
+    }
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-schedules-"));
+    dirs.push(dataDir);
+    const site = await serve((req, res) => send(req, res, { body: html("Home", "<p>The only page.</p>") }));
+    try {
+      const port = await freePort();
+      const env = { ...LIGHT_ENV, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", DEFAULT_PLAN: "enterprise", CRAWL_ALLOW_PRIVATE_NETWORKS: "true", SCHEDULE_CHECK_SECONDS: "1", ...extra };
+      const url = `http://127.0.0.1:${port}`;
+      const call = async (method: string, p: string, key: string, body?: unknown) => {
+        const r = await fetch(url + p, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+        return { status: r.status, body: (await r.json().catch(() => null)) as any };
+      };
+      const start = async () => {
+        const procs = [spawnQuarry(["serve"], env), spawnQuarry(["worker"], env)];
+        await until(() => fetch(`${url}/health`).then((r) => r.ok || r.status === 503), "the API process", 120_000, procs[0].output);
+        return procs;
+      };
+      const crawls = async (key: string) => (await call("GET", "/crawl", key)).body as any[];
+      const fireAll = async () => {
+        // every schedule falls due at the same moment
+        const sql = await openDeploymentSql(dataDir, null, { write: true });
+        await sql.run("UPDATE source_schedules SET next_run_at = ?", new Date(Date.now() - 60_000).toISOString());
+        await sql.close();
+      };
+      const settled = async (key: string, n: number, procs: Proc[]) => {
+        const all = await until(async () => ((await crawls(key)).length >= n ? crawls(key) : null), `${n} crawls`, 60_000, procs[1].output);
+        await until(async () => (await crawls(key)).every((c) => c.status === "completed"), "the crawls to complete", 60_000, procs[1].output);
+        await new Promise((r) => setTimeout(r, 2_500)); // more ticks of both processes: nothing else starts
+        expect((await crawls(key)).length).toBe(n);
+        expect(new Set(all.map((c) => c.data_source_id)).size).toBe(SOURCES);
+        for (const p of procs) expect(p.output()).not.toContain("scheduled sync skipped");
+      };
+
+      let procs = await start();
+      const key = (await call("POST", "/tenants", PLATFORM_KEY, { name: "Schedules" })).body.admin_key.key as string;
+      const configuration = { url: `${site.base}/`, max_depth: 0, page_limit: 1, render_js: false, include_paths: [] };
+      for (let i = 0; i < SOURCES; i++) {
+        const src = (await call("POST", "/data-sources", key, { name: `site ${i}`, source_type: "website", configuration })).body.id;
+        expect((await call("PUT", `/data-sources/${src}/schedule`, key, { schedule: "daily" })).status).toBe(200);
+      }
+      await fireAll();
+      await settled(key, SOURCES, procs);
+
+      await Promise.all(procs.map((p) => p.kill9()));
+      await fireAll(); // due while no process runs
+      procs = await start();
+      await settled(key, 2 * SOURCES, procs);
+      const schedules = await Promise.all((await crawls(key)).slice(0, SOURCES).map(async (c) => (await call("GET", `/data-sources/${c.data_source_id}/schedule`, key)).body));
+      expect(schedules.every((s) => s.schedule === "daily" && Date.parse(s.next_run_at) > Date.now() && s.last_run_at)).toBe(true);
+      await Promise.all(procs.map((p) => new Promise((r) => (p.child.exitCode !== null ? r(null) : (p.child.once("exit", r), p.child.kill("SIGTERM"))))));
+    } finally {
+      await site.close();
+      if (extra.QUEUE_PREFIX) await dropPrefix(extra.QUEUE_PREFIX);
+    }
+  }, 400_000);
+});
