@@ -17,6 +17,8 @@ import { runGitSync } from "./git-sync.js";
 const STATUS_CHECK_MS = 1_000;
 /** How often a crawl that has fetched everything looks whether its pages are indexed. */
 const INDEX_POLL_MS = 200;
+/** A running crawl writes its progress to its row at most this often (the final counts always). */
+const PROGRESS_WRITE_MS = 250;
 
 /** The crawl queue's handler. */
 export async function handleCrawlJob(deps: CrawlServiceDeps, running: RunningCrawls, job: RunningJob): Promise<void> {
@@ -157,6 +159,7 @@ export class CrawlJobTracker {
   /** writes of failed pages, awaited before the row's final status */
   readonly failureWrites: Promise<void>[] = [];
   private lastCheck = Date.now();
+  private lastProgressWrite = 0;
 
   constructor(
     private readonly deps: Pick<CrawlServiceDeps, "store" | "log" | "observe">,
@@ -178,6 +181,9 @@ export class CrawlJobTracker {
   progress(p: CrawlProgress): void {
     this.pagesCrawled = p.pagesCrawled;
     this.pagesFailed = p.errors;
+    // one write per page would cost a re-crawl of unchanged pages more than the pages themselves
+    if (Date.now() - this.lastProgressWrite < PROGRESS_WRITE_MS) return;
+    this.lastProgressWrite = Date.now();
     this.deps.store.crawls
       .setProgress(this.row.id, this.pagesCrawled, this.pagesFailed)
       .catch((err: unknown) => this.deps.log.warn({ err, crawl: this.row.id }, "could not record crawl progress"));

@@ -65,6 +65,7 @@ function crawlJobReads(db: DB): JobReads {
 function crawlJobLifecycle(db: DB): JobLifecycle {
   const byTenant = db.prepare("SELECT * FROM crawl_jobs WHERE tenant_id = ? AND id = ?");
   const activeOf = db.prepare("SELECT 1 FROM crawl_jobs WHERE data_source_id = ? AND status IN ('queued', 'running') AND id != ?");
+  const progress = db.prepare("UPDATE crawl_jobs SET pages_crawled = ?, pages_failed = ? WHERE id = ? AND status = 'running'");
   const insert = db.prepare(
     `INSERT INTO crawl_jobs (${CRAWL_JOB_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
@@ -107,7 +108,7 @@ function crawlJobLifecycle(db: DB): JobLifecycle {
       return requeue(tenantId, id);
     },
     async setProgress(id, pagesCrawled, pagesFailed) {
-      db.prepare("UPDATE crawl_jobs SET pages_crawled = ?, pages_failed = ? WHERE id = ? AND status = 'running'").run(pagesCrawled, pagesFailed, id);
+      progress.run(pagesCrawled, pagesFailed, id);
     },
   };
 }
