@@ -63,3 +63,41 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
       }),
   };
 }
+
+export interface QuarryProcess {
+  child: ChildProcess;
+  output: () => string;
+  /** SIGKILL, resolved once the process is gone */
+  kill9(): Promise<void>;
+}
+
+/** `quarry <args>` as a child process (serve, worker), its output kept; listed in `children` for cleanup. */
+export function spawnQuarry(args: string[], env: Record<string, string>, children: ChildProcess[] = []): QuarryProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PLATFORM_API_KEY: PLATFORM_KEY, LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  const kill9 = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      child.kill("SIGKILL");
+    });
+  return { child, output: () => out, kill9 };
+}
+
+/** Polls `f` until it gives a value; the error names what did not happen and the output's tail. */
+export async function until<T>(f: () => Promise<T | null | false>, what: string, ms: number, out?: () => string): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f().catch(() => null);
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${out ? `\n${out().slice(-2000)}` : ""}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

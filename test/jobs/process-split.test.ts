@@ -2,16 +2,17 @@
 // the database and, when Redis answers, on BullMQ: the API process runs no jobs, a worker process
 // indexes what the API accepted, and after a worker is killed with SIGKILL mid-ingest another one
 // takes over, every document ending indexed once.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PLATFORM_KEY } from "../kit/index.js";
 import { dropPrefix, REDIS_URL, redisReachable, testPrefix } from "./redis.js";
+import { freePort, spawnQuarry as spawnChild, until } from "../helpers/process.js";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
+const spawnQuarry = (args: string[], env: Record<string, string>) => spawnChild(args, { DEFAULT_PLAN: "enterprise", ...env }, children);
+
 const DOCS = 16;
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
@@ -19,39 +20,6 @@ afterAll(() => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-
-function spawnQuarry(args: string[], env: Record<string, string>): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PLATFORM_API_KEY: PLATFORM_KEY, LOG_LEVEL: "info", DEFAULT_PLAN: "enterprise", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let out = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  return { child, output: () => out };
-}
-
-async function until<T>(f: () => Promise<T | null | false>, what: string, ms: number, out?: () => string): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => null);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${out ? `\n${out().slice(-2000)}` : ""}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const shapes: [string, () => Promise<Record<string, string> | null>][] = [
   ["queue in the database", async () => ({})],

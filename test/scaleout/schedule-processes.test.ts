@@ -1,57 +1,27 @@
 // Source schedules across real processes, on both queue backends (the jobs table, and BullMQ on
 // Redis): an API process that also works (`serve`) and a second worker process (`worker`) tick
-// every second over ten sources due at the same moment, so their ticks overlap; each due run
+// every second over six sources due at the same moment (their ticks may overlap); each due run
 // starts exactly one crawl and no process even tries a second one. Then both are SIGKILLed, the
 // runs fall due while nothing runs, and two processes started again start each run once.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LIGHT_ENV, PLATFORM_KEY } from "../kit/index.js";
-import { freePort } from "../helpers/process.js";
+import { freePort, spawnQuarry as spawnChild, until, type QuarryProcess } from "../helpers/process.js";
 import { openDeploymentSql } from "../helpers/store-sql.js";
 import { html, send, serve } from "../crawl/fixtures.js";
 import { dropPrefix, REDIS_URL, redisReachable, testPrefix } from "../jobs/redis.js";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const SOURCES = 10;
+const SOURCES = 6;
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 afterAll(() => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
-
-interface Proc {
-  child: ChildProcess;
-  output: () => string;
-  kill9(): Promise<void>;
-}
-
-function spawnQuarry(args: string[], env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PLATFORM_API_KEY: PLATFORM_KEY, LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let out = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  const kill9 = () => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill("SIGKILL"))));
-  return { child, output: () => out, kill9 };
-}
-
-async function until<T>(f: () => Promise<T | null | false>, what: string, ms: number, out?: () => string): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => null);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${out ? `\n${out().slice(-2000)}` : ""}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const spawnQuarry = (args: string[], env: Record<string, string>) => spawnChild(args, env, children);
 
 const shapes: [string, () => Promise<Record<string, string> | null>][] = [
   ["queue in the database", async () => ({})],
@@ -88,9 +58,9 @@ describe.each(shapes)("schedules across processes (%s)", (shape, envOf) => {
         await sql.run("UPDATE source_schedules SET next_run_at = ?", new Date(Date.now() - 60_000).toISOString());
         await sql.close();
       };
-      const settled = async (key: string, n: number, procs: Proc[]) => {
-        const all = await until(async () => ((await crawls(key)).length >= n ? crawls(key) : null), `${n} crawls`, 60_000, procs[1].output);
-        await until(async () => (await crawls(key)).every((c) => c.status === "completed"), "the crawls to complete", 60_000, procs[1].output);
+      const settled = async (key: string, n: number, procs: QuarryProcess[]) => {
+        const all = await until(async () => ((await crawls(key)).length >= n ? crawls(key) : null), `${n} crawls`, 150_000, procs[1].output);
+        await until(async () => (await crawls(key)).every((c) => c.status === "completed"), "the crawls to complete", 150_000, procs[1].output);
         await new Promise((r) => setTimeout(r, 2_500)); // more ticks of both processes: nothing else starts
         expect((await crawls(key)).length).toBe(n);
         expect(new Set(all.map((c) => c.data_source_id)).size).toBe(SOURCES);
