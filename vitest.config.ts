@@ -27,6 +27,7 @@ const SLOW = [
   "test/console/console.test.ts",
   "test/console/crawl-bench.test.ts",
   "test/console/analytics.test.ts",
+  "test/console/git-source.test.ts",
   "test/crawl/render.test.ts",
   "test/soak/**/*.test.ts",
   "test/scaleout/**/*.test.ts",

@@ -2,6 +2,7 @@
 // watch its documents go from queued to indexed.
 import { useCallback, useEffect, useRef, useState, type DragEvent, type FormEvent } from "react";
 import { api, ApiError, uploadFile, type Capabilities, type Collection, type DataSource, type DocumentOut } from "../api";
+import { GitSourcePanel } from "./git-source";
 import { Link, navigate, useLocation } from "../router";
 import { Alert, ConfirmAction, Field, formatBytes, formatDate, messageOf, Notice, Page, Status, TextArea, useSubmit } from "../ui";
 
@@ -125,8 +126,8 @@ export function CollectionPage({ id }: { id: string }) {
     void load();
   }, [load]);
 
-  // while anything is queued or processing, look again every 1.5 s
-  const pending = documents?.some((d) => PENDING.has(d.status)) ?? false;
+  // while anything is queued or processing, or a source syncs (a git sync before its first file), look again every 1.5 s
+  const pending = (documents?.some((d) => PENDING.has(d.status)) ?? false) || sources.some((s) => s.status === "syncing");
   useEffect(() => {
     if (!pending) return;
     const t = setInterval(() => void load(), 1500);
@@ -153,6 +154,7 @@ export function CollectionPage({ id }: { id: string }) {
       {collection ? (
         <>
           <UploadPanel collection={collection} sources={uploadSources} onChange={() => void load()} />
+          <GitSourcePanel collection={collection} sources={sources.filter((s) => s.source_type === "git")} onChange={() => void load()} />
           <DocumentsTable documents={documents} sources={sources} />
           {collection && (documents?.length ?? 0) > 0 ? (
             <p>
@@ -464,7 +466,7 @@ function SourceRow({ collection, source, onChange, onDone }: { collection: Colle
         {source.name}
         {shared ? <div className="muted small">also in {(source.collection_ids?.length ?? 1) - 1} other collection(s)</div> : null}
       </th>
-      <td data-label="Type">{source.source_type === "website" ? "Website" : "Upload"}</td>
+      <td data-label="Type">{source.source_type === "website" ? "Website" : source.source_type === "git" ? "Git" : "Upload"}</td>
       <td data-label="Status">
         <Status value={source.status} />
       </td>
