@@ -362,7 +362,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   const analytics = createAnalyticsService({ store, log: searchLog, retentionDays: config.analyticsRetentionDays, lowScore: config.analyticsLowScore, flushMs: config.analyticsFlushMs });
   const collections = createCollectionService({ store, audit });
   const synonyms = createSynonymService({ store });
-  const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit, allowLocalRepositories: config.crawlAllowPrivateNetworks });
+  const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit, allowLocalRepositories: config.crawlAllowPrivateNetworks, forgetSource: (t, id) => j.crawls.forgetSource(t, id) });
   const { benchmarks, tuneQueue } = assembleBenchmarks(b, j, plainSearch);
   const industryBenchmarks = createIndustryBenchmarkService({
     dataDir: beirDataDir(config.beirDataDir, config.dataDir),

@@ -114,6 +114,14 @@ describe("git data sources", () => {
     expect((await s.call("PUT", `/data-sources/${sourceId}/schedule`, { key, json: { schedule: "daily" } })).status).toBe(200);
   });
 
+  it("deleting the source deletes its mirror", async () => {
+    const me = (await s.call("GET", "/me", { key })).body.tenant.id;
+    const mirror = path.join(s.dataDir, "git", me, sourceId);
+    expect(fs.existsSync(mirror)).toBe(true);
+    expect((await s.call("DELETE", `/data-sources/${sourceId}`, { key })).status).toBe(204);
+    expect(fs.existsSync(mirror)).toBe(false);
+  });
+
   it("a branch that does not exist fails the sync with the reason", async () => {
     const r = await s.call("POST", "/data-sources", { key, json: { name: "Other", source_type: "git", configuration: { url: repo.bare, branch: "nope" } } });
     sourceId = r.body.id;

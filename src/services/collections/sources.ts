@@ -75,6 +75,8 @@ export function createSourceService(deps: {
   audit?: Pick<AuditService, "record">;
   /** git sources may name a repository on the server's disk (CRAWL_ALLOW_PRIVATE_NETWORKS) */
   allowLocalRepositories?: boolean;
+  /** drops what this process keeps of a deleted source outside the store (a git source's mirror) */
+  forgetSource?: (tenantId: string, sourceId: string) => Promise<void>;
 }) {
   const content = deps.store.content;
   const out = async (s: SourceView) => sourceOut(s, deps.isSyncing ? await deps.isSyncing(s.id) : false);
@@ -117,6 +119,7 @@ export function createSourceService(deps: {
       const removed = await content.deleteSource(tenant.id, id);
       if (removed === null) throw notFound("Data source", id);
       await Promise.all(removed.map((d) => deps.files.remove(tenant.id, d)));
+      await deps.forgetSource?.(tenant.id, id);
       await deps.audit?.record({ tenantId: tenant.id, actor: p, action: "data_source.deleted", target: { type: "data_source", id }, detail: { documents: removed.length } });
     },
   };

@@ -5,6 +5,7 @@
 // between the commit of the last completed sync and the branch's new commit, and deletes the
 // documents of files the commits removed.
 
+import fsp from "node:fs/promises";
 import path from "node:path";
 import type { TenantRow } from "../../store/types.js";
 import type { SourceView } from "../../store/content-types.js";
@@ -99,8 +100,13 @@ export async function runGitSync(deps: JobDeps, row: CrawlJobRow, tenant: Tenant
 }
 
 /** Where a source's mirror lives: one bare repository per source, a cache any worker can rebuild. */
-function mirrorDir(deps: Pick<CrawlServiceDeps, "gitCacheDir">, row: CrawlJobRow): string {
+function mirrorDir(deps: Pick<CrawlServiceDeps, "gitCacheDir">, row: Pick<CrawlJobRow, "tenant_id" | "data_source_id">): string {
   return path.join(deps.gitCacheDir ?? path.resolve("data", "git"), row.tenant_id, row.data_source_id);
+}
+
+/** A deleted source's mirror goes with it (in this process; another worker's copy goes with its disk). */
+export async function forgetGitMirror(deps: Pick<CrawlServiceDeps, "gitCacheDir">, tenantId: string, sourceId: string): Promise<void> {
+  await fsp.rm(mirrorDir(deps, { tenant_id: tenantId, data_source_id: sourceId }), { recursive: true, force: true });
 }
 
 /**
