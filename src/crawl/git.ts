@@ -22,16 +22,19 @@ export const GIT_MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** A fetch that takes longer than this fails the sync. */
 const FETCH_TIMEOUT_MS = 10 * 60_000;
 
-/** The document kind of each indexed file extension; other files are left out. */
+/**
+ * The document kind of each indexed file extension; other files are left out. reStructuredText
+ * and AsciiDoc are stored as Markdown of the same text, their sections as headings.
+ */
 const KIND_OF_EXT: Record<string, "markdown" | "html" | "text"> = {
   ".md": "markdown",
   ".markdown": "markdown",
   ".mdx": "markdown",
   ".html": "html",
   ".htm": "html",
-  ".rst": "text",
-  ".adoc": "text",
-  ".asciidoc": "text",
+  ".rst": "markdown",
+  ".adoc": "markdown",
+  ".asciidoc": "markdown",
   ".txt": "text",
 };
 

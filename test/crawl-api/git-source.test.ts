@@ -44,7 +44,7 @@ describe("git data sources", () => {
     key = (await s.tenant()).adminKey;
     repo = makeRepo();
     repo.write("docs/guide.md", "# Guide\n\nThe quokka setting turns on hopping.\n");
-    repo.write("docs/install.rst", "Install\n=======\n\nRun the wombat installer.\n");
+    repo.write("docs/install.rst", "Install\n=======\n\nRun the wombat installer.\n\nUpgrades\n--------\n\nThe bandicoot upgrade keeps your settings.\n");
     repo.write("docs/manual.adoc", "= Manual\n\nThe numbat switch is on the left.\n");
     repo.write("docs/page.html", "<html><head><title>Page</title></head><body><p>The bilby page explains burrows.</p></body></html>");
     repo.write("docs/notes.txt", "Echidna notes for later.\n");
@@ -85,6 +85,10 @@ describe("git data sources", () => {
     expect(docs.every((d) => d.status === "indexed" && d.source_type === "git")).toBe(true);
     const [hit] = await search("quokka");
     expect(hit.heading_path[0]).toBe("docs/guide.md");
+    // reStructuredText sections are headings under the path (the first, the title, is the document's title)
+    const [upgrades] = await search("bandicoot");
+    expect(upgrades.heading_path).toEqual(["docs/install.rst", "Upgrades"]);
+    expect(upgrades.title).toBe("Install");
     expect(await search("dingo")).toEqual([]);
     expect(await search("platypus")).toEqual([]);
   });

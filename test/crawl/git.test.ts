@@ -12,6 +12,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GitMirror, parseGitUrl, wantedFile } from "../../src/crawl/git.js";
 import { UrlPolicyError } from "../../src/crawl/errors.js";
 import { createUrlPolicy } from "../../src/crawl/url-policy.js";
+import { asciidocToMarkdown, rstToMarkdown } from "../../src/ingest/parse/markup-headings.js";
+
+describe("reStructuredText and AsciiDoc sections as Markdown headings", () => {
+  it("levels RST sections by the order their adornments appear, overlines included", () => {
+    const rst = ["=====", "Guide", "=====", "", "Intro text.", "", "Install", "-------", "", "Run it.", "", "Linux", "~~~~~", "", "Apt.", "", "Usage", "-------", "", "----", "", "Not a title."].join("\n");
+    expect(rstToMarkdown(rst).split("\n").filter((l) => l.startsWith("#"))).toEqual(["# Guide", "## Install", "### Linux", "## Usage"]);
+    expect(rstToMarkdown(rst)).toContain("----\n\nNot a title.");
+  });
+
+  it("turns AsciiDoc section titles into headings, not lines inside listing blocks", () => {
+    const adoc = ["= Manual", "", "== Setup", "", "----", "== not a title", "----", "", "=== Details"].join("\n");
+    expect(asciidocToMarkdown(adoc).split("\n")).toEqual(["# Manual", "", "## Setup", "", "----", "== not a title", "----", "", "### Details"]);
+  });
+});
 
 describe("parseGitUrl", () => {
   it("refuses ssh, git:// and ext:: URLs, and credentials", () => {

@@ -13,6 +13,7 @@ import type { CrawlJobRow } from "../../store/crawl-types.js";
 import { newId, nowIso } from "../../store/ids.js";
 import { GitMirror, gitFileKind, parseGitUrl, wantedFile, sha256, type CrawledPage, type CrawlResult } from "../../crawl/index.js";
 import { gitSettings, type GitSettings } from "./git-settings.js";
+import { asciidocToMarkdown, rstToMarkdown } from "../../ingest/parse/markup-headings.js";
 import { tenantOf, type Principal } from "../auth/auth.js";
 import { badRequest, conflict, notFound } from "../errors.js";
 import { crawlOut, urlGuard, type CrawlOut, type CrawlServiceDeps } from "./crawl-types.js";
@@ -138,6 +139,7 @@ async function storeFile(deps: JobDeps, row: CrawlJobRow, tenant: TenantRow, f: 
     await recordOutcome(deps, row, f.file, "failed");
     return "failed";
   }
+  // the hash is the file's, so an unchanged file is recognised whatever it is stored as
   const hash = sha256(body);
   const before = await deps.store.crawls.page(row.data_source_id, f.file);
   const kind = gitFileKind(f.file)!;
@@ -146,7 +148,7 @@ async function storeFile(deps: JobDeps, row: CrawlJobRow, tenant: TenantRow, f: 
     finalUrl: f.file,
     depth: 0,
     contentType: kind === "html" ? "text/html; charset=utf-8" : kind === "markdown" ? "text/markdown; charset=utf-8" : "text/plain; charset=utf-8",
-    body,
+    body: asStored(f.file, body),
     format: kind,
     title: f.file,
     etag: null,
@@ -159,6 +161,14 @@ async function storeFile(deps: JobDeps, row: CrawlJobRow, tenant: TenantRow, f: 
   const outcome = await storePage(deps, row, tenant, page, origin);
   await recordOutcome(deps, row, f.file, outcome);
   return outcome;
+}
+
+/** reStructuredText and AsciiDoc as Markdown (sections as headings); other files as they are. */
+function asStored(file: string, body: Buffer): Buffer {
+  const ext = path.extname(file).toLowerCase();
+  if (ext === ".rst") return Buffer.from(rstToMarkdown(body.toString("utf8")), "utf8");
+  if (ext === ".adoc" || ext === ".asciidoc") return Buffer.from(asciidocToMarkdown(body.toString("utf8")), "utf8");
+  return body;
 }
 
 /** A file the commits removed: its document, stored bytes and page go. */
