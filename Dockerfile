@@ -20,7 +20,7 @@ COPY package.json package-lock.json .npmrc ./
 # the postinstall step (builds the console when its sources are there; here they are not yet)
 COPY scripts/build-console.mjs ./scripts/
 RUN npm ci --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json ./
 COPY scripts ./scripts
 COPY src ./src
 COPY console ./console

@@ -19,6 +19,7 @@ const UNIT = [
   "test/jobs/sleepers.test.ts",
   "test/model/{tokenizer,pooling,train,eigen,held-out-sources}.test.ts",
   "test/analytics/reports.test.ts",
+  "test/console/search-filter.test.ts", // the console's filter builder rules, no browser
 ];
 
 // slow: the embedding model, Chromium, whole processes, scale, soak and scale-out runs.
@@ -28,6 +29,7 @@ const SLOW = [
   "test/console/crawl-bench.test.ts",
   "test/console/analytics.test.ts",
   "test/console/git-source.test.ts",
+  "test/console/search-controls.test.ts",
   "test/crawl/render.test.ts",
   "test/soak/**/*.test.ts",
   "test/scaleout/**/*.test.ts",

@@ -360,7 +360,8 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   const counters = { zeroResults: b.metrics.searchZeroResults, lowScore: b.metrics.searchLowScore };
   const search = loggedSearch(plainSearch, { log: searchLog, lowScore: config.analyticsLowScore, counters });
   const analytics = createAnalyticsService({ store, log: searchLog, retentionDays: config.analyticsRetentionDays, lowScore: config.analyticsLowScore, flushMs: config.analyticsFlushMs });
-  const collections = createCollectionService({ store, audit });
+  const documents = createDocumentService({ store, files, profileName: b.activeProfile.name, queue: j.queue, log, audit });
+  const collections = createCollectionService({ store, audit, reindex: (p, sourceId) => documents.reindex(p, sourceId) });
   const synonyms = createSynonymService({ store });
   const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit, allowLocalRepositories: config.crawlAllowPrivateNetworks, forgetSource: (t, id) => j.crawls.forgetSource(t, id) });
   const { benchmarks, tuneQueue } = assembleBenchmarks(b, j, plainSearch);
@@ -379,7 +380,6 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   });
   const apiKeys = createApiKeyService({ store, audit, keyCache: b.keyCache });
   const tenants = createTenantService({ store, defaultPlan: config.defaultPlan, audit });
-  const documents = createDocumentService({ store, files, profileName: b.activeProfile.name, queue: j.queue, log, audit });
   return { accounts, auth, search, analytics, collections, synonyms, sources, benchmarks, industryBenchmarks, apiKeys, tenants, documents, tuneQueue };
 }
 

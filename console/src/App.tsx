@@ -16,6 +16,8 @@ import { DocumentPage } from "./pages/document";
 import { BenchmarkPage, BenchmarksPage, NewBenchmarkPage } from "./pages/benchmarks";
 import { SettingsPage } from "./pages/settings";
 import { AnalyticsPage } from "./pages/analytics";
+import { WebhooksPage } from "./pages/webhooks";
+import { WebhookPage } from "./pages/webhook-deliveries";
 
 type Screen = { pattern: string; render: (params: Record<string, string>) => ReactNode; label?: string };
 
@@ -39,6 +41,8 @@ const WORKSPACE: Screen[] = [
   { pattern: "/workspace/benchmarks/new", render: () => <NewBenchmarkPage /> },
   { pattern: "/workspace/benchmarks/:id", render: (p) => <BenchmarkPage id={p.id} /> },
   { pattern: "/workspace/analytics", render: () => <AnalyticsPage />, label: "Analytics" },
+  { pattern: "/workspace/webhooks", render: () => <WebhooksPage />, label: "Webhooks" },
+  { pattern: "/workspace/webhooks/:id", render: (p) => <WebhookPage id={p.id} /> },
   { pattern: "/workspace/api-keys", render: () => <ApiKeysPage />, label: "API keys" },
   { pattern: "/workspace/settings", render: () => <SettingsPage />, label: "Settings" },
 ];

@@ -204,3 +204,9 @@ export type TuneOut = S["BenchmarkTuneOut"];
 export type TuningJob = S["TuningJobOut"];
 
 export type IndustryImport = S["IndustryBenchmarkImportOut"];
+
+export type Webhook = S["WebhookOut"];
+
+export type WebhookCreated = S["WebhookCreated"];
+
+export type WebhookDelivery = S["WebhookDeliveryOut"];

@@ -155,6 +155,10 @@ const STATUS_TEXT: Record<string, string> = {
   warn: "Warning",
   fail: "Fail",
   info: "Info",
+  enabled: "Enabled",
+  disabled: "Disabled",
+  pending: "Pending",
+  delivered: "Delivered",
 };
 
 export function Status({ value }: { value: string }) {
@@ -267,3 +271,49 @@ export function ConfirmAction({
 }
 
 export const percent = (x: number | undefined | null) => (x == null ? "—" : `${(x * 100).toFixed(1)}%`);
+
+/** A table's header row: one column per name, and an unnamed (for screen readers: "Actions") last one when asked. */
+export function ColumnHeads({ names, actions }: { names: string[]; actions?: boolean }) {
+  return (
+    <thead>
+      <tr>
+        {names.map((n) => (
+          <th key={n} scope="col">
+            {n}
+          </th>
+        ))}
+        {actions ? (
+          <th scope="col">
+            <span className="visually-hidden">Actions</span>
+          </th>
+        ) : null}
+      </tr>
+    </thead>
+  );
+}
+
+/** A labelled select of the workspace's collections, with an optional first choice for "none". */
+export function CollectionSelect(props: { id: string; label: string; collections: { id: string; name: string }[]; value: string; onChange: (id: string) => void; none?: string }) {
+  return (
+    <div className="field">
+      <label htmlFor={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange(e.target.value)}>
+        {props.none !== undefined ? <option value="">{props.none}</option> : null}
+        {props.collections.map((c) => (
+          <option key={c.id} value={c.id}>
+            {c.name}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** While `active`, calls `fn` every `ms` (work the server is still doing: indexing, deliveries). */
+export function usePoll(active: boolean, fn: () => void, ms = 1500) {
+  useEffect(() => {
+    if (!active) return;
+    const t = setInterval(fn, ms);
+    return () => clearInterval(t);
+  }, [active, fn, ms]);
+}

@@ -4,14 +4,13 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import cookie from "@fastify/cookie";
 import multipart from "@fastify/multipart";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import type { TSchema } from "@sinclair/typebox";
 import type { Runtime } from "../runtime.js";
 import "./route-config.js";
 import { clientErrorHandler, frameworkErrors, registerErrorHandling } from "./errors.js";
-import { createValidators } from "./validation.js";
 import { refuseNonUtf8Bodies } from "./charset.js";
 import { registerRateLimits, registerSecurityHeaders } from "./protection.js";
 import { SHARED_SCHEMAS } from "./schemas/index.js";
+import { useLazySchemas } from "./lazy-schemas.js";
 import { SESSION_COOKIE } from "./session-cookie.js";
 import { registerOpenApi } from "./swagger.js";
 import { systemRoutes } from "./routes/system.js";
@@ -67,8 +66,7 @@ function createServer(rt: Runtime) {
     ajv: { customOptions: { strict: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const validators = createValidators(SHARED_SCHEMAS);
-  app.setValidatorCompiler(({ schema, httpPart }) => validators.compile(schema as TSchema, httpPart));
+  useLazySchemas(app, SHARED_SCHEMAS);
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
   return app;
 }

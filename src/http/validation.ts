@@ -30,12 +30,45 @@ export function createValidators(sharedSchemas: TSchema[]) {
     bodyAjv.addSchema(s);
     textAjv.addSchema(s);
   }
+  const pending = new Set<() => ValidateFunction>();
   return {
     compile(schema: TSchema, httpPart: string | undefined): ValidateFunction {
-      const validate = (httpPart === "body" ? bodyAjv : textAjv).compile(schema);
-      return httpPart === "headers" ? validate : guarded(validate);
+      const ajv = httpPart === "body" ? bodyAjv : textAjv;
+      return compiledOnFirstUse(pending, () => {
+        const validate = ajv.compile(schema);
+        return httpPart === "headers" ? validate : guarded(validate);
+      });
+    },
+    /** compiles every validator not compiled yet (a test's check that every schema compiles) */
+    compileAll(): number {
+      const todo = [...pending];
+      for (const get of todo) get();
+      return todo.length;
     },
   };
+}
+
+/**
+ * A validator compiled the first time a request reaches its route: Fastify compiles every route's
+ * schemas when a server starts, most of them for routes a process never answers (a worker's health
+ * port, a test's server). Fastify hands the parent object (so Ajv can apply defaults and coercion
+ * to the root value) to any function with a `schemaEnv`, which this one always has; it passes it on.
+ */
+function compiledOnFirstUse(pending: Set<() => ValidateFunction>, compile: () => ValidateFunction): ValidateFunction {
+  let validate: ValidateFunction | undefined;
+  const get = () => {
+    if (validate) return validate;
+    pending.delete(get);
+    return (validate = compile());
+  };
+  pending.add(get);
+  const check = ((data: unknown, ctx?: Parameters<ValidateFunction>[1]) => {
+    const validate = get();
+    const ok = validate(data, ctx);
+    check.errors = validate.errors;
+    return ok;
+  }) as ValidateFunction;
+  return Object.assign(check, { schemaEnv: {} as ValidateFunction["schemaEnv"] });
 }
 
 /** Deepest nesting accepted in request data. Deeper structures are refused before the schema

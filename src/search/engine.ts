@@ -7,14 +7,11 @@ import type { LexicalWeights, ParsedQuery } from "./lexical/types.js";
 import type { Embedder, EmbeddingProfile } from "../embed/types.js";
 import { lexicalQueryOf } from "./lexical/analyze-query.js";
 import type { SynonymTable } from "./lexical/synonyms.js";
-import { DEFAULT_ANALYZER } from "./lexical/analyze.js";
+import { queryAnalyzer } from "./lexical/languages.js";
 import { fuse, type Candidate, type FusedHit, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
 import { calibrate, calibrationFusion, modelsWith, sameFusion, type OwnCalibration } from "./calibration.js";
 import { rulesOf, type RankedScores } from "./explain.js";
 import type { SearchFilter } from "./filter/types.js";
-
-// the analyzer the stores index with (one for every collection until collections choose a language)
-const ANALYZER = DEFAULT_ANALYZER;
 
 export interface EngineSettings {
   fusion: FusionOptions;
@@ -32,6 +29,8 @@ export interface EngineSettings {
   calibration?: OwnCalibration;
   /** the collection's synonyms (settings.synonyms), applied to the lexical half's query */
   synonyms?: SynonymTable;
+  /** the collection's language (lexical/languages.ts): its queries are analysed as its chunks were; absent: English */
+  language?: string;
 }
 
 /** other chunks of a document that count as its evidence (engine setting documentEvidence) */
@@ -182,7 +181,7 @@ export async function rankIds(
   mode: RetrievalMode = "hybrid",
   filter?: SearchFilter,
 ): Promise<RankedIds> {
-  const { parsed, lexical: lexicalQuery } = lexicalQueryOf(query, ANALYZER, settings.synonyms);
+  const { parsed, lexical: lexicalQuery } = lexicalQueryOf(query, queryAnalyzer(settings.language), settings.synonyms);
   if (sourceIds.length === 0) return { mode: "hybrid", ranked: [], parsed };
   const useVectors = mode !== "lexical" && vectorsAvailable(deps);
   const useLexical = mode !== "vector";
@@ -285,12 +284,12 @@ export async function tuningCandidates(
   tenantId: string,
   sourceIds: string[],
   query: string,
-  opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable },
+  opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable; language?: string },
 ): Promise<TuningCandidates> {
   const useVectors = vectorsAvailable(deps);
   const mode: RetrievalMode = useVectors ? "hybrid" : "lexical";
   if (sourceIds.length === 0) return { mode, lexical: opts.lexicalWeights.map(() => []), vector: [], documentOf: new Map() };
-  const lexicalQuery = lexicalQueryOf(query, ANALYZER, opts.synonyms).lexical;
+  const lexicalQuery = lexicalQueryOf(query, queryAnalyzer(opts.language), opts.synonyms).lexical;
   const vectorPromise = useVectors ? startVectorSearch(deps, tenantId, sourceIds, query, opts.depth) : Promise.resolve([]);
   const lexical: Candidate[][] = [];
   for (const w of opts.lexicalWeights) {
@@ -315,7 +314,7 @@ export function createEngine(deps: EngineDeps) {
       const r = await rankIds(deps, tenantId, sourceIds, query, settings, mode);
       return { mode: r.mode, ranked: await hydrate(deps, tenantId, r.ranked) };
     },
-    candidates: (tenantId: string, sourceIds: string[], query: string, opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable }) =>
+    candidates: (tenantId: string, sourceIds: string[], query: string, opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable; language?: string }) =>
       tuningCandidates(deps, tenantId, sourceIds, query, opts),
   };
 }

@@ -6,7 +6,7 @@ import type { ChunkSearch } from "../store/content-store.js";
 import type { SearchFilter } from "./filter/types.js";
 import { FACET_VALUES, facetAnswer, type FacetField } from "./filter/facets.js";
 import { lexicalQueryOf } from "./lexical/analyze-query.js";
-import { DEFAULT_ANALYZER } from "./lexical/analyze.js";
+import { queryAnalyzer } from "./lexical/languages.js";
 import type { SynonymTable } from "./lexical/synonyms.js";
 import type { RetrievalMode } from "./engine.js";
 
@@ -15,11 +15,11 @@ export async function facetCounts(
   tenantId: string,
   sourceIds: string[],
   query: string,
-  o: { mode: RetrievalMode; documentIds: string[]; filter?: SearchFilter; synonyms?: SynonymTable },
+  o: { mode: RetrievalMode; documentIds: string[]; filter?: SearchFilter; synonyms?: SynonymTable; language?: string },
   fields: FacetField[],
 ): Promise<Record<string, Record<string, number>>> {
-  // the analyzer the stores index with (engine.ts ANALYZER)
-  const lexical = o.mode === "vector" ? null : lexicalQueryOf(query, DEFAULT_ANALYZER, o.synonyms).lexical;
+  // analysed as the engine analyses it (the collection's language)
+  const lexical = o.mode === "vector" ? null : lexicalQueryOf(query, queryAnalyzer(o.language), o.synonyms).lexical;
   const rows = await content.facetCounts(
     tenantId,
     sourceIds,

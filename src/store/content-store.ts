@@ -6,6 +6,7 @@ import type {
   ChunkHit,
   ChunkRange,
   ChunkRow,
+  CollectionLanguage,
   CollectionPatch,
   CollectionRow,
   CollectionView,
@@ -33,7 +34,9 @@ export interface CollectionCatalog {
   listCollections(tenantId: string): Promise<CollectionView[]>;
   getCollection(tenantId: string, id: string): Promise<CollectionView | null>;
   /** what a query needs of a collection (no counts: those scan the documents) */
-  collectionScope(tenantId: string, id: string): Promise<{ settings: Json; data_source_ids: string[] } | null>;
+  collectionScope(tenantId: string, id: string): Promise<{ settings: Json; data_source_ids: string[]; language: string | null } | null>;
+  /** the languages of the collections that hold these data sources, one row per (collection, source) */
+  sourceLanguages(tenantId: string, sourceIds: string[]): Promise<CollectionLanguage[]>;
   updateCollection(tenantId: string, id: string, patch: CollectionPatch): Promise<boolean>;
   deleteCollection(tenantId: string, id: string): Promise<boolean>;
   attachSource(tenantId: string, collectionId: string, sourceId: string): Promise<void>;

@@ -11,6 +11,8 @@ export interface CollectionRow {
   description: string;
   settings: Json;
   created_at: string;
+  /** ISO 639-1 code or "auto" (search/lexical/languages.ts); null or absent: English, the default */
+  language?: string | null;
 }
 
 export interface CollectionView extends CollectionRow {
@@ -171,6 +173,14 @@ export interface CollectionPatch {
   description?: string;
   settings?: Json;
   data_source_ids?: string[];
+  language?: string;
+}
+
+/** a collection's language as its scope and the source-language check read it (null: English) */
+export interface CollectionLanguage {
+  collection_id: string;
+  data_source_id: string;
+  language: string | null;
 }
 
 export interface IncomingDocument {

@@ -1,36 +1,27 @@
 // The console's Analytics page in Chromium (playwright-core and Debian's chromium, like
 // console.test.ts): an owner's workspace with API traffic (a query that found nothing until its
 // document arrived, then got a click) sees the volume chart with its table, the top queries and
-// the zero-result queries, makes a benchmark case from one, and turns logging off.
+// the zero-result queries, makes a benchmark case and a synonym from one, and turns logging off.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { CHROMIUM_ARGS, chromiumPath } from "../../src/crawl/render.js";
-import { noModelEnv, startServer, type TestServer } from "../kit/index.js";
-import { ensureConsoleBuilt, freePort, shoot, TIMEOUT } from "./helpers.js";
+import type { BrowserContext, Page } from "playwright-core";
+import { chromiumPath } from "../../src/crawl/render.js";
+import type { TestServer } from "../kit/index.js";
+import { openConsole, type ConsoleSession, shoot } from "./helpers.js";
 
 describe.skipIf(!chromiumPath())("console: the Analytics page in Chromium", () => {
   let s: TestServer;
-  let browser: Browser;
+  let session: ConsoleSession | undefined;
   let context: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
-    const port = await freePort();
-    s = await startServer({ ...noModelEnv(), PUBLIC_URL: `http://127.0.0.1:${port}`, REQUIRE_EMAIL_VERIFICATION: "false", ANALYTICS_FLUSH_MS: "20" }, { port });
-    browser = await chromium.launch({ executablePath: chromiumPath()!, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: s.url });
-    page = await context.newPage();
-    page.setDefaultTimeout(TIMEOUT);
+    session = await openConsole({ REQUIRE_EMAIL_VERIFICATION: "false", ANALYTICS_FLUSH_MS: "20" });
+    ({ s, context, page } = session);
   }, 180_000);
 
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await s?.close();
-  });
+  afterAll(() => session?.close());
 
-  it("shows volume, top and zero-result queries, makes a benchmark case and turns logging off", async () => {
+  it("shows volume, top and zero-result queries, makes a benchmark case and a synonym, and turns logging off", async () => {
     // --- an owner (cookie in the browser) and an API key for the traffic
     const signup = await context.request.post("/auth/signup", { data: { email: `an.${process.pid}.${Date.now()}@example.com`, password: "counting every query", workspace_name: "Turbine Docs" } });
     expect(signup.status()).toBe(201);
@@ -66,7 +57,7 @@ describe.skipIf(!chromiumPath())("console: the Analytics page in Chromium", () =
     expect(await top.locator("tbody tr td:first-child").allTextContents()).toEqual(["gearbox lubrication", "yaw brake"]);
     const zero = page.getByRole("table", { name: "Queries without results" });
     const row = zero.locator("tbody tr", { hasText: "yaw brake" });
-    expect(await row.locator("td").allTextContents()).toEqual(["yaw brake", "3", "2", "33.3%", "Add benchmark case"]);
+    expect(await row.locator("td").allTextContents()).toEqual(["yaw brake", "3", "2", "33.3%", "Add benchmark caseAdd synonym"]);
     await shoot(page, "30-analytics");
 
     // --- a zero-result query becomes a benchmark case judged by its click
@@ -75,6 +66,18 @@ describe.skipIf(!chromiumPath())("console: the Analytics page in Chromium", () =
     await page.getByText('Added "yaw brake" to the suite.').waitFor();
     const cases = (await call("GET", `/benchmarks/${suite.id}`)).body.cases;
     expect(cases.map((c: { query: string; relevant_document_ids: string[] }) => [c.query, c.relevant_document_ids])).toEqual([["gearbox lubrication", [yaw]], ["yaw brake", [yaw]]]);
+
+    // --- a zero-result query becomes a synonym: read, add, write back (the existing entry is kept)
+    expect((await call("PUT", `/collections/${collection}/synonyms`, { groups: [["gearbox", "transmission"]] })).status).toBe(200);
+    await row.getByRole("button", { name: "Add synonym for yaw brake" }).click();
+    await page.getByRole("heading", { name: "Synonym for “yaw brake”" }).waitFor();
+    await page.getByLabel("Should also find").fill("nacelle brake, azimuth brake");
+    await page.getByRole("button", { name: "Save synonym" }).click();
+    await page.getByText("Searches for “yaw brake” in Manuals now also find “nacelle brake”, “azimuth brake”.").waitFor();
+    expect((await call("GET", `/collections/${collection}/synonyms`)).body).toEqual({
+      groups: [["gearbox", "transmission"]],
+      mappings: { "yaw brake": ["nacelle brake", "azimuth brake"] },
+    });
 
     // --- logging off: the API answers say so
     await page.getByRole("button", { name: "Turn logging off" }).click();

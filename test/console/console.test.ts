@@ -8,10 +8,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
-import { CHROMIUM_ARGS, chromiumPath } from "../../src/crawl/render.js";
-import { noModelEnv, startServer, type TestServer } from "../kit/index.js";
-import { ensureConsoleBuilt, freePort, linkIn, outbox, shoot as shootPage, TIMEOUT } from "./helpers.js";
+import type { BrowserContext, Locator, Page } from "playwright-core";
+import { chromiumPath } from "../../src/crawl/render.js";
+import type { TestServer } from "../kit/index.js";
+import { openConsole, type ConsoleSession, linkIn, outbox, shoot as shootPage } from "./helpers.js";
 
 const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
 const PASSWORD = "tide pools at dawn";
@@ -19,27 +19,17 @@ const NEW_PASSWORD = "kiln cone six glaze";
 
 describe.skipIf(!chromiumPath())("web console in Chromium", () => {
   let s: TestServer;
-  let browser: Browser;
+  let session: ConsoleSession | undefined;
   let context: BrowserContext;
   let page: Page;
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
-    const port = await freePort();
-    // PUBLIC_URL is this server, so the links in the mails open this console
-    s = await startServer({ ...noModelEnv(), PUBLIC_URL: `http://127.0.0.1:${port}` }, { port });
-    browser = await chromium.launch({ executablePath: chromiumPath()!, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: s.url });
+    session = await openConsole();
+    ({ s, context, page } = session);
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: s.url });
-    page = await context.newPage();
-    page.setDefaultTimeout(TIMEOUT);
   }, 180_000);
 
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await s?.close();
-  });
+  afterAll(() => session?.close());
 
   /** waits for the screen's h1 (screens render their heading once their data has loaded) */
   const headingIs = (name: string) => page.getByRole("heading", { level: 1, name, exact: true }).waitFor();

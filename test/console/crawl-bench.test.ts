@@ -7,12 +7,12 @@
 // misses; then deletes the workspace and lands on the sign-up screen. Assertions are on what a
 // person sees; every screen is captured at 1280 px and 390 px (test-output/screenshots/).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
-import { CHROMIUM_ARGS, chromiumPath } from "../../src/crawl/render.js";
-import { noModelEnv, startServer, type TestServer } from "../kit/index.js";
+import type { BrowserContext, Locator, Page } from "playwright-core";
+import { chromiumPath } from "../../src/crawl/render.js";
+import type { TestServer } from "../kit/index.js";
 import { html, links, send, serve, type FixtureServer } from "../crawl/fixtures.js";
 import { tokenFromLink } from "../accounts/helpers/mail.js";
-import { ensureConsoleBuilt, freePort, outbox, shoot as shootPage, TIMEOUT } from "./helpers.js";
+import { openConsole, type ConsoleSession, outbox, shoot as shootPage } from "./helpers.js";
 
 const CONTENT = ["/lamps", "/fog-signals", "/logbook"];
 
@@ -60,28 +60,20 @@ and trim the paraffin wick so the flame burns without smoke.</p><h2>Clockwork</h
 describe.skipIf(!chromiumPath())("console: crawl, collections, benchmarks and workspace deletion in Chromium", () => {
   let s: TestServer;
   let site: FixtureServer;
-  let browser: Browser;
+  let session: ConsoleSession | undefined;
   let context: BrowserContext;
   let page: Page;
   let release: () => void = () => undefined;
   const gate: { wait: Promise<void> | null } = { wait: null };
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
-    const port = await freePort();
-    s = await startServer({ ...noModelEnv(), PUBLIC_URL: `http://127.0.0.1:${port}`, CRAWL_ALLOW_PRIVATE_NETWORKS: "true" }, { port });
-    site = await lighthouseSite(gate);
-    browser = await chromium.launch({ executablePath: chromiumPath()!, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: s.url });
-    page = await context.newPage();
-    page.setDefaultTimeout(TIMEOUT);
+    [session, site] = await Promise.all([openConsole({ CRAWL_ALLOW_PRIVATE_NETWORKS: "true" }), lighthouseSite(gate)]);
+    ({ s, context, page } = session);
   }, 180_000);
 
   afterAll(async () => {
     release();
-    await context?.close();
-    await browser?.close();
-    await s?.close();
+    await session?.close();
     await site?.close();
   });
 

@@ -6,14 +6,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { CHROMIUM_ARGS, chromiumPath } from "../../src/crawl/render.js";
-import { noModelEnv, startServer, type TestServer } from "../kit/index.js";
-import { ensureConsoleBuilt, freePort, shoot, TIMEOUT } from "./helpers.js";
+import type { BrowserContext, Page } from "playwright-core";
+import { chromiumPath } from "../../src/crawl/render.js";
+import { openConsole, shoot, type ConsoleSession } from "./helpers.js";
 
 describe.skipIf(!chromiumPath())("console: git repositories of a collection in Chromium", () => {
-  let s: TestServer;
-  let browser: Browser;
+  let session: ConsoleSession;
   let context: BrowserContext;
   let page: Page;
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-console-git-"));
@@ -32,22 +30,15 @@ describe.skipIf(!chromiumPath())("console: git repositories of a collection in C
   };
 
   beforeAll(async () => {
-    ensureConsoleBuilt();
     git(root, "init", "--quiet", "--bare", "--initial-branch=main", bare);
     git(root, "init", "--quiet", "--initial-branch=main", work);
     commit({ "docs/kilns.md": "# Kilns\n\nCone six is the usual glaze firing.\n", "src/app.js": "1;\n" });
-    const port = await freePort();
-    s = await startServer({ ...noModelEnv(), PUBLIC_URL: `http://127.0.0.1:${port}`, REQUIRE_EMAIL_VERIFICATION: "false", CRAWL_ALLOW_PRIVATE_NETWORKS: "true" }, { port });
-    browser = await chromium.launch({ executablePath: chromiumPath()!, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 });
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: s.url });
-    page = await context.newPage();
-    page.setDefaultTimeout(TIMEOUT);
+    session = await openConsole({ REQUIRE_EMAIL_VERIFICATION: "false", CRAWL_ALLOW_PRIVATE_NETWORKS: "true" });
+    ({ context, page } = session);
   }, 180_000);
 
   afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await s?.close();
+    await session?.close();
     fs.rmSync(root, { recursive: true, force: true });
   });
 

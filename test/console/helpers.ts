@@ -1,12 +1,14 @@
-// Shared by the console's browser tests: the build, a free port for PUBLIC_URL, the mails in
-// DATA_DIR/outbox, and the screenshot-and-no-sideways-scrolling check.
+// Shared by the console's browser tests: a server with the built console and a Chromium page on it,
+// the mails in DATA_DIR/outbox, and the screenshot-and-no-sideways-scrolling check.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "vitest";
-import type { Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { CHROMIUM_ARGS, chromiumPath } from "../../src/crawl/render.js";
+import { noModelEnv, startServer, type TestServer } from "../kit/index.js";
 import { textOf, tokenFromLink } from "../accounts/helpers/mail.js";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -25,6 +27,36 @@ export async function freePort(): Promise<number> {
   const port = (srv.address() as net.AddressInfo).port;
   await new Promise<void>((resolve) => srv.close(() => resolve()));
   return port;
+}
+
+export interface ConsoleSession {
+  s: TestServer;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/**
+ * A model-free server whose PUBLIC_URL is itself (so the links in its mails open this console),
+ * started beside Chromium, and a 1280 px page on it. `env` adds settings to the server's.
+ */
+export async function openConsole(env: Record<string, string> = {}): Promise<ConsoleSession> {
+  ensureConsoleBuilt();
+  const port = await freePort();
+  const [s, browser] = await Promise.all([
+    startServer({ ...noModelEnv(), PUBLIC_URL: `http://127.0.0.1:${port}`, ...env }, { port }),
+    chromium.launch({ executablePath: chromiumPath()!, headless: true, args: CHROMIUM_ARGS, timeout: 30_000 }),
+  ]);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: s.url });
+  const page = await context.newPage();
+  page.setDefaultTimeout(TIMEOUT);
+  const close = async () => {
+    await context.close();
+    await browser.close();
+    await s.close();
+  };
+  return { s, browser, context, page, close };
 }
 
 /** Mails in DATA_DIR/outbox, oldest first, each taken once. */

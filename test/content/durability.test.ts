@@ -2,23 +2,20 @@
 // is SIGKILLed while documents are queued/processing, then started again on the same DATA_DIR.
 // Every document must end indexed exactly once: no loss, no duplicate documents, chunks or index rows.
 // Under TEST_STORE=postgres (npm run test:pg) both processes run on a fresh PostgreSQL database.
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { PLATFORM_KEY } from "../kit/index.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.js";
+import { killQuarries, startServerProcess, type ServerProcess } from "../helpers/process.js";
 import { openDeploymentSql } from "../helpers/store-sql.js";
 import { parseDocument } from "../../src/ingest/parse/index.js";
 import { chunkDocument } from "../../src/ingest/chunk.js";
 import { loadProfiles, resolveActiveProfile } from "../../src/embed/profiles.js";
 import { multipart, sleep, waitFor, type UploadFile } from "./helpers.js";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-kill9-"));
-const children: ChildProcess[] = [];
 let database: TestDatabase | null = null;
 
 beforeAll(async () => {
@@ -26,7 +23,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const ch of children) if (ch.exitCode === null && ch.signalCode === null) ch.kill("SIGKILL");
+  killQuarries();
   fs.rmSync(dataDir, { recursive: true, force: true });
   await database?.drop();
 });
@@ -34,62 +31,10 @@ afterAll(async () => {
 /** the deployment's database, opened beside the server's own connections */
 const openDb = () => openDeploymentSql(dataDir, database?.url ?? null);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+const startProcess = () =>
+  startServerProcess(dataDir, { DEFAULT_PLAN: "enterprise", ...(database ? { DATABASE_URL: database.url } : {}) }, 60_000);
 
-interface Proc {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-}
-
-async function startProcess(): Promise<Proc> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "serve"], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      PLATFORM_API_KEY: PLATFORM_KEY,
-      LOG_LEVEL: "warn",
-      DEFAULT_PLAN: "enterprise",
-      ...(database ? { DATABASE_URL: database.url } : {}),
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  let out = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(
-    async () => {
-      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}: ${out}`);
-      try {
-        await fetch(`${url}/health`);
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    "the server process to listen",
-    60_000,
-    100,
-  );
-  return { child, url, output: () => out };
-}
-
-async function call(p: Proc, method: string, route: string, key: string, body?: unknown): Promise<{ status: number; body: any }> {
+async function call(p: ServerProcess, method: string, route: string, key: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(p.url + route, {
     method,
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
@@ -99,7 +44,7 @@ async function call(p: Proc, method: string, route: string, key: string, body?: 
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-async function uploadTo(p: Proc, key: string, sourceId: string, files: UploadFile[]): Promise<{ status: number; body: any }> {
+async function uploadTo(p: ServerProcess, key: string, sourceId: string, files: UploadFile[]): Promise<{ status: number; body: any }> {
   const mp = multipart({ data_source_id: sourceId }, files);
   const res = await fetch(p.url + "/documents/upload", {
     method: "POST",
@@ -125,7 +70,7 @@ function corpus(): UploadFile[] {
   });
 }
 
-const statusesOf = async (p: Proc, key: string, sourceId: string) =>
+const statusesOf = async (p: ServerProcess, key: string, sourceId: string) =>
   ((await call(p, "GET", `/documents?data_source_id=${sourceId}`, key)).body as any[]).map((d) => d.status as string);
 
 test("kill -9 mid-ingest, restart on the same DATA_DIR: every document ends indexed exactly once", async () => {
@@ -153,8 +98,7 @@ test("kill -9 mid-ingest, restart on the same DATA_DIR: every document ends inde
     60_000,
     20,
   );
-  p.child.kill("SIGKILL");
-  await new Promise((r) => p.child.once("exit", r));
+  await p.kill9();
   const pendingAtKill = atKill.filter((s) => s === "queued" || s === "processing").length;
   expect(pendingAtKill, `statuses at kill: ${atKill.join(",")}`).toBeGreaterThan(0);
 

@@ -19,6 +19,7 @@ import {
   type Ctx,
 } from "./helpers.js";
 import { makeDocx, makeZip } from "./fixtures.js";
+import { DRAIN_MAX_MS } from "../../src/http/drain.js";
 
 let c: Ctx;
 let source: any;
@@ -222,8 +223,11 @@ describe("size limit", () => {
   const bigBodies = test.skipIf(process.env.TEST_STORE === "postgres");
 
   bigBodies("50 MB + 1 byte -> 413 while the body is still arriving; nothing stored, no temp file left", async () => {
+    const started = Date.now();
     const r = await streamUpload(limit + 1, true);
     expect(r.status).toBe(413);
+    // the client paused: answered then, not at the drain's deadline
+    expect(Date.now() - started).toBeLessThan(DRAIN_MAX_MS);
     expect(r.body.detail).toMatch(/50 MB/);
     expect(r.answeredWhileSending).toBe(true);
     await expectNothingStored(before);

@@ -19,6 +19,7 @@ export const PG_SUITES = [
   "test/search-api/filters.test.ts",
   "test/search-api/blend-explain.test.ts",
   "test/search-api/synonyms.test.ts",
+  "test/search-api/languages.test.ts",
   "test/benchmarks/suites.test.ts",
   "test/benchmarks/tune-jobs.test.ts",
   "test/benchmarks/tune-calibration.test.ts",

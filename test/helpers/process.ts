@@ -1,5 +1,5 @@
-// A real server process (`node --import tsx src/cli.ts serve`) on a free port and a given
-// DATA_DIR, for tests that kill, restart or signal it.
+// Real `quarry` processes for tests that kill, restart or signal them: a server on a free port and a
+// given DATA_DIR (startServerProcess), or any command (spawnQuarry) with a poll that shows their output.
 import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
@@ -36,6 +36,7 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
+  running.push({ name: "server", child, output: () => out });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -64,40 +65,50 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
   };
 }
 
+/** A `quarry` command run as its own process (`node --import tsx src/cli.ts …`), with its output. */
 export interface QuarryProcess {
+  name: string;
   child: ChildProcess;
   output: () => string;
-  /** SIGKILL, resolved once the process is gone */
-  kill9(): Promise<void>;
 }
 
-/** `quarry <args>` as a child process (serve, worker), its output kept; listed in `children` for cleanup. */
-export function spawnQuarry(args: string[], env: Record<string, string>, children: ChildProcess[] = []): QuarryProcess {
+const running: QuarryProcess[] = [];
+
+/** Starts `quarry <args>` with the platform key, JSON logs at info and `env`; killQuarries() ends it. */
+export function spawnQuarry(name: string, args: string[], env: Record<string, string>): QuarryProcess {
   const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
     cwd: ROOT,
-    env: { ...process.env, PLATFORM_API_KEY: PLATFORM_KEY, LOG_LEVEL: "info", ...env },
+    env: { ...process.env, PLATFORM_API_KEY: PLATFORM_KEY, LOG_LEVEL: "info", LOG_FORMAT: "json", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  children.push(child);
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
-  const kill9 = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once("exit", () => resolve());
-      child.kill("SIGKILL");
-    });
-  return { child, output: () => out, kill9 };
+  const p = { name, child, output: () => out };
+  running.push(p);
+  return p;
 }
 
-/** Polls `f` until it gives a value; the error names what did not happen and the output's tail. */
-export async function until<T>(f: () => Promise<T | null | false>, what: string, ms: number, out?: () => string): Promise<T> {
+/** SIGKILLs every process spawnQuarry or startServerProcess started that is still running (a suite's afterAll). */
+export function killQuarries(): void {
+  for (const p of running.splice(0)) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
+}
+
+/** SIGTERMs the processes (default: all spawnQuarry started) and resolves once each has exited. */
+export function stopQuarries(...procs: QuarryProcess[]): Promise<unknown> {
+  return Promise.all((procs.length ? procs : running).map(({ child }) => new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(null) : (child.once("exit", r), child.kill("SIGTERM"))))));
+}
+
+/**
+ * Polls `f` until it returns a value; past `ms` fails with `what` and the last output of every
+ * process spawnQuarry started, which is where the reason usually is.
+ */
+export async function until<T>(f: () => Promise<T | null | false>, what: string, ms = 90_000, everyMs = 100): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await f().catch(() => null);
     if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${out ? `\n${out().slice(-2000)}` : ""}`);
-    await new Promise((r) => setTimeout(r, 100));
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${running.map((p) => `--- ${p.name}\n${p.output().slice(-1500)}`).join("\n")}`);
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }

@@ -2,22 +2,18 @@
 // the database and, when Redis answers, on BullMQ: the API process runs no jobs, a worker process
 // indexes what the API accepted, and after a worker is killed with SIGKILL mid-ingest another one
 // takes over, every document ending indexed once.
-import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PLATFORM_KEY } from "../kit/index.js";
 import { dropPrefix, REDIS_URL, redisReachable, testPrefix } from "./redis.js";
-import { freePort, spawnQuarry as spawnChild, until } from "../helpers/process.js";
-
-const spawnQuarry = (args: string[], env: Record<string, string>) => spawnChild(args, { DEFAULT_PLAN: "enterprise", ...env }, children);
+import { freePort, killQuarries, spawnQuarry, stopQuarries, until } from "../helpers/process.js";
 
 const DOCS = 16;
-const children: ChildProcess[] = [];
 const dirs: string[] = [];
 afterAll(() => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  killQuarries();
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
@@ -38,8 +34,8 @@ describe.each(shapes)("API and worker processes (%s)", (shape, envOf) => {
     dirs.push(dataDir);
     try {
       const port = await freePort();
-      const env = { DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", ...extra };
-      const api = spawnQuarry(["serve", "--no-worker"], env);
+      const env = { DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", DEFAULT_PLAN: "enterprise", ...extra };
+      const api = spawnQuarry("api", ["serve", "--no-worker"], env);
       const url = `http://127.0.0.1:${port}`;
       const call = async (method: string, p: string, key: string, body?: unknown) => {
         const isForm = body instanceof FormData;
@@ -50,7 +46,7 @@ describe.each(shapes)("API and worker processes (%s)", (shape, envOf) => {
         });
         return { status: r.status, body: (await r.json()) as any };
       };
-      await until(() => fetch(`${url}/health`).then((r) => r.ok || r.status === 503), "the API process", 120_000, api.output);
+      await until(() => fetch(`${url}/health`).then((r) => r.ok || r.status === 503), "the API process", 120_000);
 
       const t = await call("POST", "/tenants", PLATFORM_KEY, { name: "Split" });
       const key = t.body.admin_key.key as string;
@@ -69,14 +65,14 @@ describe.each(shapes)("API and worker processes (%s)", (shape, envOf) => {
       const docs = async () => (await call("GET", `/documents?data_source_id=${src}`, key)).body as any[];
       expect((await docs()).every((d) => d.status === "queued")).toBe(true); // nobody runs jobs yet
 
-      const first = spawnQuarry(["worker"], env);
-      await until(async () => (await docs()).some((d) => d.status === "indexed"), "the first worker to index", 90_000, first.output);
+      const first = spawnQuarry("first worker", ["worker"], env);
+      await until(async () => (await docs()).some((d) => d.status === "indexed"), "the first worker to index", 90_000);
       first.child.kill("SIGKILL");
       await new Promise((r) => first.child.once("exit", r));
       const pending = (await docs()).filter((d) => d.status !== "indexed").length;
       expect(pending).toBeGreaterThan(0);
 
-      const second = spawnQuarry(["worker"], env);
+      const second = spawnQuarry("second worker", ["worker"], env);
       const final = await until(
         async () => {
           const d = await docs();
@@ -84,14 +80,11 @@ describe.each(shapes)("API and worker processes (%s)", (shape, envOf) => {
         },
         "every document to be indexed by the second worker",
         150_000,
-        second.output,
       );
       expect(new Set(final.map((d) => d.source)).size).toBe(DOCS);
       expect(final.every((d) => d.chunk_count > 0)).toBe(true);
       // stopped before their keys are dropped, so no dispatcher writes after the cleanup
-      await Promise.all(
-        [second.child, api.child].map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : (c.once("exit", r), c.kill("SIGTERM"))))),
-      );
+      await stopQuarries(second, api);
     } finally {
       if (extra.QUEUE_PREFIX) await dropPrefix(extra.QUEUE_PREFIX);
     }

@@ -4,50 +4,23 @@
 // reindex of its source, with the originals in PostgreSQL (the default with DATABASE_URL) and,
 // in the second shape, in S3-compatible storage (s3rver on loopback). Neither DATA_DIR ends up
 // holding an original.
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { noModelEnv, PLATFORM_KEY } from "../kit/index.js";
-import { freePort } from "../helpers/process.js";
+import { freePort, killQuarries, spawnQuarry, until } from "../helpers/process.js";
 import { createTestDatabase, pgUnavailableReason } from "../helpers/pg.js";
 import { startS3Server } from "../helpers/s3.js";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
 const skip = await pgUnavailableReason();
 if (skip) console.log(`skipping the no-shared-disk test: ${skip}`);
 
-const children: { name: string; child: ChildProcess; out: () => string }[] = [];
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
-  for (const c of children) if (c.child.exitCode === null && c.child.signalCode === null) c.child.kill("SIGKILL");
+  killQuarries();
   for (const c of cleanups.reverse()) await c().catch(() => undefined);
 });
-
-function spawnQuarry(name: string, args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PLATFORM_API_KEY: PLATFORM_KEY, LOG_LEVEL: "info", LOG_FORMAT: "json", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  const p = { name, child, out: () => out };
-  children.push(p);
-  return p;
-}
-
-async function until<T>(f: () => Promise<T | null | false>, what: string, ms = 90_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => null);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${children.map((p) => `--- ${p.name}\n${p.out().slice(-1500)}`).join("\n")}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const emptyDir = () => {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-own-disk-"));
@@ -106,11 +79,11 @@ describe.skipIf(skip).each(shapes)("API and worker with their own DATA_DIR (%s)"
     expect(up.status, JSON.stringify(up.body)).toBe(202);
     const docId = up.body[0].id as string;
     const doc = () => call("GET", `/documents/${docId}`, key).then((r) => r.body);
-    await until(async () => (await doc()).status === "indexed" && finished(worker.out()) === 1, "the worker to index the upload");
+    await until(async () => (await doc()).status === "indexed" && finished(worker.output()) === 1, "the worker to index the upload");
 
     const re = await call("POST", `/data-sources/${src}/reindex`, key);
     expect(re.status, JSON.stringify(re.body)).toBe(202);
-    const after = await until(async () => (finished(worker.out()) === 2 ? doc() : null), "the worker to index it again");
+    const after = await until(async () => (finished(worker.output()) === 2 ? doc() : null), "the worker to index it again");
     expect(after.status, after.error).toBe("indexed");
     expect(after.chunk_count).toBeGreaterThan(0);
     const col = (await call("POST", "/collections", key, { name: "All", data_source_ids: [src] })).body.id as string;

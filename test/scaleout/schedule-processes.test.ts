@@ -3,25 +3,26 @@
 // every second over six sources due at the same moment (their ticks may overlap); each due run
 // starts exactly one crawl and no process even tries a second one. Then both are SIGKILLed, the
 // runs fall due while nothing runs, and two processes started again start each run once.
-import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { LIGHT_ENV, PLATFORM_KEY } from "../kit/index.js";
-import { freePort, spawnQuarry as spawnChild, until, type QuarryProcess } from "../helpers/process.js";
+import { freePort, killQuarries, spawnQuarry, stopQuarries, until, type QuarryProcess } from "../helpers/process.js";
 import { openDeploymentSql } from "../helpers/store-sql.js";
 import { html, send, serve } from "../crawl/fixtures.js";
 import { dropPrefix, REDIS_URL, redisReachable, testPrefix } from "../jobs/redis.js";
 
 const SOURCES = 6;
-const children: ChildProcess[] = [];
 const dirs: string[] = [];
 afterAll(() => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  killQuarries();
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
-const spawnQuarry = (args: string[], env: Record<string, string>) => spawnChild(args, env, children);
+
+/** SIGKILL, resolved once the process is gone. */
+const kill9 = ({ child }: QuarryProcess) =>
+  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill("SIGKILL"))));
 
 const shapes: [string, () => Promise<Record<string, string> | null>][] = [
   ["queue in the database", async () => ({})],
@@ -47,8 +48,8 @@ describe.each(shapes)("schedules across processes (%s)", (shape, envOf) => {
         return { status: r.status, body: (await r.json().catch(() => null)) as any };
       };
       const start = async () => {
-        const procs = [spawnQuarry(["serve"], env), spawnQuarry(["worker"], env)];
-        await until(() => fetch(`${url}/health`).then((r) => r.ok || r.status === 503), "the API process", 120_000, procs[0].output);
+        const procs = [spawnQuarry("serve", ["serve"], env), spawnQuarry("worker", ["worker"], env)];
+        await until(() => fetch(`${url}/health`).then((r) => r.ok || r.status === 503), "the API process", 120_000);
         return procs;
       };
       const crawls = async (key: string) => (await call("GET", "/crawl", key)).body as any[];
@@ -59,8 +60,8 @@ describe.each(shapes)("schedules across processes (%s)", (shape, envOf) => {
         await sql.close();
       };
       const settled = async (key: string, n: number, procs: QuarryProcess[]) => {
-        const all = await until(async () => ((await crawls(key)).length >= n ? crawls(key) : null), `${n} crawls`, 150_000, procs[1].output);
-        await until(async () => (await crawls(key)).every((c) => c.status === "completed"), "the crawls to complete", 150_000, procs[1].output);
+        const all = await until(async () => ((await crawls(key)).length >= n ? crawls(key) : null), `${n} crawls`, 150_000);
+        await until(async () => (await crawls(key)).every((c) => c.status === "completed"), "the crawls to complete", 150_000);
         await new Promise((r) => setTimeout(r, 2_500)); // more ticks of both processes: nothing else starts
         expect((await crawls(key)).length).toBe(n);
         expect(new Set(all.map((c) => c.data_source_id)).size).toBe(SOURCES);
@@ -77,13 +78,13 @@ describe.each(shapes)("schedules across processes (%s)", (shape, envOf) => {
       await fireAll();
       await settled(key, SOURCES, procs);
 
-      await Promise.all(procs.map((p) => p.kill9()));
+      await Promise.all(procs.map(kill9));
       await fireAll(); // due while no process runs
       procs = await start();
       await settled(key, 2 * SOURCES, procs);
       const schedules = await Promise.all((await crawls(key)).slice(0, SOURCES).map(async (c) => (await call("GET", `/data-sources/${c.data_source_id}/schedule`, key)).body));
       expect(schedules.every((s) => s.schedule === "daily" && Date.parse(s.next_run_at) > Date.now() && s.last_run_at)).toBe(true);
-      await Promise.all(procs.map((p) => new Promise((r) => (p.child.exitCode !== null ? r(null) : (p.child.once("exit", r), p.child.kill("SIGTERM"))))));
+      await stopQuarries(...procs);
     } finally {
       await site.close();
       if (extra.QUEUE_PREFIX) await dropPrefix(extra.QUEUE_PREFIX);

@@ -8,58 +8,26 @@
 // query count of the tenant equals the searches answered, across both API processes.
 // TWO_BY_TWO_STORE=sqlite runs the same processes on one shared SQLite DATA_DIR instead (to tell a
 // harness problem from a PostgreSQL one); the default, and what CI runs, is PostgreSQL.
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { noModelEnv, PLATFORM_KEY } from "../kit/index.js";
-import { freePort } from "../helpers/process.js";
+import { freePort, killQuarries, spawnQuarry, stopQuarries, until, type QuarryProcess } from "../helpers/process.js";
 import { createTestDatabase, pgUnavailableReason, type TestDatabase } from "../helpers/pg.js";
 import { dropPrefix, REDIS_URL, redisReachable, testPrefix } from "../jobs/redis.js";
 import { DOCS_FULL, docsSite, serve, type FixtureServer } from "../crawl/fixtures.js";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
 const BATCHES = 4;
 const PER_BATCH = 8;
 
-interface Proc {
-  name: string;
-  child: ChildProcess;
-  output: () => string;
-}
-
-const procs: Proc[] = [];
 const cleanups: (() => Promise<void>)[] = [];
 afterAll(async () => {
-  for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
+  killQuarries();
   for (const c of cleanups.reverse()) await c().catch(() => undefined);
 });
 
-function spawnQuarry(name: string, args: string[], env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, PLATFORM_API_KEY: PLATFORM_KEY, LOG_LEVEL: "info", LOG_FORMAT: "json", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  const p = { name, child, output: () => out };
-  procs.push(p);
-  return p;
-}
-
-async function until<T>(f: () => Promise<T | null | false>, what: string, ms: number): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f().catch(() => null);
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${procs.map((p) => `--- ${p.name}\n${p.output().slice(-1500)}`).join("\n")}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 
 async function call(base: string, method: string, p: string, key: string, body?: unknown): Promise<{ status: number; body: any }> {
   const isForm = body instanceof FormData;
@@ -101,7 +69,7 @@ if (skip) console.log(`skipping the 2 API + 2 worker test: ${skip}`);
 
 interface Deployment {
   urls: string[];
-  workers: Proc[];
+  workers: QuarryProcess[];
   db: TestDatabase | null;
   site: FixtureServer;
 }
@@ -212,7 +180,7 @@ async function checkChunks(d: Deployment, key: string, docs: any[]): Promise<voi
  * document has exactly one finish in each log; that it is still indexed once is checkChunks'
  * job (no duplicate chunks, counts right).
  */
-function checkJobLogs(workers: Proc[], accepted: string[], pendingAtKill: number): void {
+function checkJobLogs(workers: QuarryProcess[], accepted: string[], pendingAtKill: number): void {
   const retried = new Set<string>();
   const killed = finishedJobs(workers[0]!.output(), retried);
   const survivor = finishedJobs(workers[1]!.output(), retried);
@@ -284,7 +252,6 @@ describe.skipIf(skip !== null)("2 API processes and 2 workers on one PostgreSQL 
     expect(answered).toBeGreaterThan(10);
     for (const u of urls) expect((await call(u, "GET", "/me", key)).body.usage.queries_used).toBe(answered);
 
-    const live = procs.filter((p) => p.child.exitCode === null && p.child.signalCode === null);
-    await Promise.all(live.map((p) => new Promise((r) => (p.child.once("exit", r), p.child.kill("SIGTERM")))));
+    await stopQuarries();
   }, 300_000);
 });

@@ -1,6 +1,6 @@
 // Issue 12 item 1 over HTTP (inject): BM25 statistics are each tenant's own and hold only live chunks.
 // - Tenant B's scores for a fixed query are identical before, during and after tenant A uploads
-//   and deletes 500 documents full of the query's words.
+//   and deletes 150 documents full of the query's words.
 // - Load, delete, reload scores exactly like a fresh load, also after a restart (the in-memory
 //   index is rebuilt from the database).
 // The server runs without an embedding model (a profile whose model is absent, downloads off), so
@@ -72,7 +72,7 @@ describe("per-tenant, exact BM25 statistics over HTTP", () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("tenant B's scores do not move while tenant A uploads and deletes 500 documents with the query's words", async () => {
+  it("tenant B's scores do not move while tenant A uploads and deletes 150 documents with the query's words", async () => {
     const b = await s.tenant("B");
     const srcB = await createSource(s, b.adminKey, "B notes");
     const colB = await createCollection(s, b.adminKey, [srcB]);
@@ -82,10 +82,10 @@ describe("per-tenant, exact BM25 statistics over HTTP", () => {
 
     const a = await s.tenant("A");
     const srcA = await createSource(s, a.adminKey, "A notes");
-    const aDocs = await uploadAll(s, a.adminKey, srcA, docs("a", 500, 7, true));
-    expect(aDocs).toHaveLength(500);
+    const aDocs = await uploadAll(s, a.adminKey, srcA, docs("a", 150, 7, true));
+    expect(aDocs).toHaveLength(150);
     expect(await ranking(s, b.adminKey, colB)).toEqual(before);
-    // A's own search sees its 500 documents (the writes really reached the index)
+    // A's own search sees its 150 documents (the writes really reached the index)
     const colA = await createCollection(s, a.adminKey, [srcA]);
     expect((await ranking(s, a.adminKey, colA)).length).toBe(50);
 

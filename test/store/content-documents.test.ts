@@ -34,10 +34,19 @@ describeEachContentStore("content store: documents", (open) => {
     const v = await c.getCollection("t1", "c1");
     expect(v).toMatchObject({ data_source_ids: ["s1", "s2"], data_source_count: 2, document_count: 2, indexed_count: 1, settings: { x: true } });
     expect(await c.getCollection("t2", "c1")).toBeNull();
-    expect(await c.collectionScope("t1", "c1")).toEqual({ settings: { x: true }, data_source_ids: expect.arrayContaining(["s1", "s2"]) });
+    expect(await c.collectionScope("t1", "c1")).toEqual({ settings: { x: true }, data_source_ids: expect.arrayContaining(["s1", "s2"]), language: null });
     expect(await c.updateCollection("t2", "c1", { name: "stolen" })).toBe(false);
     expect(await c.updateCollection("t1", "c1", { name: "C2", data_source_ids: ["s1"] })).toBe(true);
     expect(await c.getCollection("t1", "c1")).toMatchObject({ name: "C2", description: "d", data_source_ids: ["s1"] });
+    // a language is kept, read back per source, and decides how the source's chunks are analysed
+    expect(await c.updateCollection("t1", "c1", { language: "de" })).toBe(true);
+    expect(await c.getCollection("t1", "c1")).toMatchObject({ name: "C2", language: "de" });
+    expect(await c.sourceLanguages("t1", ["s1", "s2"])).toEqual([{ collection_id: "c1", data_source_id: "s1", language: "de" }]);
+    expect(await c.sourceLanguages("t2", ["s1"])).toEqual([]);
+    await c.replaceDocumentIndex("t1", "d2", { title: "B", metadata: {} }, [chunk(0, "Die Häuser am See")], null);
+    const german = (term: string) => c.lexicalSearch("t1", ["s1"], { terms: [{ term, count: 1 }], phrases: [] }, 5, { title: 1, headings: 1, body: 1 });
+    expect(await german("de:haus")).toHaveLength(1);
+    expect(await german("hauser")).toEqual([]);
     expect(await c.detachSource("t1", "c1", "s1")).toBe(true);
     await c.attachSource("t1", "c1", "s2");
     expect((await c.listCollections("t1")).map((x) => x.data_source_ids)).toEqual([["s2"]]);

@@ -97,11 +97,15 @@ describe.each(["local", "postgres", "s3"] as const)("file store: %s", (kind) => 
     await files.put("t2", "doc_b", await temp(files, Buffer.from("bee")));
 
     expect(await list(files)).toEqual(["t1/doc_a:11", "t1/doc_empty:0", "t2/doc_b:3"]);
-    // two uploads of one version at once (the same file sent twice): one stands, whole
-    await Promise.all(["first", "second"].map(async (v) => files.stage("t2", "doc_c", "v1", await temp(files, Buffer.from(v)))));
-    await files.place("t2", "doc_c", "v1", "doc_c");
-    expect(["first", "second"]).toContain((await files.read("t2", "doc_c"))!.toString());
-    await files.remove("t2", "doc_c");
+    // two uploads of one version at once (the same file sent twice): one stands, whole. Not on
+    // s3rver: it writes a PUT in place, so two PUTs of one key can interleave on its disk
+    // ("firstd"); S3 itself makes each PUT whole, last writer wins, which is all the store relies on.
+    if (kind !== "s3") {
+      await Promise.all(["first", "second"].map(async (v) => files.stage("t2", "doc_c", "v1", await temp(files, Buffer.from(v)))));
+      await files.place("t2", "doc_c", "v1", "doc_c");
+      expect(["first", "second"]).toContain((await files.read("t2", "doc_c"))!.toString());
+      await files.remove("t2", "doc_c");
+    }
     await files.remove("t1", "doc_empty");
     await files.removeTenant("t2");
     expect(await list(files)).toEqual(["t1/doc_a:11"]);

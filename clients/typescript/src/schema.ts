@@ -447,7 +447,7 @@ export interface paths {
         head?: never;
         /**
          * Update a collection; data_source_ids replaces the whole set
-         * @description Partial update: only fields present change. `data_source_ids`, when present, replaces the whole set of sources.
+         * @description Partial update: only fields present change. `data_source_ids`, when present, replaces the whole set of sources. A new `language` queues the collection's documents for indexing again (the answer's `reindex` counts them); a data source shared with a collection of another language answers 409.
          *
          *     Required scope: `ingest`.
          */
@@ -1773,6 +1773,12 @@ export interface components {
             /** @description Data sources whose documents this collection searches. */
             data_source_ids?: string[];
             settings?: components["schemas"]["CollectionSettings"];
+            /**
+             * @description The language of the collection's text: an ISO 639-1 code (en, de, fr, es, it, pt, nl, sv, ru, da, fi, no: stemming and stop words; zh, ja, th: word segmentation) or 'auto' (each document's language is detected when it is indexed). Default 'en', the English Porter analysis. Collections that share a data source must have the same language (409 otherwise). Changing it queues the collection's documents for indexing again; a value outside the list answers 422 naming the supported ones.
+             * @example de
+             * @example auto
+             */
+            language?: string;
         };
         CollectionOut: {
             id: string;
@@ -1789,6 +1795,16 @@ export interface components {
             data_source_ids?: string[];
             settings?: {
                 [key: string]: unknown;
+            };
+            /**
+             * @description ISO 639-1 code or 'auto' (see CollectionCreate.language)
+             * @default en
+             */
+            language: string;
+            /** @description Present when the change queued the documents of the collection's data sources for indexing again (a new language); search answers from the old index until each is replaced. */
+            reindex?: {
+                status: string;
+                documents: number;
             };
         };
         /** @description Every key is optional; a missing key keeps the deployment default. POST /benchmarks/{suite_id}/tune can find and set them. */
@@ -1822,6 +1838,11 @@ export interface components {
             /** @description When present, replaces the whole set of data sources of the collection. */
             data_source_ids?: string[] | null;
             settings?: components["schemas"]["CollectionSettings"] | null;
+            /**
+             * @description The language of the collection's text: an ISO 639-1 code (en, de, fr, es, it, pt, nl, sv, ru, da, fi, no: stemming and stop words; zh, ja, th: word segmentation) or 'auto' (each document's language is detected when it is indexed). Default 'en', the English Porter analysis. Collections that share a data source must have the same language (409 otherwise). Changing it queues the collection's documents for indexing again; a value outside the list answers 422 naming the supported ones.
+             * @example fr
+             */
+            language?: string | null;
         };
         CrawlCreate: {
             /** Format: uri */
@@ -4274,7 +4295,8 @@ export interface operations {
                      *           "src_8d2e61b0c4a97f3e5d21",
                      *           "src_1b7c3d9e0f2a4b6c8d0e"
                      *         ],
-                     *         "settings": {}
+                     *         "settings": {},
+                     *         "language": "en"
                      *       }
                      *     ]
                      */
@@ -4332,7 +4354,8 @@ export interface operations {
                  *       "description": "User guides and release notes",
                  *       "data_source_ids": [
                  *         "src_8d2e61b0c4a97f3e5d21"
-                 *       ]
+                 *       ],
+                 *       "language": "de"
                  *     }
                  */
                 "application/json": components["schemas"]["CollectionCreate"];
@@ -4358,7 +4381,8 @@ export interface operations {
                      *         "src_8d2e61b0c4a97f3e5d21",
                      *         "src_1b7c3d9e0f2a4b6c8d0e"
                      *       ],
-                     *       "settings": {}
+                     *       "settings": {},
+                     *       "language": "en"
                      *     }
                      */
                     "application/json": components["schemas"]["CollectionOut"];
@@ -4401,6 +4425,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (for example a crawl already running); `detail` says what to do. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A crawl of this data source is already running; cancel it or wait for it to finish."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4469,7 +4507,8 @@ export interface operations {
                      *         "src_8d2e61b0c4a97f3e5d21",
                      *         "src_1b7c3d9e0f2a4b6c8d0e"
                      *       ],
-                     *       "settings": {}
+                     *       "settings": {},
+                     *       "language": "en"
                      *     }
                      */
                     "application/json": components["schemas"]["CollectionOut"];
@@ -4612,7 +4651,8 @@ export interface operations {
                  *       "data_source_ids": [
                  *         "src_8d2e61b0c4a97f3e5d21",
                  *         "src_1b7c3d9e0f2a4b6c8d0e"
-                 *       ]
+                 *       ],
+                 *       "language": "auto"
                  *     }
                  */
                 "application/json": components["schemas"]["CollectionUpdate"];
@@ -4638,7 +4678,8 @@ export interface operations {
                      *         "src_8d2e61b0c4a97f3e5d21",
                      *         "src_1b7c3d9e0f2a4b6c8d0e"
                      *       ],
-                     *       "settings": {}
+                     *       "settings": {},
+                     *       "language": "en"
                      *     }
                      */
                     "application/json": components["schemas"]["CollectionOut"];
@@ -4681,6 +4722,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (for example a crawl already running); `detail` says what to do. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A crawl of this data source is already running; cancel it or wait for it to finish."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -4751,7 +4806,8 @@ export interface operations {
                      *         "src_8d2e61b0c4a97f3e5d21",
                      *         "src_1b7c3d9e0f2a4b6c8d0e"
                      *       ],
-                     *       "settings": {}
+                     *       "settings": {},
+                     *       "language": "en"
                      *     }
                      */
                     "application/json": components["schemas"]["CollectionOut"];
@@ -4794,6 +4850,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (for example a crawl already running); `detail` says what to do. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A crawl of this data source is already running; cancel it or wait for it to finish."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
@@ -5300,6 +5370,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (for example a crawl already running); `detail` says what to do. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A crawl of this data source is already running; cancel it or wait for it to finish."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

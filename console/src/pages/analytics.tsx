@@ -1,11 +1,13 @@
 // Search analytics (issue 29): per collection, volume and latency over time (a bar chart with the
 // numbers as a table), the top queries, the queries that found nothing with an action that makes
-// benchmark cases from their clicks, and the workspace's logging switch. Console searches (the
+// benchmark cases from their clicks or synonyms (analytics-synonym.tsx), and the workspace's
+// logging switch. Console searches (the
 // playground) are left out unless asked for.
 import { useEffect, useState, type ReactNode } from "react";
 import { api, type Collection } from "../api";
 import type { components } from "../../../clients/typescript/src/schema.js";
 import { Alert, Notice, Page, percent, useSubmit } from "../ui";
+import { AddSynonymForm } from "./analytics-synonym";
 
 type S = components["schemas"];
 type Point = S["SearchSeriesPoint"];
@@ -100,6 +102,7 @@ export function AnalyticsPage() {
   const [suiteId, setSuiteId] = useState("");
   const [message, setMessage] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
+  const [synonymFor, setSynonymFor] = useState<string | null>(null);
   const { data, error } = useReports(collectionId, interval, includeConsole, version);
   const action = useSubmit();
   useEffect(() => {
@@ -107,6 +110,14 @@ export function AnalyticsPage() {
     void api<Suite[]>("GET", "/benchmarks").then(setSuites, () => {});
   }, []);
   const usable = suites.filter((s) => !collectionId || s.collection_id === collectionId);
+  const actions = (q: QueryStat) => (
+    <span className="actions">
+      {addCase(q)}
+      <button type="button" className="button button--secondary" onClick={() => setSynonymFor(q.query)} aria-label={`Add synonym for ${q.query}`}>
+        Add synonym
+      </button>
+    </span>
+  );
   const addCase = (q: QueryStat) => (
     <button
       type="button"
@@ -201,7 +212,20 @@ export function AnalyticsPage() {
                 ))}
               </select>
             </label>
-            <QueryTable rows={data.zero} caption="Queries without results" action={addCase} />
+            <QueryTable rows={data.zero} caption="Queries without results" action={actions} />
+            {synonymFor !== null ? (
+              <AddSynonymForm
+                key={synonymFor}
+                query={synonymFor}
+                collections={collections}
+                collectionId={collectionId}
+                onCancel={() => setSynonymFor(null)}
+                onDone={(m) => {
+                  setMessage(m);
+                  setSynonymFor(null);
+                }}
+              />
+            ) : null}
           </section>
         </>
       ) : (

@@ -4,7 +4,10 @@ import { useCallback, useEffect, useRef, useState, type DragEvent, type FormEven
 import { api, ApiError, uploadFile, type Capabilities, type Collection, type DataSource, type DocumentOut } from "../api";
 import { GitSourcePanel } from "./git-source";
 import { Link, navigate, useLocation } from "../router";
-import { Alert, ConfirmAction, Field, formatBytes, formatDate, messageOf, Notice, Page, Status, TextArea, useSubmit } from "../ui";
+import { SynonymsPanel } from "./synonyms";
+import { LanguagePanel, LanguageSelect } from "./language";
+import { DEFAULT_LANGUAGE, languageLabel } from "../languages";
+import { Alert, ConfirmAction, Field, formatBytes, formatDate, messageOf, Notice, Page, Status, TextArea, usePoll, useSubmit } from "../ui";
 
 export function CollectionsPage() {
   const deleted = useLocation().search.get("deleted");
@@ -14,6 +17,7 @@ export function CollectionsPage() {
   const [name, setName] = useState("");
   const [description, setDescription] = useState("");
   const [withUpload, setWithUpload] = useState(true);
+  const [language, setLanguage] = useState(DEFAULT_LANGUAGE);
 
   useEffect(() => {
     api<Collection[]>("GET", "/collections").then(setCollections, setError);
@@ -22,7 +26,8 @@ export function CollectionsPage() {
   async function create(e: FormEvent) {
     e.preventDefault();
     const created = await form.run(async () => {
-      const c = await api<Collection>("POST", "/collections", { name, description });
+      // English is the default: leave it out, as the form always did
+      const c = await api<Collection>("POST", "/collections", { name, description, ...(language === DEFAULT_LANGUAGE ? {} : { language }) });
       if (withUpload) {
         try {
           await api<DataSource>("POST", "/data-sources", { name: `${name} uploads`.slice(0, 200), source_type: "upload", collection_ids: [c.id] });
@@ -33,7 +38,7 @@ export function CollectionsPage() {
         }
       }
       return c;
-    }, ["name", "description"]);
+    }, ["name", "description", "language"]);
     if (created) navigate(`/workspace/collections/${encodeURIComponent(created.id)}?created=1`);
   }
 
@@ -46,6 +51,7 @@ export function CollectionsPage() {
           <Alert error={form.error} />
           <Field label="Name" name="name" value={name} onChange={(e) => setName(e.target.value)} error={form.fieldErrors.name} required />
           <TextArea label="Description (optional)" name="description" rows={2} value={description} onChange={(e) => setDescription(e.target.value)} error={form.fieldErrors.description} />
+          <LanguageSelect value={language} onChange={setLanguage} error={form.fieldErrors.language} />
           <div className="check">
             <input id="with-upload" type="checkbox" checked={withUpload} onChange={(e) => setWithUpload(e.target.checked)} />
             <label htmlFor="with-upload">Attach an upload data source, so files can be added right away</label>
@@ -70,6 +76,7 @@ export function CollectionsPage() {
                   <th scope="col">Documents</th>
                   <th scope="col">Indexed</th>
                   <th scope="col">Sources</th>
+                  <th scope="col">Language</th>
                   <th scope="col">Created</th>
                 </tr>
               </thead>
@@ -82,6 +89,7 @@ export function CollectionsPage() {
                     <td>{c.document_count ?? 0}</td>
                     <td>{c.indexed_count ?? 0}</td>
                     <td>{c.data_source_count ?? 0}</td>
+                    <td>{languageLabel(c.language ?? DEFAULT_LANGUAGE)}</td>
                     <td>{formatDate(c.created_at)}</td>
                   </tr>
                 ))}
@@ -127,12 +135,7 @@ export function CollectionPage({ id }: { id: string }) {
   }, [load]);
 
   // while anything is queued or processing, or a source syncs (a git sync before its first file), look again every 1.5 s
-  const pending = (documents?.some((d) => PENDING.has(d.status)) ?? false) || sources.some((s) => s.status === "syncing");
-  useEffect(() => {
-    if (!pending) return;
-    const t = setInterval(() => void load(), 1500);
-    return () => clearInterval(t);
-  }, [pending, load]);
+  usePoll((documents?.some((d) => PENDING.has(d.status)) ?? false) || sources.some((s) => s.status === "syncing"), load);
 
   if (error instanceof ApiError && error.status === 404) {
     return (
@@ -164,6 +167,8 @@ export function CollectionPage({ id }: { id: string }) {
             </p>
           ) : null}
           <SourcesPanel collection={collection} sources={sources} all={allSources} onChange={() => void load()} />
+          <SynonymsPanel collection={collection} />
+          <LanguagePanel collection={collection} sources={sources} onSaved={() => void load()} />
           <SettingsPanel collection={collection} onSaved={setCollection} />
         </>
       ) : null}

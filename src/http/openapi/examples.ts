@@ -73,6 +73,7 @@ const collection = {
   data_source_count: 2,
   data_source_ids: [IDS.source, IDS.website],
   settings: {},
+  language: "en",
 };
 const dataSource = {
   id: IDS.source,
@@ -332,8 +333,8 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   ResetPasswordRequest: { token: "rt_4Fs9pQe2Wn6vT1hJ0aK8", password: "a new long passphrase" },
   DeleteWorkspaceRequest: { confirm: "acme-docs" },
   MessageOut: { detail: "If an account exists for that address, we sent a link to it." },
-  CollectionCreate: { name: "Product handbook", description: "User guides and release notes", data_source_ids: [IDS.source] },
-  CollectionUpdate: { description: "User guides, release notes and FAQs", data_source_ids: [IDS.source, IDS.website] },
+  CollectionCreate: { name: "Product handbook", description: "User guides and release notes", data_source_ids: [IDS.source], language: "de" },
+  CollectionUpdate: { description: "User guides, release notes and FAQs", data_source_ids: [IDS.source, IDS.website], language: "auto" },
   CollectionOut: collection,
   CollectionSettings: {
     fusion: "weighted",

@@ -125,7 +125,12 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   "GET /collections": { operationId: "listCollections", ok: "Every collection of the workspace." },
   "POST /collections": { operationId: "createCollection", ok: "The new collection." },
   "GET /collections/{collection_id}": { operationId: "getCollection", ok: "The collection with its counts." },
-  "PATCH /collections/{collection_id}": { operationId: "updateCollection", ok: "The updated collection.", description: "Partial update: only fields present change. `data_source_ids`, when present, replaces the whole set of sources." },
+  "PATCH /collections/{collection_id}": {
+    operationId: "updateCollection",
+    ok: "The updated collection.",
+    description:
+      "Partial update: only fields present change. `data_source_ids`, when present, replaces the whole set of sources. A new `language` queues the collection's documents for indexing again (the answer's `reindex` counts them); a data source shared with a collection of another language answers 409.",
+  },
   "DELETE /collections/{collection_id}": { operationId: "deleteCollection", ok: "Deleted; its sources and documents stay." },
   "GET /collections/{collection_id}/synonyms": { operationId: "getSynonyms", ok: "The collection's synonym groups and one-way mappings (empty lists when it has none)." },
   "PUT /collections/{collection_id}/synonyms": {

@@ -27,7 +27,7 @@ export const collectionRoutes =
       "/collections",
       {
         config: needs("ingest"),
-        schema: { tags, summary: "Create a collection", body: ref(CollectionCreate), response: { 201: ref(CollectionOut), ...errors(401, 403, 404, 422) } },
+        schema: { tags, summary: "Create a collection", body: ref(CollectionCreate), response: { 201: ref(CollectionOut), ...errors(401, 403, 404, 409, 422) } },
       },
       async (req, reply) => reply.status(201).send(await svc.create(req.principal!, req.body)),
     );
@@ -45,7 +45,7 @@ export const collectionRoutes =
           summary: "Update a collection; data_source_ids replaces the whole set",
           params: CollectionParams,
           body: ref(CollectionUpdate),
-          response: { 200: ref(CollectionOut), ...errors(401, 403, 404, 422) },
+          response: { 200: ref(CollectionOut), ...errors(401, 403, 404, 409, 422) },
         },
       },
       async (req) => svc.update(req.principal!, req.params.collection_id, req.body),
@@ -65,7 +65,7 @@ export const collectionRoutes =
       "/collections/:collection_id/data-sources/:data_source_id",
       {
         config: needs("ingest"),
-        schema: { tags, summary: "Attach a data source", params: LinkParams, response: { 200: ref(CollectionOut), ...errors(401, 403, 404) } },
+        schema: { tags, summary: "Attach a data source", params: LinkParams, response: { 200: ref(CollectionOut), ...errors(401, 403, 404, 409) } },
       },
       async (req) => svc.attach(req.principal!, req.params.collection_id, req.params.data_source_id),
     );

@@ -36,7 +36,7 @@ export const dataSourceRoutes =
       "/data-sources",
       {
         config: needs("ingest"),
-        schema: { tags, summary: "Create a data source", body: ref(DataSourceCreate), response: { 201: ref(DataSourceOut), ...errors(401, 403, 404, 422, 429) } },
+        schema: { tags, summary: "Create a data source", body: ref(DataSourceCreate), response: { 201: ref(DataSourceOut), ...errors(401, 403, 404, 409, 422, 429) } },
       },
       async (req, reply) => reply.status(201).send(await svc.create(req.principal!, req.body)),
     );

@@ -13,6 +13,13 @@ export const CollectionOut = Type.Object(
     data_source_count: Type.Integer({ default: 0 }),
     data_source_ids: Type.Optional(Type.Array(Type.String())),
     settings: Type.Optional(FreeObject),
+    language: Type.Optional(Type.String({ description: "ISO 639-1 code or 'auto' (see CollectionCreate.language)", default: "en" })),
+    reindex: Type.Optional(
+      Type.Object(
+        { status: Type.String(), documents: Type.Integer() },
+        { description: "Present when the change queued the documents of the collection's data sources for indexing again (a new language); search answers from the old index until each is replaced." },
+      ),
+    ),
   },
   { $id: "CollectionOut" },
 );
@@ -77,6 +84,12 @@ export const CollectionSettings = strictObject(
   { $id: "CollectionSettings", description: "Every key is optional; a missing key keeps the deployment default. POST /benchmarks/{suite_id}/tune can find and set them." },
 );
 
+const LANGUAGE_DESCRIPTION =
+  "The language of the collection's text: an ISO 639-1 code (en, de, fr, es, it, pt, nl, sv, ru, da, fi, no: stemming and stop words; " +
+  "zh, ja, th: word segmentation) or 'auto' (each document's language is detected when it is indexed). Default 'en', the English Porter " +
+  "analysis. Collections that share a data source must have the same language (409 otherwise). Changing it queues the collection's " +
+  "documents for indexing again; a value outside the list answers 422 naming the supported ones.";
+
 export const CollectionCreate = strictObject(
   {
     name: Type.String({ minLength: 1, maxLength: 160 }),
@@ -85,6 +98,7 @@ export const CollectionCreate = strictObject(
       Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 1000, description: "Data sources whose documents this collection searches." }),
     ),
     settings: Type.Optional(ref(CollectionSettings)),
+    language: Type.Optional(Type.String({ minLength: 1, maxLength: 16, description: LANGUAGE_DESCRIPTION, examples: ["de", "auto"] })),
   },
   { $id: "CollectionCreate" },
 );
@@ -99,6 +113,7 @@ export const CollectionUpdate = strictObject(
       }),
     ),
     settings: Type.Optional(Nullable(ref(CollectionSettings))),
+    language: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 16, description: LANGUAGE_DESCRIPTION, examples: ["fr"] }))),
   },
   { $id: "CollectionUpdate", description: "Partial update: only the fields present change." },
 );

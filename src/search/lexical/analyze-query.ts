@@ -10,12 +10,13 @@ import type { LexicalQuery, ParsedQuery, QueryTerm } from "./types.js";
 export function analyzeQuery(query: ParsedQuery, analyzer: Analyzer): LexicalQuery {
   const terms = new Map<string, QueryTerm>();
   for (const word of query.terms) {
-    const term = analyzer.term(word);
-    const q = terms.get(term);
-    if (q) q.count++;
-    else terms.set(term, { term, count: 1 });
+    for (const term of analyzer.terms(word)) {
+      const q = terms.get(term);
+      if (q) q.count++;
+      else terms.set(term, { term, count: 1 });
+    }
   }
-  const phrases = query.phrases.map((p) => p.map((w) => analyzer.term(w))).filter((p) => p.length >= 2);
+  const phrases = query.phrases.map((p) => p.flatMap((w) => analyzer.terms(w))).filter((p) => p.length >= 2);
   return { terms: [...terms.values()], phrases };
 }
 

@@ -37,10 +37,15 @@ export interface Analyzer {
   analyze(text: string): string[];
   /** the index term of one normalised word (a parsed query's words are normalised already) */
   term(word: string): string;
+  /**
+   * the index terms of one normalised query word: one for English, none for another language's
+   * stop word, several where a language cuts the word further (Chinese, Japanese, Thai)
+   */
+  terms(word: string): string[];
 }
 
 /** The analyzer both stores index with: English, Porter stems, as FTS5's porter tokenizer. */
-export const DEFAULT_ANALYZER: Analyzer = { analyze: analyzeText, term: stem };
+export const DEFAULT_ANALYZER: Analyzer = { analyze: analyzeText, term: stem, terms: (word) => [stem(word)] };
 
 // Term frequencies are packed per field in 16 bits: title 3 bits, headings 3 bits, body 10 bits.
 // BM25 saturates long before these caps (7, 7, 1023 occurrences in one chunk).

@@ -1,5 +1,7 @@
 import type { CollectionCatalog } from "../../store/content-store.js";
-import type { CollectionView, Json } from "../../store/content-types.js";
+import type { CollectionPatch, CollectionView, Json } from "../../store/content-types.js";
+import { DEFAULT_LANGUAGE } from "../../search/lexical/languages.js";
+import { checkLanguage, checkSharedSources, effectiveLanguage, sourcesToReanalyse } from "./language.js";
 import { newId, nowIso } from "../../store/ids.js";
 import { tenantOf, type Principal } from "../auth/auth.js";
 import { notFound } from "../errors.js";
@@ -15,6 +17,10 @@ export interface CollectionOut {
   data_source_count: number;
   data_source_ids: string[];
   settings: Json;
+  /** ISO 639-1 code or "auto" */
+  language: string;
+  /** present when the change queued its documents for indexing again (a language change) */
+  reindex?: { status: "queued"; documents: number };
 }
 
 export const collectionOut = (c: CollectionView): CollectionOut => ({
@@ -27,24 +33,53 @@ export const collectionOut = (c: CollectionView): CollectionOut => ({
   data_source_count: c.data_source_count,
   data_source_ids: c.data_source_ids,
   settings: c.settings,
+  language: effectiveLanguage(c.language),
 });
 
-export function createCollectionService(deps: { store: { content: CollectionCatalog }; audit?: Pick<AuditService, "record"> }) {
+/** Queues a data source's documents for indexing again (the document service's reindex). */
+export type ReindexSource = (p: Principal, sourceId: string) => Promise<{ documents: number }>;
+
+type CollectionUpdate = { name?: string | null; description?: string | null; data_source_ids?: string[] | null; settings?: Json | null; language?: string | null };
+
+/** The fields a PATCH changes (its sources are checked by the caller); null means "leave unchanged", as for absent fields. */
+function patchOf(body: CollectionUpdate): CollectionPatch {
+  const patch: CollectionPatch = {};
+  const language = checkLanguage(body.language);
+  if (body.name != null) patch.name = body.name;
+  if (body.description != null) patch.description = body.description;
+  if (body.settings != null) patch.settings = body.settings;
+  if (language !== undefined) patch.language = language;
+  return patch;
+}
+
+/** Every id must be a data source of this tenant; another tenant's id reads as missing. */
+async function requireSourcesIn(content: CollectionCatalog, tenantId: string, ids: string[]): Promise<string[]> {
+  const unique = [...new Set(ids)];
+  const found = new Set(await content.existingSourceIds(tenantId, unique));
+  const missing = unique.find((id) => !found.has(id));
+  if (missing) throw notFound("Data source", missing);
+  return unique;
+}
+
+type CollectionDeps = { store: { content: CollectionCatalog }; audit?: Pick<AuditService, "record">; reindex?: ReindexSource };
+
+export function createCollectionService(deps: CollectionDeps) {
   const content = deps.store.content;
 
-  /** Every id must be a data source of this tenant; another tenant's id reads as missing. */
-  async function requireSources(tenantId: string, ids: string[]): Promise<string[]> {
-    const unique = [...new Set(ids)];
-    const found = new Set(await content.existingSourceIds(tenantId, unique));
-    const missing = unique.find((id) => !found.has(id));
-    if (missing) throw notFound("Data source", missing);
-    return unique;
-  }
+  const requireSources = (tenantId: string, ids: string[]) => requireSourcesIn(content, tenantId, ids);
 
   async function get(tenantId: string, id: string): Promise<CollectionOut> {
     const c = await content.getCollection(tenantId, id);
     if (!c) throw notFound("Collection", id);
     return collectionOut(c);
+  }
+
+  /** Sources whose analysis changed are indexed again; the collection as read after it. */
+  async function reanalysed(p: Principal, id: string, sourceIds: string[]): Promise<CollectionOut> {
+    let documents = 0;
+    if (deps.reindex) for (const s of sourceIds) documents += (await deps.reindex(p, s)).documents;
+    const out = await get(tenantOf(p).id, id);
+    return sourceIds.length > 0 && deps.reindex ? { ...out, reindex: { status: "queued", documents } } : out;
   }
 
   return {
@@ -53,32 +88,30 @@ export function createCollectionService(deps: { store: { content: CollectionCata
     },
     get: (p: Principal, id: string) => get(tenantOf(p).id, id),
 
-    async create(p: Principal, body: { name: string; description?: string; data_source_ids?: string[]; settings?: Json }) {
+    async create(p: Principal, body: { name: string; description?: string; data_source_ids?: string[]; settings?: Json; language?: string }) {
       const tenant = tenantOf(p);
+      const language = checkLanguage(body.language);
       const ids = await requireSources(tenant.id, body.data_source_ids ?? []);
       const id = newId("col");
+      await checkSharedSources(content, tenant.id, id, ids, effectiveLanguage(language));
       await content.createCollection(
-        { id, tenant_id: tenant.id, name: body.name, description: body.description ?? "", settings: body.settings ?? {}, created_at: nowIso() },
+        { id, tenant_id: tenant.id, name: body.name, description: body.description ?? "", settings: body.settings ?? {}, created_at: nowIso(), language: language ?? null },
         ids,
       );
-      return get(tenant.id, id);
+      return reanalysed(p, id, sourcesToReanalyse({ language: DEFAULT_LANGUAGE, ids: [] }, { language: effectiveLanguage(language), ids }));
     },
 
-    async update(
-      p: Principal,
-      id: string,
-      body: { name?: string | null; description?: string | null; data_source_ids?: string[] | null; settings?: Json | null },
-    ) {
+    async update(p: Principal, id: string, body: CollectionUpdate) {
       const tenant = tenantOf(p);
-      if (!(await content.getCollection(tenant.id, id))) throw notFound("Collection", id);
-      const patch: { name?: string; description?: string; settings?: Json; data_source_ids?: string[] } = {};
-      // null means "leave unchanged", as for absent fields (the contract's partial update)
-      if (body.name != null) patch.name = body.name;
-      if (body.description != null) patch.description = body.description;
-      if (body.settings != null) patch.settings = body.settings;
+      const old = await content.getCollection(tenant.id, id);
+      if (!old) throw notFound("Collection", id);
+      const patch = patchOf(body);
       if (body.data_source_ids != null) patch.data_source_ids = await requireSources(tenant.id, body.data_source_ids);
+      const before = { language: effectiveLanguage(old.language), ids: old.data_source_ids };
+      const after = { language: patch.language ?? before.language, ids: patch.data_source_ids ?? before.ids };
+      await checkSharedSources(content, tenant.id, id, after.ids, after.language);
       await content.updateCollection(tenant.id, id, patch);
-      return get(tenant.id, id);
+      return reanalysed(p, id, sourcesToReanalyse(before, after));
     },
 
     async remove(p: Principal, id: string): Promise<void> {
@@ -89,10 +122,13 @@ export function createCollectionService(deps: { store: { content: CollectionCata
 
     async attach(p: Principal, id: string, sourceId: string) {
       const tenant = tenantOf(p);
-      if (!(await content.getCollection(tenant.id, id))) throw notFound("Collection", id);
+      const c = await content.getCollection(tenant.id, id);
+      if (!c) throw notFound("Collection", id);
       await requireSources(tenant.id, [sourceId]);
+      const language = effectiveLanguage(c.language);
+      await checkSharedSources(content, tenant.id, id, [sourceId], language);
       await content.attachSource(tenant.id, id, sourceId);
-      return get(tenant.id, id);
+      return reanalysed(p, id, sourcesToReanalyse({ language, ids: c.data_source_ids }, { language, ids: [...c.data_source_ids, sourceId] }));
     },
 
     async detach(p: Principal, id: string, sourceId: string): Promise<void> {
@@ -100,6 +136,8 @@ export function createCollectionService(deps: { store: { content: CollectionCata
       const c = await content.getCollection(tenant.id, id);
       if (!c) throw notFound("Collection", id);
       if (!(await content.detachSource(tenant.id, id, sourceId))) throw notFound("Data source", sourceId);
+      const language = effectiveLanguage(c.language);
+      await reanalysed(p, id, sourcesToReanalyse({ language, ids: [sourceId] }, { language, ids: [] }));
     },
   };
 }

@@ -5,6 +5,7 @@ import { LimitReached, type Json, type SourceView } from "../../store/content-ty
 import { newId, nowIso } from "../../store/ids.js";
 import { tenantOf, type Principal } from "../auth/auth.js";
 import { notFound } from "../errors.js";
+import { checkOneLanguage } from "./language.js";
 import { limitsOf } from "../tenants/plans.js";
 import { quotaExceededError } from "../tenants/quotas.js";
 import type { AuditService } from "../tenants/audit.js";
@@ -107,6 +108,7 @@ export function createSourceService(deps: {
       const found = new Set(await content.existingCollectionIds(tenant.id, collectionIds));
       const missing = collectionIds.find((c) => !found.has(c));
       if (missing) throw notFound("Collection", missing);
+      await checkOneLanguage(content, tenant.id, collectionIds);
       const sourceType = body.source_type as "upload" | "website" | "git";
       // a git source's settings are checked now (400), so its first sync cannot fail on them
       const configuration = sourceType === "git" ? gitConfiguration(gitSettings(body.configuration ?? {}, deps.allowLocalRepositories ?? false)) : (body.configuration ?? {});

@@ -25,13 +25,13 @@ export async function collectionOf(deps: SearchDeps, p: Principal, id: string): 
 
 /** Ranking without quota or shaping: for benchmark runs and the bench command. */
 export function rankIn(deps: SearchDeps, p: Principal, c: CollectionScope, query: string, mode: RetrievalMode = "hybrid") {
-  return deps.engine.rank(tenantOf(p).id, c.data_source_ids, query, settingsFor(deps.settings, c.settings), mode);
+  return deps.engine.rank(tenantOf(p).id, c.data_source_ids, query, settingsFor(deps.settings, c.settings, c.language), mode);
 }
 
 /** Candidate lists for tuning (one embedding per query; see search/tuning.ts). */
 export function candidatesIn(deps: SearchDeps, p: Principal, c: CollectionScope, query: string, opts: { depth: number; lexicalWeights: LexicalWeights[] }) {
-  const { synonyms } = settingsFor(deps.settings, c.settings);
-  return deps.engine.candidates(tenantOf(p).id, c.data_source_ids, query, { ...opts, ...(synonyms ? { synonyms } : {}) });
+  const { synonyms, language } = settingsFor(deps.settings, c.settings, c.language);
+  return deps.engine.candidates(tenantOf(p).id, c.data_source_ids, query, { ...opts, ...(synonyms ? { synonyms } : {}), ...(language ? { language } : {}) });
 }
 
 /** The best chunk of each document only, in rank order. */
@@ -45,7 +45,7 @@ function firstPerDocument(ranked: RankedId[]): RankedId[] {
  * caller, as benchmark runs do, wins over the blend).
  */
 function rankingOf(deps: SearchDeps, c: CollectionScope, req: SearchControls, mode?: RetrievalMode) {
-  const blend = blendFor(settingsFor(deps.settings, c.settings), req.hybrid?.semantic_ratio, deps.engine.vectorsAvailable());
+  const blend = blendFor(settingsFor(deps.settings, c.settings, c.language), req.hybrid?.semantic_ratio, deps.engine.vectorsAvailable());
   return { settings: blend.settings, mode: mode ?? blend.mode };
 }
 
@@ -79,7 +79,7 @@ export async function searchChunks(deps: SearchDeps, p: Principal, req: SearchRe
   const top = await deps.engine.hydrate(tenantId, ranked.slice(0, topK));
   const terms = highlightTerms(result.parsed);
   const documentIds = [...new Set(ranked.map((r) => r.documentId))];
-  const counts = facets && (await facetCounts(deps.store.content, tenantId, c.data_source_ids, req.query, { mode: result.mode, documentIds, filter, synonyms: ranking.settings.synonyms }, facets));
+  const counts = facets && (await facetCounts(deps.store.content, tenantId, c.data_source_ids, req.query, { mode: result.mode, documentIds, filter, synonyms: ranking.settings.synonyms, language: ranking.settings.language }, facets));
   return {
     query: req.query,
     took_ms: Math.round(performance.now() - started),

@@ -16,6 +16,8 @@ import { synonymTableOf } from "../collections/synonyms.js";
 export interface CollectionScope {
   settings: Json;
   data_source_ids: string[];
+  /** the collection's language (null or absent: English) */
+  language?: string | null;
 }
 
 /** What /search and /retrieve share beyond the query (issue 28): the blend, explanations, a filter. */
@@ -78,7 +80,7 @@ export const roundScore = (x: number) => Math.round(x * 1e6) / 1e6;
  * vector_weight, normalization, candidate_depth, field_weights {title, headings, body},
  * document_evidence (weight; off by default) and relevance_calibration (the collection's own).
  */
-export function settingsFor(base: EngineSettings, collectionSettings: Json): EngineSettings {
+export function settingsFor(base: EngineSettings, collectionSettings: Json, language?: string | null): EngineSettings {
   const fusion: FusionOptions = { ...base.fusion };
   const s = collectionSettings;
   if (s.fusion === "rrf" || s.fusion === "weighted") fusion.method = s.fusion;
@@ -98,7 +100,7 @@ export function settingsFor(base: EngineSettings, collectionSettings: Json): Eng
       : base.documentEvidence;
   const calibration = ownCalibrationOf(s.relevance_calibration) ?? base.calibration;
   const synonyms = synonymTableOf(s.synonyms);
-  return { ...base, fusion, depth, lexicalWeights, documentEvidence, ...(calibration ? { calibration } : {}), ...(synonyms ? { synonyms } : {}) };
+  return { ...base, fusion, depth, lexicalWeights, documentEvidence, ...(calibration ? { calibration } : {}), ...(synonyms ? { synonyms } : {}), ...(language ? { language } : {}) };
 }
 
 const CALIBRATION_MODES: readonly string[] = ["hybrid", "lexical", "vector"] satisfies CalibrationMode[];

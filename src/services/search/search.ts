@@ -40,7 +40,7 @@ export function createSearchService(serviceDeps: SearchServiceDeps) {
     rank: (p: Principal, c: CollectionScope, query: string, mode: RetrievalMode = "hybrid") => rankIn(deps, p, c, query, mode),
     collection: (p: Principal, id: string) => collectionOf(deps, p, id),
     /** the engine setting a collection searches with */
-    settingsOf: (c: CollectionScope): EngineSettings => settingsFor(deps.settings, c.settings),
+    settingsOf: (c: CollectionScope): EngineSettings => settingsFor(deps.settings, c.settings, c.language),
     /** candidate lists for tuning (one embedding per query; see search/tuning.ts) */
     candidates: (p: Principal, c: CollectionScope, query: string, opts: { depth: number; lexicalWeights: LexicalWeights[] }) => candidatesIn(deps, p, c, query, opts),
     search: (p: Principal, req: SearchRequest, opts: SearchCallOptions = {}): Logged<ReturnType<typeof searchChunks>> => searchChunks(deps, p, req, opts),

@@ -4,7 +4,8 @@ import { transaction, type Client, type Pool } from "../db.js";
 import type { Json, NewChunk } from "../../content-types.js";
 import type { IndexWrites } from "../../content-store.js";
 import { analyzeChunk, headingsField, type ChunkTerms } from "../../../search/lexical/analyze.js";
-import { ANALYZER, MAX_TERM_BYTES } from "./lexical.js";
+import { MAX_TERM_BYTES } from "./lexical.js";
+import { DEFAULT_LANGUAGE, SOURCE_LANGUAGE_SQL, documentAnalyzer, openingOf } from "../../../search/lexical/languages.js";
 import { insertVectors } from "./vector-embeddings.js";
 
 /** the analysed chunk as stored: terms too long for a postings index entry are left out (the length keeps them) */
@@ -19,7 +20,9 @@ function lexicalEntry(a: ChunkTerms): { terms: string[]; tfs: number[]; length: 
  * returns the new ids in position order.
  */
 async function insertChunks(c: Client, tenantId: string, documentId: string, sourceId: string, title: string, chunks: NewChunk[], embeddedIn: string | null) {
-  const lex = chunks.map((ch) => lexicalEntry(analyzeChunk({ title, headings: headingsField(ch.heading_path), body: ch.text }, ANALYZER)));
+  const lang = await c.query<{ language: string }>(SOURCE_LANGUAGE_SQL("$1", "$2"), [tenantId, sourceId]);
+  const analyzer = documentAnalyzer(lang.rows[0]?.language ?? DEFAULT_LANGUAGE, () => openingOf(title, chunks));
+  const lex = chunks.map((ch) => lexicalEntry(analyzeChunk({ title, headings: headingsField(ch.heading_path), body: ch.text }, analyzer)));
   const r = await c.query<{ id: string; position: number }>(
     `INSERT INTO chunks (tenant_id, document_id, data_source_id, position, heading_path, text, token_count, metadata, embedded_in,
                          lex_length, lex_terms, lex_tfs)

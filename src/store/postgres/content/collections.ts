@@ -1,5 +1,5 @@
 import { transaction, type Pool, type Queryable } from "../db.js";
-import type { CollectionRow, CollectionView } from "../../content-types.js";
+import type { CollectionLanguage, CollectionRow, CollectionView } from "../../content-types.js";
 import type { CollectionCatalog } from "../../content-store.js";
 import { parseJson } from "./rows.js";
 
@@ -8,7 +8,7 @@ type Raw = Omit<CollectionView, "settings"> & { settings: string };
 // Every subquery names the tenant as $1 (every caller's first parameter), not through the outer
 // row: Citus routes a statement to one shard only when each table in it is pinned to the tenant.
 const VIEW = `
-  SELECT c.tenant_id, c.id, c.name, c.description, c.settings, c.created_at,
+  SELECT c.tenant_id, c.id, c.name, c.description, c.settings, c.created_at, c.language,
     ARRAY(SELECT cs.data_source_id FROM collection_sources cs
           WHERE cs.tenant_id = $1 AND cs.collection_id = c.id ORDER BY cs.data_source_id) AS data_source_ids,
     (SELECT count(*) FROM collection_sources cs WHERE cs.tenant_id = $1 AND cs.collection_id = c.id)::int AS data_source_count,
@@ -29,6 +29,17 @@ async function setSources(q: Queryable, tenantId: string, collectionId: string, 
   await q.query(LINK, [tenantId, collectionId, ids]);
 }
 
+async function sourceLanguages(pool: Pool, tenantId: string, sourceIds: string[]): Promise<CollectionLanguage[]> {
+  if (sourceIds.length === 0) return [];
+  const r = await pool.query<CollectionLanguage>(
+    `SELECT cs.collection_id, cs.data_source_id, c.language FROM collection_sources cs
+     JOIN collections c ON c.tenant_id = cs.tenant_id AND c.id = cs.collection_id
+     WHERE cs.tenant_id = $1 AND c.tenant_id = $1 AND cs.data_source_id = ANY($2::text[]) ORDER BY cs.collection_id, cs.data_source_id`,
+    [tenantId, sourceIds],
+  );
+  return r.rows;
+}
+
 export function collectionMethods(pool: Pool): CollectionCatalog {
   const existing = (table: string) => async (tenantId: string, ids: string[]) => {
     if (ids.length === 0) return [];
@@ -38,13 +49,14 @@ export function collectionMethods(pool: Pool): CollectionCatalog {
   return {
     async createCollection(row, ids) {
       await transaction(pool, async (c) => {
-        await c.query("INSERT INTO collections (tenant_id, id, name, description, settings, created_at) VALUES ($1, $2, $3, $4, $5, $6)", [
+        await c.query("INSERT INTO collections (tenant_id, id, name, description, settings, created_at, language) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
           row.tenant_id,
           row.id,
           row.name,
           row.description,
           JSON.stringify(row.settings),
           row.created_at,
+          row.language ?? null,
         ]);
         await c.query(LINK, [row.tenant_id, row.id, ids]);
       });
@@ -58,23 +70,25 @@ export function collectionMethods(pool: Pool): CollectionCatalog {
       return r.rows[0] ? toView(r.rows[0]) : null;
     },
     async collectionScope(tenantId, id) {
-      const r = await pool.query<{ settings: string; ids: string[] }>(
-        `SELECT c.settings, ARRAY(SELECT cs.data_source_id FROM collection_sources cs
+      const r = await pool.query<{ settings: string; ids: string[]; language: string | null }>(
+        `SELECT c.settings, c.language, ARRAY(SELECT cs.data_source_id FROM collection_sources cs
                                   WHERE cs.tenant_id = $1 AND cs.collection_id = c.id) AS ids
          FROM collections c WHERE c.tenant_id = $1 AND c.id = $2`,
         [tenantId, id],
       );
       const row = r.rows[0];
-      return row ? { settings: parseJson(row.settings, {}), data_source_ids: row.ids } : null;
+      return row ? { settings: parseJson(row.settings, {}), data_source_ids: row.ids, language: row.language } : null;
     },
+    sourceLanguages: (tenantId, sourceIds) => sourceLanguages(pool, tenantId, sourceIds),
     async updateCollection(tenantId, id, p) {
       return transaction(pool, async (c) => {
         const found = await c.query("SELECT 1 FROM collections WHERE tenant_id = $1 AND id = $2 FOR UPDATE", [tenantId, id]);
         if (found.rowCount === 0) return false;
         await c.query(
-          `UPDATE collections SET name = COALESCE($3, name), description = COALESCE($4, description), settings = COALESCE($5, settings)
+          `UPDATE collections SET name = COALESCE($3, name), description = COALESCE($4, description), settings = COALESCE($5, settings),
+             language = COALESCE($6, language)
            WHERE tenant_id = $1 AND id = $2`,
-          [tenantId, id, p.name ?? null, p.description ?? null, p.settings !== undefined ? JSON.stringify(p.settings) : null],
+          [tenantId, id, p.name ?? null, p.description ?? null, p.settings !== undefined ? JSON.stringify(p.settings) : null, p.language ?? null],
         );
         if (p.data_source_ids !== undefined) await setSources(c, tenantId, id, p.data_source_ids);
         return true;

@@ -9,15 +9,13 @@ import { transaction, type Pool, type Queryable } from "../db.js";
 import type { Scored } from "../../content-types.js";
 import type { ChunkSearch } from "../../content-store.js";
 import type { LexicalQuery, LexicalWeights } from "../../../search/lexical/types.js";
-import { DEFAULT_ANALYZER, HEADINGS_SHIFT, MAX_BODY_TF, MAX_HEADINGS_TF, MAX_TITLE_TF, TITLE_SHIFT, headingsField } from "../../../search/lexical/analyze.js";
+import { HEADINGS_SHIFT, MAX_BODY_TF, MAX_HEADINGS_TF, MAX_TITLE_TF, TITLE_SHIFT, headingsField } from "../../../search/lexical/analyze.js";
 import { B, K1 } from "../../../search/lexical/bm25.js";
 import { PHRASE_POOL_FACTOR, boostPhrases, type CandidateText, type LexicalStatistics } from "../../../search/lexical/phrases.js";
 import { parseJson } from "./rows.js";
+import { analyzerOfTerms } from "../../../search/lexical/languages.js";
 import type { SearchFilter } from "../../../search/filter/types.js";
 import { filteredChunksSql, postgresFilter } from "./filter-sql.js";
-
-/** what the chunks' lexical entries are cut with, and so what phrases are verified with */
-export const ANALYZER = DEFAULT_ANALYZER;
 
 /** terms above this many bytes are left out of the postings (a B-tree entry must fit a third of a page) */
 export const MAX_TERM_BYTES = 1000;
@@ -91,7 +89,7 @@ async function boostHits(q: Queryable, tenantId: string, hits: Hit[], phrases: s
     const f = byId.get(h.id);
     return f && { fields: { title: f.title, headings: headingsField(parseJson<string[]>(f.heading_path, [])), body: f.text }, length: h.lex_length };
   };
-  return boostPhrases(hits, cand, textOf, phrases, stats, w, ANALYZER);
+  return boostPhrases(hits, cand, textOf, phrases, stats, w, analyzerOfTerms(phrases));
 }
 
 async function search(q: Queryable, tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights, filter?: SearchFilter) {

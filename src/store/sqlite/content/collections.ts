@@ -1,5 +1,5 @@
 import type { DB } from "../db.js";
-import type { CollectionPatch, CollectionRow, CollectionView } from "../../content-types.js";
+import type { CollectionLanguage, CollectionPatch, CollectionRow, CollectionView } from "../../content-types.js";
 import type { CollectionCatalog } from "../../content-store.js";
 import { parseJson } from "./json.js";
 
@@ -21,6 +21,16 @@ const toView = (r: Raw): CollectionView => ({
   data_source_ids: parseJson<string[]>(r.data_source_ids, []).sort(),
 });
 
+function sourceLanguages(db: DB, tenantId: string, sourceIds: string[]): CollectionLanguage[] {
+  if (sourceIds.length === 0) return [];
+  return db
+    .prepare(
+      `SELECT cs.collection_id, cs.data_source_id, c.language FROM collection_sources cs JOIN collections c ON c.id = cs.collection_id
+       WHERE cs.tenant_id = ? AND cs.data_source_id IN (SELECT value FROM json_each(?)) ORDER BY cs.collection_id, cs.data_source_id`,
+    )
+    .all(tenantId, JSON.stringify(sourceIds)) as CollectionLanguage[];
+}
+
 export function collectionMethods(db: DB): CollectionCatalog {
   const link = db.prepare(
     "INSERT OR IGNORE INTO collection_sources (tenant_id, collection_id, data_source_id) VALUES (?, ?, ?)",
@@ -31,8 +41,8 @@ export function collectionMethods(db: DB): CollectionCatalog {
   };
   const create = db.transaction((row: CollectionRow, ids: string[]) => {
     db.prepare(
-      "INSERT INTO collections (id, tenant_id, name, description, settings, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-    ).run(row.id, row.tenant_id, row.name, row.description, JSON.stringify(row.settings), row.created_at);
+      "INSERT INTO collections (id, tenant_id, name, description, settings, created_at, language) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    ).run(row.id, row.tenant_id, row.name, row.description, JSON.stringify(row.settings), row.created_at, row.language ?? null);
     setSources(row.tenant_id, row.id, ids);
   });
   const update = db.transaction((tenantId: string, id: string, p: CollectionPatch) => {
@@ -41,6 +51,7 @@ export function collectionMethods(db: DB): CollectionCatalog {
     if (p.name !== undefined) db.prepare("UPDATE collections SET name = ? WHERE id = ?").run(p.name, id);
     if (p.description !== undefined) db.prepare("UPDATE collections SET description = ? WHERE id = ?").run(p.description, id);
     if (p.settings !== undefined) db.prepare("UPDATE collections SET settings = ? WHERE id = ?").run(JSON.stringify(p.settings), id);
+    if (p.language !== undefined) db.prepare("UPDATE collections SET language = ? WHERE id = ?").run(p.language, id);
     if (p.data_source_ids !== undefined) setSources(tenantId, id, p.data_source_ids);
     return true;
   });
@@ -65,13 +76,14 @@ export function collectionMethods(db: DB): CollectionCatalog {
     async collectionScope(tenantId, id) {
       const r = db
         .prepare(
-          `SELECT c.settings,
+          `SELECT c.settings, c.language,
              (SELECT json_group_array(cs.data_source_id) FROM collection_sources cs WHERE cs.collection_id = c.id) AS ids
            FROM collections c WHERE c.tenant_id = ? AND c.id = ?`,
         )
-        .get(tenantId, id) as { settings: string; ids: string } | undefined;
-      return r ? { settings: parseJson(r.settings, {}), data_source_ids: parseJson<string[]>(r.ids, []) } : null;
+        .get(tenantId, id) as { settings: string; ids: string; language: string | null } | undefined;
+      return r ? { settings: parseJson(r.settings, {}), data_source_ids: parseJson<string[]>(r.ids, []), language: r.language } : null;
     },
+    sourceLanguages: async (tenantId, sourceIds) => sourceLanguages(db, tenantId, sourceIds),
     async updateCollection(tenantId, id, patch) {
       return update(tenantId, id, patch);
     },

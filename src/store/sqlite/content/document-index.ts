@@ -7,6 +7,7 @@ import { vectorTable } from "./json.js";
 import { removeChunkEntries, vectorBytes } from "./index-entries.js";
 import { chunkTermsWriter } from "./lexical-index.js";
 import { headingsField } from "../../../search/lexical/analyze.js";
+import { DEFAULT_LANGUAGE, SOURCE_LANGUAGE_SQL, documentAnalyzer, openingOf } from "../../../search/lexical/languages.js";
 import { DOC, type RawDoc } from "./document-rows.js";
 
 type Vectors = { indexName: string; values: Float32Array[] } | null;
@@ -42,7 +43,10 @@ function chunksWriter(db: DB) {
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insTerms = chunkTermsWriter(db);
+  const sourceLanguage = db.prepare(SOURCE_LANGUAGE_SQL("?", "?")).pluck();
   return (at: Target, doc: Doc, chunks: NewChunk[], vectors: Vectors) => {
+    const language = (sourceLanguage.get(at.tenantId, at.tenantId, at.sourceId) as string | undefined) ?? DEFAULT_LANGUAGE;
+    const analyzer = documentAnalyzer(language, () => openingOf(doc.title, chunks));
     // the vector table depends on the index the vectors came from, so its statement is per call
     const insVec = vectors
       ? db.prepare(`INSERT INTO ${vectorTable(vectors.indexName)} (chunk_id, embedding, tenant_id, data_source_id) VALUES (?, ?, ?, ?)`)
@@ -60,7 +64,7 @@ function chunksWriter(db: DB) {
         vectors ? vectors.indexName : null,
       );
       const id = Number(res.lastInsertRowid);
-      insTerms(id, at.tenantId, at.sourceId, { title: doc.title, headings: headingsField(c.heading_path), body: c.text });
+      insTerms(id, at.tenantId, at.sourceId, { title: doc.title, headings: headingsField(c.heading_path), body: c.text }, analyzer);
       if (insVec && vectors) insVec.run(BigInt(id), vectorBytes(vectors.values[i]), at.tenantId, at.sourceId);
     });
   };

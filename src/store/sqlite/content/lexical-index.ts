@@ -16,9 +16,10 @@
 import type { DB } from "../db.js";
 import type { Scored } from "../../content-types.js";
 import type { LexicalQuery, LexicalWeights } from "../../../search/lexical/types.js";
-import { analyzeChunk, headingsField, DEFAULT_ANALYZER, type ChunkFields, type ChunkTerms } from "../../../search/lexical/analyze.js";
+import { analyzeChunk, headingsField, DEFAULT_ANALYZER, type Analyzer, type ChunkFields, type ChunkTerms } from "../../../search/lexical/analyze.js";
 import { Bm25Index } from "../../../search/lexical/bm25-index.js";
 import { rankLexical } from "../../../search/lexical/rank.js";
+import { analyzerOfTerms } from "../../../search/lexical/languages.js";
 import { parseJson } from "./json.js";
 
 interface TenantIndex {
@@ -34,7 +35,7 @@ interface TermsRow {
   tfs: Buffer;
 }
 
-/** what chunk_terms are cut with, and so what phrases are verified with */
+/** what chunk_terms are cut with unless the document's language says otherwise (languages.ts) */
 const ANALYZER = DEFAULT_ANALYZER;
 
 const splitTerms = (s: string | null): string[] => (s ? s.split(" ") : []);
@@ -46,10 +47,10 @@ function decode(r: TermsRow): ChunkTerms {
 }
 
 /** Writes the analysed terms of a new chunk; call inside the transaction that inserts the chunk. */
-export function chunkTermsWriter(db: DB): (chunkId: number, tenantId: string, sourceId: string, fields: ChunkFields) => void {
+export function chunkTermsWriter(db: DB): (chunkId: number, tenantId: string, sourceId: string, fields: ChunkFields, analyzer?: Analyzer) => void {
   const ins = db.prepare("INSERT INTO chunk_terms (chunk_id, tenant_id, data_source_id, length, terms, tfs) VALUES (?, ?, ?, ?, ?, ?)");
-  return (chunkId, tenantId, sourceId, fields) => {
-    const a = analyzeChunk(fields, ANALYZER);
+  return (chunkId, tenantId, sourceId, fields, analyzer = ANALYZER) => {
+    const a = analyzeChunk(fields, analyzer);
     ins.run(chunkId, tenantId, sourceId, a.length, a.terms.join(" "), Buffer.from(a.tfs.buffer, a.tfs.byteOffset, a.tfs.byteLength));
   };
 }
@@ -161,7 +162,7 @@ export class LexicalIndexes {
     const t = this.tenant(tenantId);
     const allowed = this.allowedSources(t, sourceIds);
     const filter = accept && ((key: number) => accept.has(key));
-    return rankLexical(t.index, allowed, query, limit, w, (keys) => this.fieldsOf(keys), ANALYZER, filter).map((h) => ({ chunkId: String(h.key), score: h.score }));
+    return rankLexical(t.index, allowed, query, limit, w, (keys) => this.fieldsOf(keys), analyzerOfTerms(query.phrases), filter).map((h) => ({ chunkId: String(h.key), score: h.score }));
   }
 
   /** Rowids of every chunk of the tenant in these sources (and `accept`) matching any query term. */
