@@ -11,7 +11,7 @@ import { LIGHT_ENV, PLATFORM_KEY } from "../kit/index.js";
 import { freePort, killQuarries, spawnQuarry, stopQuarries, until, type QuarryProcess } from "../helpers/process.js";
 import { openDeploymentSql } from "../helpers/store-sql.js";
 import { html, send, serve } from "../crawl/fixtures.js";
-import { dropPrefix, REDIS_URL, redisReachable, testPrefix } from "../jobs/redis.js";
+import { dropPrefix, QUEUE_SHAPES, REDIS_URL } from "../jobs/redis.js";
 
 const SOURCES = 6;
 const dirs: string[] = [];
@@ -24,12 +24,7 @@ afterAll(() => {
 const kill9 = ({ child }: QuarryProcess) =>
   new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : (child.once("exit", () => resolve()), child.kill("SIGKILL"))));
 
-const shapes: [string, () => Promise<Record<string, string> | null>][] = [
-  ["queue in the database", async () => ({})],
-  ["BullMQ on Redis", async () => ((await redisReachable()) ? { REDIS_URL, QUEUE_PREFIX: testPrefix(), QUEUE_LOCK_MS: "5000" } : null)],
-];
-
-describe.each(shapes)("schedules across processes (%s)", (shape, envOf) => {
+describe.each(QUEUE_SHAPES)("schedules across processes (%s)", (shape, envOf) => {
   it("two processes start each due run once, also after both were SIGKILLed and started again", async (ctx) => {
     const extra = await envOf();
     if (!extra) {
