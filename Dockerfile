@@ -35,6 +35,13 @@ RUN if [ "$WITH_CHROMIUM" = "true" ]; then \
       && apt-get install -y --no-install-recommends chromium \
       && rm -rf /var/lib/apt/lists/*; \
     fi
+# git (and the CA certificates its https transport checks against) for git data sources
+ARG WITH_GIT=true
+RUN if [ "$WITH_GIT" = "true" ]; then \
+      apt-get update \
+      && apt-get install -y --no-install-recommends git ca-certificates \
+      && rm -rf /var/lib/apt/lists/*; \
+    fi
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8000 \

@@ -28,6 +28,7 @@ const SLOW = [
   "test/console/console.test.ts",
   "test/console/crawl-bench.test.ts",
   "test/console/analytics.test.ts",
+  "test/console/git-source.test.ts",
   "test/console/search-controls.test.ts",
   "test/crawl/render.test.ts",
   "test/soak/**/*.test.ts",

@@ -48,8 +48,8 @@ export async function emitDocumentEvent(webhooks: WebhookService, store: Store, 
  * Source schedules: the service, and in a worker process a timer that starts due syncs (every
  * process may tick; the store's compare-and-set lets one of them run each due time).
  */
-export function assembleSchedules(b: { store: Store; log: Logger; config: Config; workers: boolean }, crawls: Pick<CrawlService, "create">) {
-  const schedules = createScheduleService({ store: b.store, log: b.log, startCrawl: (p, body) => crawls.create(p, body) });
+export function assembleSchedules(b: { store: Store; log: Logger; config: Config; workers: boolean }, crawls: Pick<CrawlService, "create" | "syncGit">) {
+  const schedules = createScheduleService({ store: b.store, log: b.log, startCrawl: (p, body) => crawls.create(p, body), startGitSync: (p, id) => crawls.syncGit(p, id) });
   let timer: NodeJS.Timeout | null = null;
   return {
     schedules,

@@ -264,6 +264,7 @@ async function assembleJobs(b: Base): Promise<Jobs> {
     config: { allowPrivateNetworks: config.crawlAllowPrivateNetworks, renderJs: config.crawlRenderJs, removeAfterMisses: config.crawlRemoveAfterMisses },
     queue: () => crawlQueue,
     ingestQueue: () => queue,
+    gitCacheDir: path.join(config.dataDir, "git"),
     events: webhooks,
     observe: {
       page: (outcome) => metrics.crawlPages.inc({ outcome }),
@@ -321,7 +322,7 @@ function setMetricSources(b: Base, q: Queues): void {
  */
 function assembleBenchmarks(b: Base, j: Jobs, search: SearchService): { benchmarks: BenchmarkService; tuneQueue: JobQueue } {
   let tuneQueue: JobQueue | null = null;
-  const benchmarks = createBenchmarkService({ store: b.store, search, quotas: b.quotas, log: b.log, tuneQueue: () => tuneQueue! });
+  const benchmarks = createBenchmarkService({ store: b.store, search, quotas: b.quotas, log: b.log, tuneQueue: () => tuneQueue!, events: j.webhooks });
   tuneQueue = j.queues.create({
     name: "tune",
     handlers: { [TUNE_JOB_KIND]: (job) => benchmarks.handleTune(job) },
@@ -368,7 +369,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   const synonyms = createSynonymService({ store });
   const analytics = createAnalyticsService({ store, log: searchLog, synonyms, retentionDays: config.analyticsRetentionDays, lowScore: config.analyticsLowScore, flushMs: config.analyticsFlushMs });
   const collections = createCollectionService({ store, audit, reindex: (p, sourceId) => documents.reindex(p, sourceId) });
-  const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit });
+  const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit, allowLocalRepositories: config.crawlAllowPrivateNetworks, forgetSource: (t, id) => j.crawls.forgetSource(t, id) });
   const { benchmarks, tuneQueue } = assembleBenchmarks(b, j, plainSearch);
   const industryBenchmarks = createIndustryBenchmarkService({
     dataDir: beirDataDir(config.beirDataDir, config.dataDir),

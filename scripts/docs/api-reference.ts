@@ -82,6 +82,7 @@ function operation(o: Operation): string {
     parts.push(`Request body (\`${type}\`${op.requestBody.required ? "" : ", optional"}): ${typeOf(content.schema)}`, "");
     parts.push(...inlineFields("Fields of the request body", content.schema));
     if (content.example !== undefined) parts.push("```json", JSON.stringify(content.example, null, 2), "```", "");
+    for (const named of Object.values<Json>(content.examples ?? {})) parts.push(`${named.summary}:`, "", "```json", JSON.stringify(named.value, null, 2), "```", "");
   }
   parts.push(...responses(op));
   return parts.join("\n");

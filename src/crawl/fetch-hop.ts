@@ -41,9 +41,13 @@ export async function requestOnce(url: URL, o: HopOptions): Promise<HopResult> {
     throw hopError(err, url, o, (code) => `Could not fetch ${url.href} (${code}).`);
   }
   const head = headOf(res);
-  // Redirect bodies are never read; dropping the stream is cheaper than draining it.
   if (isBodiless(head, o.method)) {
-    discard(res.body);
+    // A 304, 204 or HEAD answer has no body: reading its end keeps the connection for the next
+    // request (a re-crawl sends one conditional request per page), where destroying the stream
+    // would close it and raise an error for nobody. Redirect bodies are never read; dropping the
+    // stream is cheaper than draining it.
+    if (head.status === 304 || head.status === 204 || o.method === "HEAD") await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+    else discard(res.body);
     return { ...head, body: Buffer.alloc(0), truncated: false };
   }
   return { ...head, ...(await readHopBody(res, head, url, o)) };

@@ -28,3 +28,4 @@ export {
 export * from "./limits.js";
 export type * from "./types.js";
 export { postGuarded, type PostResult } from "./post.js";
+export { GitMirror, gitFileKind, normalizeRepoPaths, parseGitUrl, wantedFile, GIT_MAX_FILE_BYTES, type GitChanges, type GitRemote } from "./git.js";

@@ -27,7 +27,7 @@ export interface SourceRow {
   id: string;
   tenant_id: string;
   name: string;
-  source_type: "upload" | "website";
+  source_type: "upload" | "website" | "git";
   configuration: Json;
   error: string | null;
   last_synced_at: string | null;

@@ -20,6 +20,8 @@ export interface CrawlJobRow {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** git sources: the commit a completed sync reached (null for website crawls and until then) */
+  git_commit?: string | null;
 }
 
 /** What the store remembers about one page of a website source (the latest crawl that handed it). */
@@ -74,6 +76,7 @@ export interface CrawlPatch {
   error?: string | null;
   started_at?: string | null;
   finished_at?: string | null;
+  git_commit?: string | null;
 }
 
 export interface CrawlStore {
@@ -118,6 +121,8 @@ export interface CrawlStore {
    * filters (failed: unfetchable pages and pages whose indexing failed). `afterUrl` pages on.
    */
   pageStatuses(tenantId: string, jobId: string, opts: { status: string | null; limit: number; after: string | null }): Promise<CrawlPageStatus[]>;
+  /** git sources: the source's latest completed sync that recorded a commit */
+  lastGitSync(sourceId: string): Promise<CrawlJobRow | null>;
   /** queued and running crawls of every tenant (recovery makes sure each has a live queue job) */
   unfinished(): Promise<{ id: string; tenant_id: string }[]>;
 }

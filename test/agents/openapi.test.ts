@@ -86,13 +86,17 @@ describe("GET /openapi.json", () => {
     let checked = 0;
     const visit = (where: string, media: Obj) => {
       if (!media.schema) return;
-      if (media.example === undefined) {
-        problems.push(`${where}: no example`);
-        return;
+      // one `example`, or named `examples` (a body with several shapes), each checked
+      const examples = media.examples ? Object.entries<Obj>(media.examples).map(([name, e]) => [`${where} (${name})`, e.value] as const) : [[where, media.example] as const];
+      for (const [at, example] of examples) {
+        if (example === undefined) {
+          problems.push(`${at}: no example`);
+          continue;
+        }
+        const error = check(media.schema, example);
+        if (error) problems.push(`${at}: ${error}`);
+        checked++;
       }
-      const error = check(media.schema, media.example);
-      if (error) problems.push(`${where}: ${error}`);
-      checked++;
     };
     for (const { key, op } of ops) {
       for (const [type, media] of Object.entries<Obj>(op.requestBody?.content ?? {})) visit(`${key} request ${type}`, media);

@@ -27,6 +27,7 @@ export const PG_SUITES = [
   "test/crawl-api/freshness.test.ts",
   "test/webhooks/webhooks.test.ts",
   "test/crawl-api/schedules.test.ts",
+  "test/crawl-api/git-source.test.ts",
   "test/analytics/search-log.test.ts",
   "test/analytics/restart.test.ts",
 ];

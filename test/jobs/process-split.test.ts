@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { PLATFORM_KEY } from "../kit/index.js";
-import { dropPrefix, REDIS_URL, redisReachable, testPrefix } from "./redis.js";
+import { dropPrefix, QUEUE_SHAPES, REDIS_URL } from "./redis.js";
 import { freePort, killQuarries, spawnQuarry, stopQuarries, until } from "../helpers/process.js";
 
 const DOCS = 16;
@@ -17,13 +17,7 @@ afterAll(() => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-const shapes: [string, () => Promise<Record<string, string> | null>][] = [
-  ["queue in the database", async () => ({})],
-  // a 5 s lock: the killed worker's job is taken over within 10 s instead of a minute
-  ["BullMQ on Redis", async () => ((await redisReachable()) ? { REDIS_URL, QUEUE_PREFIX: testPrefix(), QUEUE_LOCK_MS: "5000" } : null)],
-];
-
-describe.each(shapes)("API and worker processes (%s)", (shape, envOf) => {
+describe.each(QUEUE_SHAPES)("API and worker processes (%s)", (shape, envOf) => {
   it("the API process runs no jobs; workers index everything once, also after one is SIGKILLed", async (ctx) => {
     const extra = await envOf();
     if (!extra) {

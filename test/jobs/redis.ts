@@ -20,6 +20,16 @@ export async function redisReachable(): Promise<boolean> {
 
 export const testPrefix = () => `quarry-test-${randomUUID().slice(0, 8)}`;
 
+/**
+ * The two queue backends a process-level suite runs on: the jobs table, and BullMQ on Redis (null
+ * when Redis does not answer, so the suite can skip saying why). A 5 s lock: a killed worker's job
+ * is taken over within 10 s instead of a minute.
+ */
+export const QUEUE_SHAPES: [string, () => Promise<Record<string, string> | null>][] = [
+  ["queue in the database", async () => ({})],
+  ["BullMQ on Redis", async () => ((await redisReachable()) ? { REDIS_URL, QUEUE_PREFIX: testPrefix(), QUEUE_LOCK_MS: "5000" } : null)],
+];
+
 export async function dropPrefix(prefix: string): Promise<void> {
   const r = new Redis(REDIS_URL);
   try {

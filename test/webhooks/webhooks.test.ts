@@ -189,6 +189,37 @@ describe("webhooks", () => {
     expect(log[0]).toMatchObject({ status: "failed", attempts: 3, response_status: 500 });
   });
 
+  it("raises benchmark.completed and tuning.completed, for endpoints of that collection only", async () => {
+    const mine = await s.call("POST", "/webhooks", { key, json: { url: good.url, events: ["benchmark.completed", "tuning.completed"], collection_id: collectionId } });
+    const otherCollection = await createCollection(s, key, [], "Other");
+    const elsewhere = await receiver();
+    const theirs = await s.call("POST", "/webhooks", { key, json: { url: elsewhere.url, events: ["benchmark.completed", "tuning.completed"], collection_id: otherCollection } });
+    expect([mine.status, theirs.status]).toEqual([201, 201]);
+    const docs = (await s.call("GET", `/documents?data_source_id=${sourceId}`, { key })).body;
+    const pelicans = docs.find((d: any) => d.source === "pelicans.txt").id;
+    const suite = await s.call("POST", "/benchmarks", { key, json: { name: "Birds", collection_id: collectionId, cases: ["when are pelicans fed", "pelican feeding", "harbour birds", "fed twice a day", "pelicans"].map((query) => ({ query, relevant_document_ids: [pelicans] })) } });
+    expect(suite.status).toBe(201);
+    const run = await s.call("POST", `/benchmarks/${suite.body.id}/run`, { key });
+    const tuning = await s.call("POST", `/benchmarks/${suite.body.id}/tune`, { key, json: { background: true, apply: false } });
+    expect(tuning.status).toBe(202);
+    const events = await until("benchmark.completed and tuning.completed", () => {
+      const mineGot = good.got.filter((g) => g.headers["webhook-id"] && JSON.parse(g.body).type.match(/^(benchmark|tuning)\./));
+      const bench = mineGot.find((g) => JSON.parse(g.body).type === "benchmark.completed");
+      const tune = mineGot.find((g) => JSON.parse(g.body).type === "tuning.completed");
+      return bench && tune ? { bench, tune } : undefined;
+    });
+    expect(verify(mine.body.secret, events.bench.headers, events.bench.body)).toBe(true);
+    expect(JSON.parse(events.bench.body).data).toMatchObject({ benchmark_id: suite.body.id, run_id: run.body.id, collection_id: collectionId, status: "completed", query_count: 5 });
+    expect(JSON.parse(events.bench.body).data.metrics).toBeTypeOf("object");
+    const ended = (await s.call("GET", `/benchmarks/${suite.body.id}/tunings/${tuning.body.id}`, { key })).body;
+    expect(JSON.parse(events.tune.body).data).toMatchObject({ tuning_id: tuning.body.id, benchmark_id: suite.body.id, collection_id: collectionId, status: ended.status, applied: false });
+    // the endpoint of another collection heard nothing of them
+    const log = (await s.call("GET", `/webhooks/${theirs.body.id}/deliveries`, { key })).body;
+    expect(log).toEqual([]);
+    expect(elsewhere.got).toEqual([]);
+    await elsewhere.close();
+  });
+
   it("DELETE removes the endpoint", async () => {
     expect((await s.call("DELETE", `/webhooks/${endpoint.id}`, { key })).status).toBe(204);
     expect((await s.call("GET", `/webhooks/${endpoint.id}`, { key })).status).toBe(404);

@@ -1227,7 +1227,7 @@ export interface paths {
          */
         get: operations["getSourceSchedule"];
         /**
-         * Re-crawl a website source on a schedule, with its saved crawl settings
+         * Sync a website or git source on a schedule, with its saved settings
          * @description Required scope: `ingest`.
          */
         put: operations["setSourceSchedule"];
@@ -1252,8 +1252,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Re-crawl a website source now with its saved settings
-         * @description Required scope: `ingest`.
+         * Sync a website source (a crawl) or a git source now, with its saved settings
+         * @description A website source is crawled again with its saved settings. A git source fetches its branch; the first sync indexes every wanted file, each later one only the files `git diff` says changed since the last completed sync's commit, and deletes the documents of removed files. The job's pages_new, pages_changed and pages_removed count files.
+         *
+         *     Required scope: `ingest`.
          */
         post: operations["syncSource"];
         delete?: never;
@@ -1945,8 +1947,10 @@ export interface components {
             pages_unchanged?: number;
             /** @description of pages_failed, pages that keep their last good version (5xx, timeout): still searchable */
             pages_stale?: number;
-            /** @description pages removed from the index by this crawl: gone (404/410) or not found, in CRAWL_REMOVE_AFTER_MISSES consecutive crawls */
+            /** @description pages removed from the index by this crawl: gone (404/410) or not found, in CRAWL_REMOVE_AFTER_MISSES consecutive crawls; for a git source, files the new commits deleted */
             pages_removed?: number;
+            /** @description Extension: a git source's sync (a crawl job of the source) — the commit it reached; null for website crawls and until the sync ends */
+            git_commit?: string | null;
         };
         CrawlPageOut: {
             url: string;
@@ -1959,12 +1963,18 @@ export interface components {
         };
         DataSourceCreate: {
             name: string;
-            /** @description upload (files sent to the service) or website (pages fetched by a crawl). */
+            /** @description upload (files sent to the service), website (pages fetched by a crawl) or git (files of a git repository, synced with POST /data-sources/{id}/sync). */
             source_type: string;
             /** @description Source settings; free-form apart from the fields listed. */
             configuration?: {
                 /** @description Extension (upload sources; absent means false): each uploaded CSV row, or JSON array element / JSON Lines line, becomes its own document named <file>#<n>, with the columns or fields as its metadata (product catalogues). Other files are indexed as usual. */
                 records?: boolean;
+                /** @description git sources (required): the repository's http(s) URL; it passes the crawler's SSRF guard. ssh URLs are refused; a path on the server (or file://) only where the deployment allows private networks (CRAWL_ALLOW_PRIVATE_NETWORKS). */
+                url?: string;
+                /** @description git sources: the branch to index; absent or null: the repository's default branch. */
+                branch?: string | null;
+                /** @description git sources: folders or files to index ("docs/" takes docs/a.md, not docs-old/a.md); absent: the whole repository. Markdown, reStructuredText, AsciiDoc, HTML and text files are indexed, each with its path as the outermost heading. */
+                paths?: string[];
             } & {
                 [key: string]: unknown;
             };
@@ -2612,7 +2622,7 @@ export interface components {
              * @description http(s) URL that receives the POSTs; the crawler's URL policy applies (no private addresses unless the deployment allows them)
              */
             url: string;
-            /** @description events to deliver: document.indexed, document.failed, crawl.completed, crawl.failed, source.synced */
+            /** @description events to deliver: document.indexed, document.failed, crawl.completed, crawl.failed, source.synced, benchmark.completed, tuning.completed */
             events: string[];
             /** @description only events about documents and crawls of this collection's data sources */
             collection_id?: string | null;
@@ -5376,16 +5386,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "name": "Uploaded manuals",
-                 *       "source_type": "upload",
-                 *       "configuration": {},
-                 *       "collection_ids": [
-                 *         "col_3k9x2mqp7r1t8w0z5v4y"
-                 *       ]
-                 *     }
-                 */
                 "application/json": components["schemas"]["DataSourceCreate"];
             };
         };
@@ -7052,7 +7052,8 @@ export interface operations {
                      *         "pages_changed": 1,
                      *         "pages_unchanged": 9,
                      *         "pages_removed": 1,
-                     *         "pages_stale": 0
+                     *         "pages_stale": 0,
+                     *         "git_commit": null
                      *       }
                      *     ]
                      */
@@ -7186,7 +7187,8 @@ export interface operations {
                      *       "pages_changed": 1,
                      *       "pages_unchanged": 9,
                      *       "pages_removed": 1,
-                     *       "pages_stale": 0
+                     *       "pages_stale": 0,
+                     *       "git_commit": null
                      *     }
                      */
                     "application/json": components["schemas"]["CrawlOut"];
@@ -7362,7 +7364,8 @@ export interface operations {
                      *       "pages_changed": 1,
                      *       "pages_unchanged": 9,
                      *       "pages_removed": 1,
-                     *       "pages_stale": 0
+                     *       "pages_stale": 0,
+                     *       "git_commit": null
                      *     }
                      */
                     "application/json": components["schemas"]["CrawlOut"];
@@ -7588,7 +7591,8 @@ export interface operations {
                      *       "pages_changed": 1,
                      *       "pages_unchanged": 9,
                      *       "pages_removed": 1,
-                     *       "pages_stale": 0
+                     *       "pages_stale": 0,
+                     *       "git_commit": null
                      *     }
                      */
                     "application/json": components["schemas"]["CrawlOut"];
@@ -7698,7 +7702,8 @@ export interface operations {
                      *       "pages_changed": 1,
                      *       "pages_unchanged": 9,
                      *       "pages_removed": 1,
-                     *       "pages_stale": 0
+                     *       "pages_stale": 0,
+                     *       "git_commit": null
                      *     }
                      */
                     "application/json": components["schemas"]["CrawlOut"];
@@ -10387,7 +10392,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The crawl job, queued with the source's saved settings. */
+            /** @description The crawl job, queued with the source's saved settings; for a git source, its sync job (a crawl job of the source, with git_commit once it ends). */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -10415,7 +10420,8 @@ export interface operations {
                      *       "pages_changed": 1,
                      *       "pages_unchanged": 9,
                      *       "pages_removed": 1,
-                     *       "pages_stale": 0
+                     *       "pages_stale": 0,
+                     *       "git_commit": null
                      *     }
                      */
                     "application/json": components["schemas"]["CrawlOut"];

@@ -2,6 +2,7 @@
 // watch its documents go from queued to indexed.
 import { useCallback, useEffect, useRef, useState, type DragEvent, type FormEvent } from "react";
 import { api, ApiError, uploadFile, type Capabilities, type Collection, type DataSource, type DocumentOut } from "../api";
+import { GitSourcePanel } from "./git-source";
 import { Link, navigate, useLocation } from "../router";
 import { SynonymsPanel } from "./synonyms";
 import { LanguagePanel, LanguageSelect } from "./language";
@@ -133,8 +134,8 @@ export function CollectionPage({ id }: { id: string }) {
     void load();
   }, [load]);
 
-  // while anything is queued or processing, look again every 1.5 s
-  usePoll(documents?.some((d) => PENDING.has(d.status)) ?? false, load);
+  // while anything is queued or processing, or a source syncs (a git sync before its first file), look again every 1.5 s
+  usePoll((documents?.some((d) => PENDING.has(d.status)) ?? false) || sources.some((s) => s.status === "syncing"), load);
 
   if (error instanceof ApiError && error.status === 404) {
     return (
@@ -156,6 +157,7 @@ export function CollectionPage({ id }: { id: string }) {
       {collection ? (
         <>
           <UploadPanel collection={collection} sources={uploadSources} onChange={() => void load()} />
+          <GitSourcePanel collection={collection} sources={sources.filter((s) => s.source_type === "git")} onChange={() => void load()} />
           <DocumentsTable documents={documents} sources={sources} />
           {collection && (documents?.length ?? 0) > 0 ? (
             <p>
@@ -469,7 +471,7 @@ function SourceRow({ collection, source, onChange, onDone }: { collection: Colle
         {source.name}
         {shared ? <div className="muted small">also in {(source.collection_ids?.length ?? 1) - 1} other collection(s)</div> : null}
       </th>
-      <td data-label="Type">{source.source_type === "website" ? "Website" : "Upload"}</td>
+      <td data-label="Type">{source.source_type === "website" ? "Website" : source.source_type === "git" ? "Git" : "Upload"}</td>
       <td data-label="Status">
         <Status value={source.status} />
       </td>

@@ -107,6 +107,7 @@ export async function runSuite(deps: BenchmarkServiceDeps, p: Principal, id: str
       completed_at: nowIso(),
     };
     await deps.store.benchmarks.createRun(failed);
+    await emitRunEnded(deps, suite, failed);
     return runOut(failed);
   }
   await deps.quotas.consumeQueries(tenant, cases.length);
@@ -120,5 +121,12 @@ export async function runSuite(deps: BenchmarkServiceDeps, p: Principal, id: str
     end = { status: "failed", metrics: {}, results: [], error: `The run stopped: ${why}`, completed_at: nowIso() };
   }
   await deps.store.benchmarks.finishRun(tenant.id, run.id, end);
+  await emitRunEnded(deps, suite, { ...run, ...end });
   return runOut({ ...run, ...end });
+}
+
+/** benchmark.completed: a run ended (status completed, or failed with the error), with its metrics. */
+async function emitRunEnded(deps: Pick<BenchmarkServiceDeps, "events">, suite: BenchmarkSuiteRow, run: BenchmarkRunRow): Promise<void> {
+  const data = { benchmark_id: suite.id, run_id: run.id, collection_id: suite.collection_id, status: run.status, query_count: run.query_count, metrics: run.metrics, error: run.error };
+  await deps.events?.emit(run.tenant_id, "benchmark.completed", data, { collectionId: suite.collection_id });
 }

@@ -11,6 +11,7 @@ import { notFound, ValidationError, type FieldIssue } from "../../services/error
 import type { QuotaService } from "../../services/tenants/quotas.js";
 import type { SearchService } from "../../services/search/search.js";
 import type { JobQueue } from "../../jobs/types.js";
+import type { WebhookEmitter } from "../../services/webhooks/webhooks.js";
 
 export interface BenchmarkServiceDeps {
   store: Pick<Store, "benchmarks" | "tenants"> & { content: CollectionCatalog & DocumentCatalog };
@@ -19,6 +20,8 @@ export interface BenchmarkServiceDeps {
   log: Logger;
   /** the tune queue (tunings in the background); a getter because its handler is this service */
   tuneQueue: () => Pick<JobQueue, "available" | "enqueue" | "cancel">;
+  /** webhook events (benchmark.completed, tuning.completed); none in tests that leave it out */
+  events?: WebhookEmitter;
 }
 
 export interface BenchmarkCaseIn {

@@ -70,7 +70,8 @@ export async function handleTuneJob(deps: TuningDeps, job: RunningJob): Promise<
   try {
     const target = await suiteToTune(deps, tenant.id, row.suite_id);
     const result = await runTuning(deps, jobPrincipal(tenant), target, { apply: row.apply }, { onProgress: (p) => progress.report(p), signal });
-    await deps.store.benchmarks.transitionTuning(tenant.id, row.id, ["running"], "completed", { phase: "done", result, error: null, finished_at: nowIso() });
+    const ended = await deps.store.benchmarks.transitionTuning(tenant.id, row.id, ["running"], "completed", { phase: "done", result, error: null, finished_at: nowIso() });
+    if (ended) await emitTuningEnded(deps, ended, target.suite.collection_id, { applied: result.apply.applied });
     deps.log.info({ event: "tuning", tuning: row.id, tenant: tenant.id, suite: row.suite_id, cases: row.cases_total, ms: Date.now() - started, applied: result.apply.applied }, "tuning completed");
   } catch (err) {
     if (signal.aborted) {
@@ -81,8 +82,17 @@ export async function handleTuneJob(deps: TuningDeps, job: RunningJob): Promise<
     // a suite that cannot be tuned (collection deleted meanwhile) or a failure: retrying would not help
     const error = failureMessage(err);
     deps.log.warn({ err, tuning: row.id, tenant: tenant.id }, "tuning failed");
-    await deps.store.benchmarks.transitionTuning(tenant.id, row.id, ["running"], "failed", { error, finished_at: nowIso() });
+    const ended = await deps.store.benchmarks.transitionTuning(tenant.id, row.id, ["running"], "failed", { error, finished_at: nowIso() });
+    if (ended) await emitTuningEnded(deps, ended, null, { applied: false });
   }
+}
+
+/** tuning.completed: a tuning job ended, completed (with whether it applied its settings) or failed. */
+async function emitTuningEnded(deps: Pick<TuningDeps, "events" | "store">, row: BenchmarkTuningRow, collectionId: string | null, extra: { applied: boolean }): Promise<void> {
+  if (!deps.events) return;
+  const collection = collectionId ?? (await deps.store.benchmarks.getSuite(row.tenant_id, row.suite_id))?.collection_id ?? null;
+  const data = { tuning_id: row.id, benchmark_id: row.suite_id, collection_id: collection, status: row.status, applied: extra.applied, error: row.error };
+  await deps.events.emit(row.tenant_id, "tuning.completed", data, collection ? { collectionId: collection } : {});
 }
 
 /** The queue gave up on a tuning job (attempts used up): say so on the tuning. */

@@ -31,7 +31,7 @@ export const SYNC_TUNE_MAX_CASES = 300;
 export const TUNINGS_LIST_LIMIT = 50;
 
 /** tuning in the background: the benchmark service's dependencies (log, the tune queue) besides the tuner's */
-export type TuningDeps = TunerDeps & Pick<BenchmarkServiceDeps, "log" | "tuneQueue">;
+export type TuningDeps = TunerDeps & Pick<BenchmarkServiceDeps, "log" | "tuneQueue" | "events">;
 
 export interface TuningJobOut {
   id: string;

@@ -1,7 +1,7 @@
 // Finishes the document @fastify/swagger builds from the route schemas: operationIds, the
 // contract's descriptions, per-status response descriptions, examples for every request and
 // response, servers, the X-Tenant-Id header and tag order (see operations.ts and examples.ts).
-import { ERROR_EXAMPLES, PARAMETER_EXAMPLES, SCHEMA_EXAMPLES } from "./examples.js";
+import { ERROR_EXAMPLES, NAMED_REQUEST_EXAMPLES, PARAMETER_EXAMPLES, SCHEMA_EXAMPLES } from "./examples.js";
 import { OPERATIONS, RESPONSE_DESCRIPTIONS, TAGS, type OperationDoc } from "./operations.js";
 
 type Obj = Record<string, any>;
@@ -52,6 +52,12 @@ function decorateParameters(op: Obj): void {
 
 function decorateRequestBody(op: Obj): void {
   for (const media of Object.values<Obj>(op.requestBody?.content ?? {})) {
+    // a body with several shapes worth showing (a data source of each type) gets named examples
+    const named = typeof media.schema?.$ref === "string" ? NAMED_REQUEST_EXAMPLES[media.schema.$ref.split("/").pop()!] : undefined;
+    if (named) {
+      media.examples = named;
+      continue;
+    }
     const example = exampleFor(media.schema);
     if (example !== undefined) media.example = example;
   }

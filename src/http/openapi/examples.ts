@@ -160,6 +160,7 @@ const crawl = {
   pages_unchanged: 9,
   pages_removed: 1,
   pages_stale: 0,
+  git_commit: null,
 };
 const webhook = {
   id: "whep_5d1c7a9e3f2b8c4d6a0e",
@@ -503,6 +504,22 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
 };
 
 /** Example per path or query parameter name. */
+/** Request bodies shown with one example per shape (OpenAPI `examples`, instead of `example`). */
+export const NAMED_REQUEST_EXAMPLES: Record<string, Record<string, { summary: string; value: unknown }>> = {
+  DataSourceCreate: {
+    upload: { summary: "Files you upload", value: SCHEMA_EXAMPLES.DataSourceCreate },
+    git: {
+      summary: "A git repository's documentation, synced by commit",
+      value: {
+        name: "Handbook repository",
+        source_type: "git",
+        configuration: { url: "https://github.com/acme/handbook.git", branch: "main", paths: ["docs/", "README.md"] },
+        collection_ids: [IDS.collection],
+      },
+    },
+  },
+};
+
 export const PARAMETER_EXAMPLES: Record<string, unknown> = {
   collection_id: IDS.collection,
   data_source_id: IDS.source,

@@ -19,7 +19,7 @@ export interface OperationDoc {
 export const TAGS: { name: string; description: string }[] = [
   { name: "search", description: "POST /search for people (snippets, one hit per document), POST /retrieve for language models (full chunks, citations, token budget)." },
   { name: "collections", description: "Collections group data sources; search and retrieve run against one collection." },
-  { name: "data-sources", description: "Where content comes from: `upload` (files sent to the service) or `website` (pages fetched by a crawl)." },
+  { name: "data-sources", description: "Where content comes from: `upload` (files sent to the service), `website` (pages fetched by a crawl) or `git` (files of a git repository, synced by commit)." },
   { name: "documents", description: "Uploaded files and crawled pages, split into chunks and indexed in the background." },
   { name: "crawl", description: "Check a site, then crawl it into a website data source." },
   { name: "webhooks", description: "Signed POSTs (Standard Webhooks) when documents are indexed or fail and crawls end, retried for over a day, with a delivery log." },
@@ -175,7 +175,13 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   "PUT /data-sources/{data_source_id}/schedule": { operationId: "setSourceSchedule", ok: "The schedule with its next run (UTC)." },
   "GET /data-sources/{data_source_id}/schedule": { operationId: "getSourceSchedule", ok: "The schedule with its next and last run." },
   "DELETE /data-sources/{data_source_id}/schedule": { operationId: "deleteSourceSchedule", ok: "Removed; the source syncs only when asked." },
-  "POST /data-sources/{data_source_id}/sync": { operationId: "syncSource", ok: "The crawl job, queued with the source's saved settings." },
+  "POST /data-sources/{data_source_id}/sync": {
+    operationId: "syncSource",
+    ok: "The crawl job, queued with the source's saved settings; for a git source, its sync job (a crawl job of the source, with git_commit once it ends).",
+    description:
+      "A website source is crawled again with its saved settings. A git source fetches its branch; the first sync indexes every wanted file, each later one only the files " +
+      "`git diff` says changed since the last completed sync's commit, and deletes the documents of removed files. The job's pages_new, pages_changed and pages_removed count files.",
+  },
   "POST /webhooks": { operationId: "createWebhook", ok: "The endpoint, with its signing secret (shown only here)." },
   "GET /webhooks": { operationId: "listWebhooks", ok: "The workspace's webhook endpoints." },
   "GET /webhooks/{webhook_id}": { operationId: "getWebhook", ok: "The webhook endpoint." },

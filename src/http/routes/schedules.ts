@@ -20,7 +20,7 @@ export const scheduleRoutes =
       "/data-sources/:data_source_id/schedule",
       {
         config: needs("ingest"),
-        schema: { tags, summary: "Re-crawl a website source on a schedule, with its saved crawl settings", params, body: ref(ScheduleSet), response: { 200: ref(ScheduleOut), ...errors(400, 401, 403, 404, 422) } },
+        schema: { tags, summary: "Sync a website or git source on a schedule, with its saved settings", params, body: ref(ScheduleSet), response: { 200: ref(ScheduleOut), ...errors(400, 401, 403, 404, 422) } },
       },
       async (req) => schedules.set(req.principal!, req.params.data_source_id, req.body.schedule),
     );
@@ -41,7 +41,7 @@ export const scheduleRoutes =
       "/data-sources/:data_source_id/sync",
       {
         config: needs("ingest"),
-        schema: { tags, summary: "Re-crawl a website source now with its saved settings", params, response: { 202: ref(CrawlOut), ...errors(400, 401, 403, 404, 409, 503) } },
+        schema: { tags, summary: "Sync a website source (a crawl) or a git source now, with its saved settings", params, response: { 202: ref(CrawlOut), ...errors(400, 401, 403, 404, 409, 503) } },
       },
       async (req, reply) => reply.status(202).send(await schedules.syncNow(req.principal!, req.params.data_source_id)),
     );

@@ -149,7 +149,10 @@ export const DataSourceOut = Type.Object(
 export const DataSourceCreate = strictObject(
   {
     name: Type.String({ minLength: 1, maxLength: 200 }),
-    source_type: Type.String({ pattern: "^(upload|website)$", description: "upload (files sent to the service) or website (pages fetched by a crawl)." }),
+    source_type: Type.String({
+      pattern: "^(upload|website|git)$",
+      description: "upload (files sent to the service), website (pages fetched by a crawl) or git (files of a git repository, synced with POST /data-sources/{id}/sync).",
+    }),
     configuration: Type.Optional(
       Type.Object(
         {
@@ -158,6 +161,23 @@ export const DataSourceCreate = strictObject(
               description:
                 "Extension (upload sources; absent means false): each uploaded CSV row, or JSON array element / JSON Lines line, becomes its own document " +
                 "named <file>#<n>, with the columns or fields as its metadata (product catalogues). Other files are indexed as usual.",
+            }),
+          ),
+          url: Type.Optional(
+            Type.String({
+              maxLength: 2048,
+              description:
+                "git sources (required): the repository's http(s) URL; it passes the crawler's SSRF guard. ssh URLs are refused; a path on the server " +
+                "(or file://) only where the deployment allows private networks (CRAWL_ALLOW_PRIVATE_NETWORKS).",
+            }),
+          ),
+          branch: Type.Optional(Nullable(Type.String({ maxLength: 200, description: "git sources: the branch to index; absent or null: the repository's default branch." }))),
+          paths: Type.Optional(
+            Type.Array(Type.String({ maxLength: 500 }), {
+              maxItems: 100,
+              description:
+                "git sources: folders or files to index (\"docs/\" takes docs/a.md, not docs-old/a.md); absent: the whole repository. " +
+                "Markdown, reStructuredText, AsciiDoc, HTML and text files are indexed, each with its path as the outermost heading.",
             }),
           ),
         },

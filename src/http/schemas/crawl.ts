@@ -23,7 +23,8 @@ export const CrawlOut = Type.Object(
     pages_changed: Type.Optional(Type.Integer({ description: "pages the source had, with new content: stored and indexed again (chunks and vectors kept when the extracted text is the same)" })),
     pages_unchanged: Type.Optional(Type.Integer({ description: "pages the source had, unchanged (304, sitemap lastmod, or the same content): neither parsed nor indexed again" })),
     pages_stale: Type.Optional(Type.Integer({ description: "of pages_failed, pages that keep their last good version (5xx, timeout): still searchable" })),
-    pages_removed: Type.Optional(Type.Integer({ description: "pages removed from the index by this crawl: gone (404/410) or not found, in CRAWL_REMOVE_AFTER_MISSES consecutive crawls" })),
+    pages_removed: Type.Optional(Type.Integer({ description: "pages removed from the index by this crawl: gone (404/410) or not found, in CRAWL_REMOVE_AFTER_MISSES consecutive crawls; for a git source, files the new commits deleted" })),
+    git_commit: Type.Optional(Nullable(Type.String({ description: "Extension: a git source's sync (a crawl job of the source) — the commit it reached; null for website crawls and until the sync ends" }))),
   },
   { $id: "CrawlOut" },
 );

@@ -9,6 +9,7 @@ import { checkOneLanguage } from "./language.js";
 import { limitsOf } from "../tenants/plans.js";
 import { quotaExceededError } from "../tenants/quotas.js";
 import type { AuditService } from "../tenants/audit.js";
+import { gitConfiguration, gitSettings } from "../crawl/git-settings.js";
 
 export interface DataSourceOut {
   id: string;
@@ -51,7 +52,7 @@ export function sourceOut(s: SourceView, syncing = false): DataSourceOut {
 export async function insertSource(
   store: { content: SourceCatalog },
   tenant: TenantRow,
-  fields: { name: string; source_type: "upload" | "website"; configuration: Json },
+  fields: { name: string; source_type: "upload" | "website" | "git"; configuration: Json },
   collectionIds: string[],
 ): Promise<string> {
   const id = newId("src");
@@ -73,6 +74,10 @@ export function createSourceService(deps: {
   files: FileStore;
   isSyncing?: (sourceId: string) => Promise<boolean>;
   audit?: Pick<AuditService, "record">;
+  /** git sources may name a repository on the server's disk (CRAWL_ALLOW_PRIVATE_NETWORKS) */
+  allowLocalRepositories?: boolean;
+  /** drops what this process keeps of a deleted source outside the store (a git source's mirror) */
+  forgetSource?: (tenantId: string, sourceId: string) => Promise<void>;
 }) {
   const content = deps.store.content;
   const out = async (s: SourceView) => sourceOut(s, deps.isSyncing ? await deps.isSyncing(s.id) : false);
@@ -104,7 +109,10 @@ export function createSourceService(deps: {
       const missing = collectionIds.find((c) => !found.has(c));
       if (missing) throw notFound("Collection", missing);
       await checkOneLanguage(content, tenant.id, collectionIds);
-      const id = await insertSource(deps.store, tenant, { name: body.name, source_type: body.source_type as "upload" | "website", configuration: body.configuration ?? {} }, collectionIds);
+      const sourceType = body.source_type as "upload" | "website" | "git";
+      // a git source's settings are checked now (400), so its first sync cannot fail on them
+      const configuration = sourceType === "git" ? gitConfiguration(gitSettings(body.configuration ?? {}, deps.allowLocalRepositories ?? false)) : (body.configuration ?? {});
+      const id = await insertSource(deps.store, tenant, { name: body.name, source_type: sourceType, configuration }, collectionIds);
       return out(await get(tenant.id, id));
     },
 
@@ -113,6 +121,7 @@ export function createSourceService(deps: {
       const removed = await content.deleteSource(tenant.id, id);
       if (removed === null) throw notFound("Data source", id);
       await Promise.all(removed.map((d) => deps.files.remove(tenant.id, d)));
+      await deps.forgetSource?.(tenant.id, id);
       await deps.audit?.record({ tenantId: tenant.id, actor: p, action: "data_source.deleted", target: { type: "data_source", id }, detail: { documents: removed.length } });
     },
   };

@@ -17,11 +17,23 @@ type Deps = Pick<CrawlServiceDeps, "store" | "files" | "log" | "ingestQueue">;
 /** Payload of the ingest jobs of crawled pages: a page whose extracted text did not change keeps its index. */
 export const REUSE_UNCHANGED_TEXT = { reuse_unchanged_text: true };
 
+/** What a stored document says about where it came from: a crawled page unless said otherwise. */
+export interface PageOrigin {
+  source_type: string;
+  metadata: Record<string, unknown>;
+}
+
+const pageOrigin = (row: CrawlJobRow, page: CrawledPage): PageOrigin => ({
+  source_type: "website",
+  metadata: { url: page.url, final_url: page.finalUrl, depth: page.depth, crawl_id: row.id },
+});
+
 /**
- * Stores one crawled page as a document of the source and queues its indexing. Says whether the
- * page was new to the source, changed, or unchanged (then nothing is stored nor indexed).
+ * Stores one crawled page (or a file of a git source) as a document of the source and queues its
+ * indexing. Says whether the page was new to the source, changed, or unchanged (then nothing is
+ * stored nor indexed).
  */
-export async function storePage(deps: Deps, row: CrawlJobRow, tenant: TenantRow, page: CrawledPage): Promise<"new" | "changed" | "unchanged"> {
+export async function storePage(deps: Deps, row: CrawlJobRow, tenant: TenantRow, page: CrawledPage, origin = pageOrigin(row, page)): Promise<"new" | "changed" | "unchanged"> {
   if (page.unchanged && (await keepUnchanged(deps, row, page))) return "unchanged";
   const known = await deps.store.content.findDocumentBySource(row.tenant_id, row.data_source_id, page.url);
   // HTML is stored as UTF-8 (the parser reads UTF-8); the hash stays the one of the served bytes
@@ -29,7 +41,7 @@ export async function storePage(deps: Deps, row: CrawlJobRow, tenant: TenantRow,
   const temp = deps.files.tempPath();
   await fsp.writeFile(temp, body);
   try {
-    const docId = await acceptPage(deps, row, tenant, page, temp);
+    const docId = await acceptPage(deps, row, tenant, page, temp, origin);
     await deps.ingestQueue().enqueue({ tenant_id: row.tenant_id, kind: "ingest", subject: docId, payload: REUSE_UNCHANGED_TEXT });
     await recordPage(deps, row, page, docId);
   } finally {
@@ -64,17 +76,17 @@ async function keepUnchanged(deps: Deps, row: CrawlJobRow, page: CrawledPage): P
 }
 
 /** The page's document, accepted within the plan's document limit (429 beyond it); its id. */
-async function acceptPage(deps: Deps, row: CrawlJobRow, tenant: TenantRow, page: CrawledPage, tempPath: string): Promise<string> {
+async function acceptPage(deps: Deps, row: CrawlJobRow, tenant: TenantRow, page: CrawledPage, tempPath: string, origin: PageOrigin): Promise<string> {
   const doc = {
     id: newId("doc"),
     source: page.url,
     title: page.title?.trim() || page.url,
-    source_type: "website",
+    source_type: origin.source_type,
     kind: page.format,
     content_type: page.contentType,
     size_bytes: page.body.length,
     content_hash: page.contentHash,
-    metadata: { url: page.url, final_url: page.finalUrl, depth: page.depth, crawl_id: row.id },
+    metadata: origin.metadata,
   };
   try {
     const limit = limitsOf(tenant.plan).documents;

@@ -52,12 +52,12 @@ function checkRenderJs(deps: Pick<CrawlServiceDeps, "config">, renderJs: boolean
 
 const queueDown = () => unavailable("The crawl queue is not running, so the crawl was not started. Try again in a moment.");
 
-function checkQueue(deps: Pick<CrawlServiceDeps, "queue">): void {
+export function checkQueue(deps: Pick<CrawlServiceDeps, "queue">): void {
   if (!deps.queue().available()) throw queueDown();
 }
 
 /** Queues the crawl's job; if the queue went away since checkQueue, the crawl fails and the answer is 503. */
-async function enqueueCrawl(deps: Pick<CrawlServiceDeps, "store" | "queue">, row: CrawlJobRow): Promise<void> {
+export async function enqueueCrawl(deps: Pick<CrawlServiceDeps, "store" | "queue">, row: CrawlJobRow): Promise<void> {
   try {
     await deps.queue().enqueue(queueJob(row));
   } catch (err) {

@@ -11,11 +11,14 @@ import { CRAWL_JOB_KIND, failureMessage, queueJob, type CrawlServiceDeps, type R
 import { storePage } from "./crawl-pages.js";
 import { outcomeCounts, recordOutcome, settleMissedPages } from "./crawl-freshness.js";
 import { emitCrawlEnded } from "./crawl-events.js";
+import { runGitSync } from "./git-sync.js";
 
 /** How often a running crawl looks at its own row (cancelled by another process, source deleted). */
 const STATUS_CHECK_MS = 1_000;
 /** How often a crawl that has fetched everything looks whether its pages are indexed. */
 const INDEX_POLL_MS = 200;
+/** A running crawl writes its progress to its row at most this often (the final counts always). */
+const PROGRESS_WRITE_MS = 250;
 
 /** The crawl queue's handler. */
 export async function handleCrawlJob(deps: CrawlServiceDeps, running: RunningCrawls, job: RunningJob): Promise<void> {
@@ -62,14 +65,16 @@ export async function runCrawlJob(deps: CrawlServiceDeps, running: RunningCrawls
   const tracker = new CrawlJobTracker(deps, row, ctl, already.size);
   const startedAt = Date.now();
   const signal = AbortSignal.any([jobSignal, ctl.signal]);
-  const outcome = await crawlForJob(deps, row, tenant, tracker, already, signal);
+  // a git source's sync reads its repository; removals come from the commits, not from misses
+  const git = source.source_type === "git" ? await runGitSync(deps, row, tenant, source, signal) : null;
+  const outcome = git ? { result: git.result, failure: null } : await crawlForJob(deps, row, tenant, tracker, already, signal);
   await Promise.all(tracker.failureWrites);
   // fetched everything: the crawl stays running until the pages it handed over are indexed
   if (!outcome.failure && !outcome.result?.error && outcome.result?.stopReason !== "cancelled") {
     await waitIndexed(deps, row.id, signal, () => tracker.watchStatus(true));
-    if (!signal.aborted) await settleMissedPages(deps, row, outcome.result?.stopReason === "completed");
+    if (!signal.aborted && !git) await settleMissedPages(deps, row, outcome.result?.stopReason === "completed");
   }
-  const counts = { ...(await exactCounts(deps, row.id, outcome.result, tracker)), finished_at: nowIso() };
+  const counts = { ...(await exactCounts(deps, row.id, outcome.result, tracker)), finished_at: nowIso(), ...(git?.commit ? { git_commit: git.commit } : {}) };
   if (running.stopping && ctl.signal.aborted) {
     // shutdown: back to queued; throwing hands the job back to the queue, which runs it again
     await store.crawls.transition(row.id, ["running"], "queued", { ...counts, finished_at: null });
@@ -154,6 +159,7 @@ export class CrawlJobTracker {
   /** writes of failed pages, awaited before the row's final status */
   readonly failureWrites: Promise<void>[] = [];
   private lastCheck = Date.now();
+  private lastProgressWrite = 0;
 
   constructor(
     private readonly deps: Pick<CrawlServiceDeps, "store" | "log" | "observe">,
@@ -175,6 +181,9 @@ export class CrawlJobTracker {
   progress(p: CrawlProgress): void {
     this.pagesCrawled = p.pagesCrawled;
     this.pagesFailed = p.errors;
+    // one write per page would cost a re-crawl of unchanged pages more than the pages themselves
+    if (Date.now() - this.lastProgressWrite < PROGRESS_WRITE_MS) return;
+    this.lastProgressWrite = Date.now();
     this.deps.store.crawls
       .setProgress(this.row.id, this.pagesCrawled, this.pagesFailed)
       .catch((err: unknown) => this.deps.log.warn({ err, crawl: this.row.id }, "could not record crawl progress"));
@@ -203,7 +212,7 @@ async function waitIndexed(deps: Pick<CrawlServiceDeps, "store">, jobId: string,
 
 interface EndedJob {
   row: CrawlJobRow;
-  counts: { pages_crawled: number; pages_failed: number; finished_at: string };
+  counts: { pages_crawled: number; pages_failed: number; finished_at: string; git_commit?: string };
   startedAt: number;
 }
 

@@ -45,6 +45,8 @@ export interface CrawlServiceDeps {
   ingestQueue: () => Pick<JobQueue, "enqueue">;
   /** replaces the URL policy built from config (tests) */
   guard?: UrlGuard;
+  /** where git sources' mirrors are kept (DATA_DIR/git) */
+  gitCacheDir?: string;
   /** webhook events (crawl.completed, crawl.failed, source.synced); none in tests that leave it out */
   events?: WebhookEmitter;
   /** counts for metrics: each page fetched or failed, each crawl that ended */
@@ -85,6 +87,8 @@ export interface CrawlOut {
   pages_removed: number;
   /** failed pages that keep their last good version (5xx, timeouts): still searchable, stale */
   pages_stale: number;
+  /** a git source's sync: the commit it reached (null for website crawls, and until it ends) */
+  git_commit: string | null;
 }
 
 const NO_OUTCOMES: OutcomeCounts & { stale: number } = { new: 0, changed: 0, unchanged: 0, removed: 0, failed: 0, stale: 0 };
@@ -111,6 +115,7 @@ export const crawlOut = (r: CrawlJobRow, progress: CrawlIndexProgress = { pendin
   pages_unchanged: outcomes.unchanged,
   pages_removed: outcomes.removed,
   pages_stale: outcomes.stale,
+  git_commit: r.git_commit ?? null,
 });
 
 export interface CrawlCreateBody {

@@ -15,6 +15,7 @@ import type { Principal } from "../auth/auth.js";
 import { RunningCrawls, type CrawlCreateBody, type CrawlServiceDeps } from "./crawl-types.js";
 import { cancelCrawl, checkCrawlSite, crawlPages, createCrawl, getCrawl, isSourceSyncing, listCrawlPage, listCrawls, retryCrawl } from "./crawl-requests.js";
 import { giveUpCrawl, handleCrawlJob, recoverCrawls } from "./crawl-runner.js";
+import { forgetGitMirror, startGitSync } from "./git-sync.js";
 
 export { CRAWL_JOB_KIND, PAGES_DEFAULT_LIMIT, PAGES_MAX_LIMIT, crawlOut, type CrawlCreateBody, type CrawlOut, type CrawlServiceDeps } from "./crawl-types.js";
 
@@ -27,6 +28,10 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     check: (p: Principal, url: string) => checkCrawlSite(deps, p, url),
     /** POST /crawl: validates, finds or creates the website source, saves the settings, queues the job. */
     create: (p: Principal, body: CrawlCreateBody) => createCrawl(deps, p, body),
+    /** POST /data-sources/{id}/sync of a git source: a sync job (a crawl job of the source) with its saved settings */
+    syncGit: (p: Principal, sourceId: string) => startGitSync(deps, p, sourceId),
+    /** a deleted source: its git mirror, if this process has one */
+    forgetSource: (tenantId: string, sourceId: string) => forgetGitMirror(deps, tenantId, sourceId),
     list: (p: Principal) => listCrawls(deps, p),
     listPage: (p: Principal, o: { limit?: number; cursor?: string }) => listCrawlPage(deps, p, o),
     get: (p: Principal, id: string) => getCrawl(deps, p, id),

@@ -1,4 +1,4 @@
-// Schedules of crawled data sources: hourly, daily, weekly or a cron expression (UTC), validated
+// Schedules of crawled data sources and git sources: hourly, daily, weekly or a cron expression (UTC), validated
 // (422) and capped by plan (free: at most daily); POST /data-sources/{id}/sync starts a crawl now.
 // Every worker process ticks; a due schedule moves to its next run by compare-and-set, so exactly
 // one process starts its crawl, on either queue backend.
@@ -23,6 +23,8 @@ export interface ScheduleServiceDeps {
   log: Logger;
   /** starts a crawl of a source (the crawl service's create) */
   startCrawl(p: Principal, body: CrawlCreateBody): Promise<CrawlOut>;
+  /** starts a sync of a git source (the crawl service's syncGit) */
+  startGitSync(p: Principal, sourceId: string): Promise<CrawlOut>;
 }
 
 export interface ScheduleOut {
@@ -59,19 +61,24 @@ function checkPlan(schedule: string, plan: string, now: Date): void {
   if (shortest < floor) throw invalid(schedule, `The ${plan} plan syncs a source at most once a day; use daily, weekly or a cron expression that runs at most daily.`);
 }
 
-/** The website source of this workspace with its crawl settings, or 404/400. */
+/** The website source (with its crawl settings) or git source of this workspace, or 404/400. */
 async function crawledSource(deps: ScheduleServiceDeps, tenantId: string, sourceId: string) {
   const source = await deps.store.content.getSource(tenantId, sourceId);
   if (!source) throw notFound("Data source", sourceId);
   const settings = source.configuration as Record<string, unknown> | null;
-  if (source.source_type !== "website" || typeof settings?.url !== "string") {
-    throw badRequest(`Data source '${sourceId}' is not a crawled website source; only those sync on a schedule. Crawl a site into it first (POST /crawl).`);
+  if ((source.source_type !== "website" && source.source_type !== "git") || typeof settings?.url !== "string") {
+    throw badRequest(`Data source '${sourceId}' is not a crawled website source nor a git source; only those sync. Crawl a site into it first (POST /crawl).`);
   }
   return { source, settings };
 }
 
 export function createScheduleService(deps: ScheduleServiceDeps) {
   const crawlBody = (sourceId: string, settings: Record<string, unknown>): CrawlCreateBody => ({ ...(settings as unknown as CrawlCreateBody), data_source_id: sourceId });
+  /** a crawl of a website source with its saved settings, or a sync of a git source */
+  async function startSync(p: Principal, tenantId: string, sourceId: string): Promise<CrawlOut> {
+    const { source, settings } = await crawledSource(deps, tenantId, sourceId);
+    return source.source_type === "git" ? deps.startGitSync(p, sourceId) : deps.startCrawl(p, crawlBody(sourceId, settings));
+  }
 
   async function tick(now = new Date()): Promise<number> {
     let started = 0;
@@ -91,8 +98,7 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
   async function runScheduled(row: SourceScheduleRow): Promise<boolean> {
     try {
       const tenant = await deps.store.tenants.get(row.tenant_id);
-      const { settings } = await crawledSource(deps, row.tenant_id, row.data_source_id);
-      await deps.startCrawl(keylessPrincipal(tenant, ["admin"]), crawlBody(row.data_source_id, settings));
+      await startSync(keylessPrincipal(tenant, ["admin"]), row.tenant_id, row.data_source_id);
       return true;
     } catch (err) {
       // a crawl still running (409) or a source gone: this run is skipped, the next one comes
@@ -122,11 +128,8 @@ export function createScheduleService(deps: ScheduleServiceDeps) {
     async remove(p: Principal, sourceId: string): Promise<void> {
       if (!(await deps.store.schedules.remove(tenantOf(p).id, sourceId))) throw notFound("Schedule of data source", sourceId);
     },
-    /** POST /data-sources/{id}/sync: a crawl with the source's saved settings, now */
-    async syncNow(p: Principal, sourceId: string): Promise<CrawlOut> {
-      const { settings } = await crawledSource(deps, tenantOf(p).id, sourceId);
-      return deps.startCrawl(p, crawlBody(sourceId, settings));
-    },
+    /** POST /data-sources/{id}/sync: a crawl with the source's saved settings (a git source: a sync), now */
+    syncNow: (p: Principal, sourceId: string): Promise<CrawlOut> => startSync(p, tenantOf(p).id, sourceId),
     /** starts the crawls of due schedules; returns how many it started */
     tick,
   };

@@ -46,10 +46,20 @@ async function parseStored(deps: Pick<IngestDeps, "store" | "files" | "profile">
   }
 }
 
+/**
+ * A document whose metadata names a `heading_context` (a git source's file path) has it as the
+ * outermost heading of every chunk: indexed as a heading and shown in /retrieve's heading_path.
+ */
+function withHeadingContext(parsed: Parsed | null, metadata: Record<string, unknown> | null): Parsed | null {
+  const context = metadata?.heading_context;
+  if (!parsed || typeof context !== "string" || !context) return parsed;
+  return { ...parsed, chunks: parsed.chunks.map((c) => ({ ...c, headingPath: [context, ...c.headingPath] })) };
+}
+
 export async function handleIngestJob(deps: IngestDeps, job: JobRow): Promise<void> {
   const doc = await deps.store.content.getDocument(job.tenant_id, job.subject);
   if (!doc) return; // deleted meanwhile
-  const parsed = await parseStored(deps, doc);
+  const parsed = withHeadingContext(await parseStored(deps, doc), doc.metadata);
   if (!parsed) return;
   // A crawled page keeps the title the crawler saw when the parser finds none better.
   const title = parsed.doc.title || doc.title;

@@ -9,11 +9,14 @@ import { deliveryJob, type WebhookEvent, type WebhookServiceDeps } from "./webho
 export interface EventScope {
   /** the data source the event concerns; its collections decide */
   sourceId?: string;
+  /** the collection the event concerns (a benchmark run, a tuning) */
+  collectionId?: string;
 }
 
 async function matches(deps: WebhookServiceDeps, tenantId: string, ep: WebhookEndpointRow, event: string, scope: EventScope): Promise<boolean> {
   if (!ep.events.includes(event)) return false;
   if (!ep.collection_id) return true;
+  if (scope.collectionId) return scope.collectionId === ep.collection_id;
   if (!scope.sourceId) return false;
   const source = await deps.store.content.getSource(tenantId, scope.sourceId);
   return !!source?.collection_ids.includes(ep.collection_id);

@@ -15,6 +15,8 @@ export const WEBHOOK_EVENTS = [
   "crawl.completed",
   "crawl.failed",
   "source.synced",
+  "benchmark.completed",
+  "tuning.completed",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -9,9 +9,9 @@ import { parseJson } from "./rows.js";
 type RawJob = Omit<CrawlJobRow, "include_paths"> & { include_paths: string };
 type RawPage = Omit<CrawlPageRow, "links"> & { links: string };
 
-const JOB_COLS = CRAWL_JOB_COLUMNS;
+const JOB_COLS = `${CRAWL_JOB_COLUMNS}, git_commit`;
 const PAGE_COLS = "tenant_id, data_source_id, url, job_id, format, links, etag, last_modified, content_hash, document_id, crawled_at";
-const PATCH_COLUMNS = ["pages_crawled", "pages_failed", "error", "started_at", "finished_at"] as const;
+const PATCH_COLUMNS = ["pages_crawled", "pages_failed", "error", "started_at", "finished_at", "git_commit"] as const;
 
 const toJob = (r: RawJob): CrawlJobRow => ({ ...r, include_paths: parseJson<string[]>(r.include_paths, []) });
 const toPage = (r: RawPage): CrawlPageRow => ({ ...r, links: parseJson<string[]>(r.links, []) });
@@ -27,7 +27,7 @@ async function otherActive(c: Client, tenantId: string, sourceId: string, jobId:
 async function createJob(pool: Pool, row: CrawlJobRow): Promise<boolean> {
   return transaction(pool, async (c) => {
     if (await otherActive(c, row.tenant_id, row.data_source_id, row.id)) return false;
-    await c.query(`INSERT INTO crawl_jobs (${JOB_COLS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, crawlJobValues(row, (b) => b));
+    await c.query(`INSERT INTO crawl_jobs (${CRAWL_JOB_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, crawlJobValues(row, (b) => b));
     return true;
   });
 }
@@ -46,7 +46,7 @@ async function requeueJob(pool: Pool, tenantId: string, id: string): Promise<Cra
   });
 }
 
-type JobMethods = Pick<CrawlStore, "create" | "get" | "list" | "activeForSource" | "byId" | "transition" | "requeue" | "setProgress" | "unfinished">;
+type JobMethods = Pick<CrawlStore, "create" | "get" | "list" | "activeForSource" | "byId" | "transition" | "requeue" | "setProgress" | "unfinished" | "lastGitSync">;
 type PageMethods = Pick<CrawlStore, "page" | "pagesOfJob" | "recordPage" | "indexProgress" | "pageStatuses">;
 type FailureMethods = Pick<CrawlStore, "recordFailure" | "clearFailures">;
 
@@ -93,6 +93,9 @@ function crawlJobMethods(pool: Pool): JobMethods {
     },
     async setProgress(id, pagesCrawled, pagesFailed) {
       await pool.query("UPDATE crawl_jobs SET pages_crawled = $1, pages_failed = $2 WHERE id = $3 AND status = 'running'", [pagesCrawled, pagesFailed, id]);
+    },
+    async lastGitSync(sourceId) {
+      return one(`SELECT ${JOB_COLS} FROM crawl_jobs WHERE data_source_id = $1 AND status = 'completed' AND git_commit IS NOT NULL ORDER BY finished_at DESC LIMIT 1`, [sourceId]);
     },
     async unfinished() {
       return (await pool.query<{ id: string; tenant_id: string }>("SELECT id, tenant_id FROM crawl_jobs WHERE status IN ('queued', 'running')")).rows;

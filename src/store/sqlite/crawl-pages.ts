@@ -11,24 +11,25 @@ type PageMethods = Pick<CrawlStore, "page" | "pagesOfJob" | "recordPage" | "reco
 type PageReportMethods = Pick<CrawlStore, "indexProgress" | "pageStatuses">;
 
 export function crawlPageMethods(db: DB): PageMethods {
+  // prepared once: a re-crawl reads and writes the page of every URL it visits
+  const pageOf = db.prepare("SELECT * FROM crawl_pages WHERE data_source_id = ? AND url = ? AND document_id IS NOT NULL");
+  const upsertPage = db.prepare(
+    `INSERT INTO crawl_pages (tenant_id, data_source_id, url, job_id, format, links, etag, last_modified, content_hash, document_id, crawled_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (data_source_id, url) DO UPDATE SET job_id = excluded.job_id, format = excluded.format, links = excluded.links,
+       etag = excluded.etag, last_modified = excluded.last_modified, content_hash = excluded.content_hash,
+       document_id = excluded.document_id, crawled_at = excluded.crawled_at`,
+  );
   return {
     async page(sourceId, url) {
-      const r = db
-        .prepare("SELECT * FROM crawl_pages WHERE data_source_id = ? AND url = ? AND document_id IS NOT NULL")
-        .get(sourceId, url) as RawPage | undefined;
+      const r = pageOf.get(sourceId, url) as RawPage | undefined;
       return r ? toPage(r) : null;
     },
     async pagesOfJob(jobId) {
       return (db.prepare("SELECT * FROM crawl_pages WHERE job_id = ? AND document_id IS NOT NULL").all(jobId) as RawPage[]).map(toPage);
     },
     async recordPage(p) {
-      db.prepare(
-        `INSERT INTO crawl_pages (tenant_id, data_source_id, url, job_id, format, links, etag, last_modified, content_hash, document_id, crawled_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (data_source_id, url) DO UPDATE SET job_id = excluded.job_id, format = excluded.format, links = excluded.links,
-           etag = excluded.etag, last_modified = excluded.last_modified, content_hash = excluded.content_hash,
-           document_id = excluded.document_id, crawled_at = excluded.crawled_at`,
-      ).run(
+      upsertPage.run(
         p.tenant_id,
         p.data_source_id,
         p.url,
@@ -56,14 +57,13 @@ export function crawlPageMethods(db: DB): PageMethods {
 
 /** What became of a crawl's pages: counts by indexing state, and the per-page listing. */
 export function crawlPageReports(db: DB): PageReportMethods {
+  const progressOf = db.prepare(
+    `SELECT d.status AS status, count(*) AS n FROM crawl_pages p JOIN documents d ON d.id = p.document_id
+     WHERE p.job_id = ? GROUP BY d.status`,
+  );
   return {
     async indexProgress(jobId) {
-      const rows = db
-        .prepare(
-          `SELECT d.status AS status, count(*) AS n FROM crawl_pages p JOIN documents d ON d.id = p.document_id
-           WHERE p.job_id = ? GROUP BY d.status`,
-        )
-        .all(jobId) as { status: string; n: number }[];
+      const rows = progressOf.all(jobId) as { status: string; n: number }[];
       const n = (s: string[]) => rows.filter((r) => s.includes(r.status)).reduce((a, r) => a + r.n, 0);
       return { pending: n(["queued", "processing"]), indexed: n(["indexed"]), failed: n(["failed"]) };
     },

@@ -15,9 +15,9 @@ const toJob = (r: RawJob): CrawlJobRow => ({
   include_paths: parseJson<string[]>(r.include_paths, []),
 });
 
-const PATCH_COLUMNS = ["pages_crawled", "pages_failed", "error", "started_at", "finished_at"] as const;
+const PATCH_COLUMNS = ["pages_crawled", "pages_failed", "error", "started_at", "finished_at", "git_commit"] as const;
 
-type JobReads = Pick<CrawlStore, "get" | "list" | "activeForSource" | "byId" | "unfinished">;
+type JobReads = Pick<CrawlStore, "get" | "list" | "activeForSource" | "byId" | "unfinished" | "lastGitSync">;
 type JobLifecycle = Pick<CrawlStore, "create" | "transition" | "requeue" | "setProgress">;
 
 export function sqliteCrawls(db: DB): CrawlStore {
@@ -50,6 +50,12 @@ function crawlJobReads(db: DB): JobReads {
       const r = byId.get(id) as RawJob | undefined;
       return r ? toJob(r) : null;
     },
+    async lastGitSync(sourceId) {
+      const r = db
+        .prepare("SELECT * FROM crawl_jobs WHERE data_source_id = ? AND status = 'completed' AND git_commit IS NOT NULL ORDER BY finished_at DESC LIMIT 1")
+        .get(sourceId) as RawJob | undefined;
+      return r ? toJob(r) : null;
+    },
     async unfinished() {
       return db.prepare("SELECT id, tenant_id FROM crawl_jobs WHERE status IN ('queued', 'running')").all() as { id: string; tenant_id: string }[];
     },
@@ -59,6 +65,7 @@ function crawlJobReads(db: DB): JobReads {
 function crawlJobLifecycle(db: DB): JobLifecycle {
   const byTenant = db.prepare("SELECT * FROM crawl_jobs WHERE tenant_id = ? AND id = ?");
   const activeOf = db.prepare("SELECT 1 FROM crawl_jobs WHERE data_source_id = ? AND status IN ('queued', 'running') AND id != ?");
+  const progress = db.prepare("UPDATE crawl_jobs SET pages_crawled = ?, pages_failed = ? WHERE id = ? AND status = 'running'");
   const insert = db.prepare(
     `INSERT INTO crawl_jobs (${CRAWL_JOB_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
@@ -101,7 +108,7 @@ function crawlJobLifecycle(db: DB): JobLifecycle {
       return requeue(tenantId, id);
     },
     async setProgress(id, pagesCrawled, pagesFailed) {
-      db.prepare("UPDATE crawl_jobs SET pages_crawled = ?, pages_failed = ? WHERE id = ? AND status = 'running'").run(pagesCrawled, pagesFailed, id);
+      progress.run(pagesCrawled, pagesFailed, id);
     },
   };
 }

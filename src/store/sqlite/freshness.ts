@@ -11,12 +11,13 @@ type OutcomeMethods = Pick<FreshnessStore, "recordOutcome" | "clearFailedOutcome
 
 function outcomeMethods(db: DB): OutcomeMethods {
   const clearMiss = db.prepare("DELETE FROM crawl_page_misses WHERE data_source_id = ? AND url = ?");
+  const insertOutcome = db.prepare(
+    `INSERT INTO crawl_page_outcomes (job_id, tenant_id, data_source_id, url, outcome, http_status, at) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (job_id, url) DO UPDATE SET outcome = excluded.outcome, http_status = excluded.http_status, at = excluded.at
+     WHERE crawl_page_outcomes.outcome = 'failed' AND excluded.outcome <> 'failed'`,
+  );
   const record = db.transaction((r: Parameters<FreshnessStore["recordOutcome"]>[0]) => {
-    db.prepare(
-      `INSERT INTO crawl_page_outcomes (job_id, tenant_id, data_source_id, url, outcome, http_status, at) VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (job_id, url) DO UPDATE SET outcome = excluded.outcome, http_status = excluded.http_status, at = excluded.at
-       WHERE crawl_page_outcomes.outcome = 'failed' AND excluded.outcome <> 'failed'`,
-    ).run(r.job_id, r.tenant_id, r.data_source_id, r.url, r.outcome, r.http_status, r.at);
+    insertOutcome.run(r.job_id, r.tenant_id, r.data_source_id, r.url, r.outcome, r.http_status, r.at);
     if (r.outcome !== "failed" && r.outcome !== "removed") clearMiss.run(r.data_source_id, r.url);
   });
   return {
