@@ -4,10 +4,8 @@
 // of exact lists cut where the engine cuts its candidate lists (measure-filters.ts).
 import type { DocRecord, BenchQuery } from "./loader.js";
 import type { VectorSource } from "./vector-source.js";
-import { dot } from "./vectors.js";
-import { TopK } from "./exact.js";
+import { scanExact, TopK } from "./exact.js";
 import { BENCH_FILTERS } from "./filters.js";
-import { createProgress } from "./progress.js";
 
 /** the engine's candidates per retriever (DEFAULT_ENGINE_SETTINGS.depth) */
 export const FUSION_DEPTH = 100;
@@ -22,31 +20,21 @@ export interface ExactList {
 export type FilteredVectorTruth = Record<number, ExactList[]>;
 
 export function exactFilteredVectors(docs: DocRecord[], queries: BenchQuery[], vectors: VectorSource, chunks: number): FilteredVectorTruth {
-  const byTenant = new Map<number, { q: BenchQuery; lists: TopK[] }[]>();
-  for (const q of queries) {
-    const list = byTenant.get(q.tenant) ?? [];
-    list.push({ q, lists: [null, ...BENCH_FILTERS].map(() => new TopK(FUSION_DEPTH)) });
-    byTenant.set(q.tenant, list);
-  }
-  const progress = createProgress("exact filtered top 100", chunks);
-  let done = 0;
-  for (const d of docs) {
-    const list = byTenant.get(d.tenant);
-    done += d.count;
-    if (!list) continue;
-    const passes = [true, ...BENCH_FILTERS.map((f) => d.metadata !== null && f.holds(d.metadata))];
-    const vs = vectors.again(d.ordinal, d.source, d.count, d.vectors);
-    vs.forEach((v, pos) => {
-      const key = `${d.documentId}#${pos}`;
-      for (const e of list) {
-        const s = dot(e.q.vector, v);
-        for (let i = 0; i < passes.length; i++) if (passes[i]) e.lists[i].offer(key, s);
-      }
-    });
-    progress.update(done);
-  }
-  progress.finish();
+  // whether each document passes each filter (index 0: no filter), once per document
+  const passes = new Map(docs.map((d) => [d, [true, ...BENCH_FILTERS.map((f) => d.metadata !== null && f.holds(d.metadata))]]));
+  const scanned = scanExact(
+    docs,
+    queries,
+    vectors,
+    chunks,
+    "exact filtered top 100",
+    () => [null, ...BENCH_FILTERS].map(() => new TopK(FUSION_DEPTH)),
+    (lists, key, s, d) => {
+      const p = passes.get(d)!;
+      for (let i = 0; i < p.length; i++) if (p[i]) lists[i].offer(key, s);
+    },
+  );
   const out: FilteredVectorTruth = {};
-  for (const list of byTenant.values()) for (const e of list) out[e.q.q] = e.lists.map((t) => ({ keys: t.keys, scores: t.scores }));
+  for (const { q, state } of scanned) out[q.q] = state.map((t) => ({ keys: t.keys, scores: t.scores }));
   return out;
 }
