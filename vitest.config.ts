@@ -13,7 +13,7 @@ const UNIT = [
   "test/crawl/url-policy.test.ts",
   "test/crawl/parsers.test.ts",
   "test/benchmarks/tuning-search.test.ts",
-  "test/bench/scale-corpus.test.ts",
+  "test/bench/{scale-corpus,scale-filters}.test.ts",
   "test/docs/{references,links}.test.ts", // docs/reference/api.md needs a server: api-reference stays in api
   "test/scaleout/compose.test.ts",
   "test/jobs/sleepers.test.ts",

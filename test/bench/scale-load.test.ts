@@ -35,7 +35,7 @@ beforeAll(async () => {
   const corpus = buildCorpus(texts, 1);
   const df = dfSample(corpus.real.flatMap((d) => d.chunks));
   const vectors = syntheticVectors(rt.activeProfile.dimension, 4, 1);
-  loaded = await loadLayout(rt, corpus, { label: "2 x 60", tenants: 2, chunksPerTenant: 60 }, vectors, df, 20, 1);
+  loaded = await loadLayout(rt, corpus, { label: "2 x 60", tenants: 2, chunksPerTenant: 60 }, vectors, df, { queries: 20, seed: 1, filters: false });
   truth = exactTopK(loaded.docs, loaded.queries, vectors, loaded.chunks);
 });
 

@@ -38,6 +38,8 @@ export interface NewDocument {
   title: string;
   chunks: string[];
   vectors: Float32Array[] | null;
+  /** the document's metadata (the filter bench's fields), else none */
+  metadata?: Record<string, unknown>;
 }
 
 export async function createBenchTenant(rt: Runtime, name: string): Promise<BenchTenant> {
@@ -70,7 +72,7 @@ export async function writeDocuments(rt: Runtime, tenantId: string, sourceId: st
       content_type: "text/plain",
       size_bytes: d.chunks.reduce((n, c) => n + c.length, 0),
       content_hash: "",
-      metadata: {},
+      metadata: d.metadata ?? {},
     })),
     null,
   );
@@ -78,7 +80,7 @@ export async function writeDocuments(rt: Runtime, tenantId: string, sourceId: st
   for (let i = 0; i < rows.length; i++) {
     const d = docs[i];
     const drafts = d.chunks.map((text, position) => ({ position, text, heading_path: [], token_count: tokensOf(text), metadata: {} }));
-    await content.replaceDocumentIndex(tenantId, rows[i].id, { title: d.title, metadata: {} }, drafts, d.vectors ? { indexName, values: d.vectors } : null);
+    await content.replaceDocumentIndex(tenantId, rows[i].id, { title: d.title, metadata: d.metadata ?? {} }, drafts, d.vectors ? { indexName, values: d.vectors } : null);
   }
   return rows.map((r) => r.id);
 }
@@ -110,8 +112,16 @@ export interface Answer {
 }
 
 /** In process: the search service (what POST /search runs), without quota counting. */
-export async function searchInProcess(rt: Runtime, t: BenchTenant, collectionId: string, query: string, mode: Mode, topK = 10): Promise<Answer> {
-  const req: SearchRequest = { collection_id: collectionId, query, top_k: topK, collapse_documents: false };
+export async function searchInProcess(
+  rt: Runtime,
+  t: BenchTenant,
+  collectionId: string,
+  query: string,
+  mode: Mode,
+  topK = 10,
+  more: Pick<SearchRequest, "filter" | "facets"> = {},
+): Promise<Answer> {
+  const req: SearchRequest = { collection_id: collectionId, query, top_k: topK, collapse_documents: false, ...more };
   const res = await rt.search.search(t.principal, req, { mode, countQuery: false });
   return { mode: res.mode, keys: res.results.map((r) => `${r.document_id}#${r.position}`) };
 }

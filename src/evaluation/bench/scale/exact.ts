@@ -32,14 +32,26 @@ export interface ExactTruth {
   side: Map<number, string[]>;
 }
 
-export function exactTopK(docs: DocRecord[], queries: BenchQuery[], vectors: VectorSource, chunks: number): ExactTruth {
-  const byTenant = new Map<number, { q: BenchQuery; all: TopK; side: TopK }[]>();
+/**
+ * One pass over every loaded chunk's vector: each query of the chunk's tenant gets `offer(state,
+ * key, score, document)`; returns each query's state. The exact rankings build on it.
+ */
+export function scanExact<S>(
+  docs: DocRecord[],
+  queries: BenchQuery[],
+  vectors: VectorSource,
+  chunks: number,
+  label: string,
+  make: (q: BenchQuery) => S,
+  offer: (state: S, key: string, score: number, d: DocRecord) => void,
+): { q: BenchQuery; state: S }[] {
+  const byTenant = new Map<number, { q: BenchQuery; state: S }[]>();
   for (const q of queries) {
     const list = byTenant.get(q.tenant) ?? [];
-    list.push({ q, all: new TopK(RECALL_K), side: new TopK(RECALL_K) });
+    list.push({ q, state: make(q) });
     byTenant.set(q.tenant, list);
   }
-  const progress = createProgress("exact top 10", chunks);
+  const progress = createProgress(label, chunks);
   let done = 0;
   for (const d of docs) {
     const list = byTenant.get(d.tenant);
@@ -48,21 +60,31 @@ export function exactTopK(docs: DocRecord[], queries: BenchQuery[], vectors: Vec
     const vs = vectors.again(d.ordinal, d.source, d.count, d.vectors);
     vs.forEach((v, pos) => {
       const key = `${d.documentId}#${pos}`;
-      for (const e of list) {
-        const s = dot(e.q.vector, v);
-        e.all.offer(key, s);
-        if (d.side) e.side.offer(key, s);
-      }
+      for (const e of list) offer(e.state, key, dot(e.q.vector, v), d);
     });
     progress.update(done);
   }
   progress.finish();
+  return [...byTenant.values()].flat();
+}
+
+export function exactTopK(docs: DocRecord[], queries: BenchQuery[], vectors: VectorSource, chunks: number): ExactTruth {
+  const scanned = scanExact(
+    docs,
+    queries,
+    vectors,
+    chunks,
+    "exact top 10",
+    () => ({ all: new TopK(RECALL_K), side: new TopK(RECALL_K) }),
+    (e, key, s, d) => {
+      e.all.offer(key, s);
+      if (d.side) e.side.offer(key, s);
+    },
+  );
   const truth: ExactTruth = { all: new Map(), side: new Map() };
-  for (const list of byTenant.values()) {
-    for (const e of list) {
-      truth.all.set(e.q.q, e.all.keys);
-      truth.side.set(e.q.q, e.side.keys);
-    }
+  for (const { q, state } of scanned) {
+    truth.all.set(q.q, state.all.keys);
+    truth.side.set(q.q, state.side.keys);
   }
   return truth;
 }

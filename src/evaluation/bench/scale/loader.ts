@@ -6,6 +6,7 @@ import { documentAt, type Corpus } from "./corpus.js";
 import { makeQuery, planQueryChunks, type DfSample, type QueryKind } from "./queries.js";
 import type { VectorSource } from "./vector-source.js";
 import { createProgress, type Progress } from "./progress.js";
+import { dealMetadata, type BenchMetadata } from "./filters.js";
 
 export interface Layout {
   label: string;
@@ -21,6 +22,8 @@ export interface DocRecord {
   documentId: string;
   count: number;
   vectors: Float32Array[] | null;
+  /** the filter bench's fields (--filters), else null */
+  metadata: BenchMetadata | null;
 }
 
 export interface BenchQuery {
@@ -64,6 +67,8 @@ interface LoadState {
   ordinal: number;
   /** global chunk number of the next chunk */
   next: number;
+  /** --filters: give documents the filter bench's metadata */
+  filters: boolean;
 }
 
 async function flush(s: LoadState, t: BenchTenant, sourceId: string, batch: Pending[]): Promise<void> {
@@ -87,11 +92,24 @@ async function planQueries(s: LoadState, tenant: number, chunks: string[], vecto
   }
 }
 
+/** the chunk counts of the documents a tenant of `size` chunks takes from ordinal `first` on (as loadTenant cuts them) */
+function tenantDocumentSizes(corpus: Corpus, first: number, size: number): number[] {
+  const sizes: number[] = [];
+  for (let ordinal = first, left = size; left > 0; ordinal++) {
+    const n = Math.min(documentAt(corpus, ordinal).chunks.length, left);
+    sizes.push(n);
+    left -= n;
+  }
+  return sizes;
+}
+
 async function loadTenant(s: LoadState, tenant: number, t: BenchTenant, size: number): Promise<void> {
   const main: Pending[] = [];
   const side: Pending[] = [];
   let left = size;
   let pendingChunks = 0;
+  const metadata = s.filters ? dealMetadata(tenantDocumentSizes(s.corpus, s.ordinal, size)) : null;
+  const first = s.ordinal;
   while (left > 0) {
     const ordinal = s.ordinal++;
     const doc = documentAt(s.corpus, ordinal);
@@ -99,8 +117,10 @@ async function loadTenant(s: LoadState, tenant: number, t: BenchTenant, size: nu
     const vectors = await s.vectors.documentVectors(ordinal, doc.source, chunks);
     await planQueries(s, tenant, chunks, vectors);
     const isSide = ordinal % 10 === 9;
-    const rec: DocRecord = { ordinal, tenant, side: isSide, source: doc.source, documentId: "", count: chunks.length, vectors: s.vectors.keeps ? vectors : null };
-    (isSide ? side : main).push({ rec, doc: { source: `${doc.source}#${ordinal}`, title: doc.title, chunks, vectors } });
+    const m = metadata ? metadata[ordinal - first] : null;
+    const rec: DocRecord = { ordinal, tenant, side: isSide, source: doc.source, documentId: "", count: chunks.length, vectors: s.vectors.keeps ? vectors : null, metadata: m };
+    const newDoc: NewDocument = { source: `${doc.source}#${ordinal}`, title: doc.title, chunks, vectors, ...(m ? { metadata: m } : {}) };
+    (isSide ? side : main).push({ rec, doc: newDoc });
     if (doc.origin === "composed") s.out.composedChunks += chunks.length;
     left -= chunks.length;
     s.next += chunks.length;
@@ -115,7 +135,15 @@ async function loadTenant(s: LoadState, tenant: number, t: BenchTenant, size: nu
 }
 
 /** Builds the layout; every layout starts at the beginning of the stream, so they hold the same text. */
-export async function loadLayout(rt: Runtime, corpus: Corpus, layout: Layout, vectors: VectorSource, df: DfSample, queryCount: number, seed: number): Promise<Loaded> {
+export async function loadLayout(
+  rt: Runtime,
+  corpus: Corpus,
+  layout: Layout,
+  vectors: VectorSource,
+  df: DfSample,
+  o: { queries: number; seed: number; filters: boolean },
+): Promise<Loaded> {
+  const { queries: queryCount, seed } = o;
   const total = layout.tenants * layout.chunksPerTenant;
   const starts = Array.from({ length: layout.tenants }, (_, t) => t * layout.chunksPerTenant);
   const out: Loaded = { tenants: [], docs: [], queries: [], chunks: 0, composedChunks: 0, buildMs: 0, writeMs: 0, graphMs: 0 };
@@ -127,6 +155,7 @@ export async function loadLayout(rt: Runtime, corpus: Corpus, layout: Layout, ve
     progress: createProgress(`loading ${layout.label}`, total),
     ordinal: 0,
     next: 0,
+    filters: o.filters,
   };
   const t0 = performance.now();
   for (let t = 0; t < layout.tenants; t++) await loadTenant(s, t, out.tenants[t], layout.chunksPerTenant);

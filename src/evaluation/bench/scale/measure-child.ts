@@ -4,6 +4,7 @@ import fs from "node:fs";
 import { openBenchRuntime } from "../load.js";
 import { benchRuntime, lookupEmbedder, reopenTenant, type BenchTenant } from "./adapter.js";
 import { measure, type MeasureJob } from "./measure.js";
+import { measureFilters, type FilterJob } from "./measure-filters.js";
 import { hash32, prng } from "./rng.js";
 import { randomUnit } from "./vectors.js";
 
@@ -12,6 +13,8 @@ export interface ChildJob extends Omit<MeasureJob, "tenants" | "queries"> {
   vectors: "synthetic" | "model";
   tenants: Omit<BenchTenant, "principal">[];
   queries: (MeasureJob["queries"][number] & { vector: number[] })[];
+  /** --filters */
+  filters?: FilterJob;
 }
 
 async function main(jobFile: string, resultFile: string): Promise<void> {
@@ -32,8 +35,10 @@ async function main(jobFile: string, resultFile: string): Promise<void> {
       job.vectors === "synthetic"
         ? lookupEmbedder(rt.activeProfile, new Map(job.queries.map((q) => [q.text, Float32Array.from(q.vector)])), (text) => randomUnit(dim, prng(hash32(text))))
         : null;
-    const measured = await measure(benchRuntime(rt, embedder), { ...job, tenants }, embedder ? rt.embedder : null);
-    fs.writeFileSync(resultFile, JSON.stringify({ open_ms: openMs, ...measured }));
+    const view = benchRuntime(rt, embedder);
+    const measured = await measure(view, { ...job, tenants }, embedder ? rt.embedder : null);
+    const filters = job.filters ? await measureFilters(view, tenants, job.queries, job.recallQueries, job.filters) : undefined;
+    fs.writeFileSync(resultFile, JSON.stringify({ open_ms: openMs, ...measured, ...(filters ? { filters } : {}) }));
   } finally {
     await rt.close();
   }

@@ -14,6 +14,8 @@ export interface ScaleOptions {
   clusters: number;
   seed: number;
   http: boolean;
+  /** the filter and facet bench (filters.ts): metadata on the documents, filtered recall and latency, facets */
+  filters: boolean;
   out: string;
   roots: TextRoots;
 }
@@ -34,6 +36,9 @@ bench-results/scale-<timestamp>.json and .md.
   --clusters C           topics of the synthetic vectors (default 1000)
   --seed S               corpus, vector and query seed (default 42)
   --no-http              in-process measurements only
+  --filters              also the filter and facet bench: documents get metadata (product, priority,
+                         file_type); filters selecting 1 %, 10 %, 50 % are measured against the exact
+                         filtered rankings (lexical, vector, hybrid) and unfiltered latency; facets p95
   --out DIR              report directory (default bench-results)
   --sources LIST         which texts to read: package,man,doc (default all three)
   --dpkg-status FILE --man-dir DIR --doc-dir DIR   other locations of the texts
@@ -62,6 +67,7 @@ const FLAGS = {
   clusters: { type: "string" },
   seed: { type: "string" },
   "no-http": { type: "boolean" },
+  filters: { type: "boolean" },
   out: { type: "string" },
   sources: { type: "string" },
   "dpkg-status": { type: "string" },
@@ -118,6 +124,7 @@ export function parseScaleArgs(argv: string[]): ScaleOptions {
     clusters: intFlag(v, "clusters", 1, 1000),
     seed: intFlag(v, "seed", 0, 42),
     http: !v["no-http"],
+    filters: v.filters === true,
     out: v.out ?? "bench-results",
     roots: v.sources ? parseSources(v.sources, roots) : roots,
   };

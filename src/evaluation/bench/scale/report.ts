@@ -4,6 +4,8 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Measured, Latency } from "./measure.js";
 import type { Mode } from "./adapter.js";
+import type { FilterMeasured } from "./measure-filters.js";
+import { filterMarkdown } from "./filter-report.js";
 
 export interface LayoutResult extends Measured {
   label: string;
@@ -23,6 +25,8 @@ export interface LayoutResult extends Measured {
   disk_bytes_per_chunk: number;
   /** time to open the runtime on the built data (a restart) */
   open_ms: number;
+  /** --filters (measure-filters.ts) */
+  filters?: FilterMeasured;
 }
 
 export interface ScaleReport {
@@ -82,6 +86,7 @@ export function renderScaleMarkdown(r: ScaleReport): string {
   }
   const emb = r.layouts.find((l) => l.query_embedding)?.query_embedding;
   if (emb) L.push("", `Query embedding by the real model (left out of the synthetic-vector hybrid rows above; add it for a production hybrid query): p50 ${f1(emb.p50)} ms, p95 ${f1(emb.p95)} ms.`);
+  L.push(...filterMarkdown(r.layouts));
   L.push("", `Answered as: ${[...new Set(r.layouts.flatMap((l) => l.answered_as))].join(", ")}. Total bench time: ${f1(r.total_ms / 1000)} s.`);
   return L.join("\n") + "\n";
 }

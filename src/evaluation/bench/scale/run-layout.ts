@@ -10,6 +10,9 @@ import type { Corpus } from "./corpus.js";
 import type { DfSample } from "./queries.js";
 import { loadLayout, type Layout, type Loaded } from "./loader.js";
 import { exactTopK } from "./exact.js";
+import { exactFilteredVectors } from "./exact-filtered.js";
+import { BENCH_FILTERS, filterShares } from "./filters.js";
+import type { FilterJob } from "./measure-filters.js";
 import { modelVectors, syntheticVectors } from "./vector-source.js";
 import { createProgress } from "./progress.js";
 import type { Runtime } from "../../../runtime.js";
@@ -51,15 +54,27 @@ async function waitForGraphs(rt: Runtime): Promise<number> {
   return performance.now() - t0;
 }
 
+/** --filters: which documents each filter selects, and the exact vector rankings to hold it to */
+function filterJob(loaded: Loaded, vectors: Parameters<typeof exactTopK>[2], recallQueries: number, tenantChunks: number): FilterJob {
+  return {
+    passes: BENCH_FILTERS.map((f) => loaded.docs.filter((d) => d.metadata && f.holds(d.metadata)).map((d) => d.documentId)),
+    shares: filterShares(loaded.docs),
+    vectorTruth: exactFilteredVectors(loaded.docs, loaded.queries.slice(0, recallQueries), vectors, loaded.chunks),
+    tenantChunks,
+  };
+}
+
 async function build(o: ScaleOptions, corpus: Corpus, df: DfSample, layout: Layout, dir: string): Promise<{ loaded: Loaded; job: ChildJob }> {
   const rt = await openBenchRuntime(dir, log);
   try {
     if (o.vectors === "model" && rt.embedder?.status().state !== "ready") throw new Error("--vectors model: the embedding model is not available");
     const vectors = o.vectors === "model" ? modelVectors(rt.embedder!) : syntheticVectors(rt.activeProfile.dimension, o.clusters, o.seed);
-    const loaded = await loadLayout(rt, corpus, layout, vectors, df, o.queries, o.seed);
+    const loaded = await loadLayout(rt, corpus, layout, vectors, df, o);
     const truth = exactTopK(loaded.docs, loaded.queries.slice(0, o.recallQueries), vectors, loaded.chunks);
+    const filters = o.filters ? filterJob(loaded, vectors, o.recallQueries, layout.chunksPerTenant) : undefined;
     loaded.graphMs = await waitForGraphs(rt);
     const job: ChildJob = {
+      ...(filters ? { filters } : {}),
       dataDir: dir,
       vectors: o.vectors,
       tenants: loaded.tenants.map(({ principal: _p, ...t }) => t),
@@ -75,7 +90,7 @@ async function build(o: ScaleOptions, corpus: Corpus, df: DfSample, layout: Layo
   }
 }
 
-function measureInChild(job: ChildJob, dir: string): Promise<Measured & { open_ms: number }> {
+function measureInChild(job: ChildJob, dir: string): Promise<Measured & Pick<LayoutResult, "open_ms" | "filters">> {
   const jobFile = path.join(dir, "scale-job.json");
   const resultFile = path.join(dir, "scale-result.json");
   fs.writeFileSync(jobFile, JSON.stringify(job));
@@ -85,7 +100,7 @@ function measureInChild(job: ChildJob, dir: string): Promise<Measured & { open_m
     child.on("error", reject);
     child.on("exit", (code) => {
       if (code !== 0) return reject(new Error(`the measuring process exited with ${code}`));
-      resolve(JSON.parse(fs.readFileSync(resultFile, "utf8")) as Measured & { open_ms: number });
+      resolve(JSON.parse(fs.readFileSync(resultFile, "utf8")) as Measured & Pick<LayoutResult, "open_ms" | "filters">);
     });
   });
 }
