@@ -36,6 +36,7 @@ const crawl = (id: string, sourceId: string, s: number, tenantId = "t1"): CrawlJ
   created_at: at(s),
   started_at: null,
   finished_at: null,
+  git_commit: null,
 });
 
 const page = (url: string, jobId: string, documentId: string | null, s = 5): CrawlPageRow => ({
