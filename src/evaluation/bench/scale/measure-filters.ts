@@ -4,6 +4,8 @@
 // the machine falls on both alike), and the facet counts of three fields.
 import type { Runtime } from "../../../runtime.js";
 import { facetCounts } from "../../../search/facet-counts.js";
+import { lexicalQueryOf } from "../../../search/lexical/analyze-query.js";
+import { queryAnalyzer } from "../../../search/lexical/languages.js";
 import { parseFacets } from "../../../search/filter/facets.js";
 import { parseFilter } from "../../../search/filter/parse.js";
 import { searchInProcess, type BenchTenant, type Mode } from "./adapter.js";
@@ -101,7 +103,7 @@ async function facetLatency(rt: Runtime, tenants: BenchTenant[], queries: Query[
     search.push(performance.now() - t0);
     const documentIds = [...new Set(plain.keys.map((k) => k.slice(0, k.lastIndexOf("#"))))];
     t0 = performance.now();
-    const counts = await facetCounts(rt.store.content, t.id, [t.mainSourceId, t.sideSourceId], q.text, { mode: "hybrid", documentIds }, fields);
+    const counts = await facetCounts(rt.store.content, t.id, [t.mainSourceId, t.sideSourceId], lexicalQueryOf(q.text, queryAnalyzer(undefined)).lexical, { documentIds }, fields);
     if (n >= WARMUP || queries.length <= WARMUP) direct.push(performance.now() - t0);
     matched += Object.values(counts["metadata.product"] ?? {}).reduce((a, b) => a + b, 0);
     progress.update(n + 1);
