@@ -52,3 +52,19 @@ export async function waitIndexed(
     await new Promise((res) => setTimeout(res, 100));
   }
 }
+
+/** A new tenant with one upload source of `files`, all indexed, in one collection. */
+export async function indexedCollection(
+  s: TestServer,
+  files: { name: string; content: string | Buffer; type?: string }[],
+): Promise<{ key: string; source: string; collection: string }> {
+  const key = (await s.tenant()).adminKey;
+  const source = await createSource(s, key);
+  const collection = await createCollection(s, key, [source]);
+  const r = await upload(s, key, source, files);
+  if (r.status !== 202) throw new Error(`upload: ${r.status} ${JSON.stringify(r.body)}`);
+  const docs = await waitIndexed(s, key, source, 60_000);
+  const failed = docs.filter((d) => d.status !== "indexed");
+  if (failed.length) throw new Error(`not indexed: ${JSON.stringify(failed.map((d) => [d.source, d.status, d.error]))}`);
+  return { key, source, collection };
+}

@@ -2,7 +2,7 @@
 // one-way mapping one way, a phrase alternative finds the phrase, a change is searchable at once
 // (nothing reindexed), bad entries answer 422 naming them, and another tenant sees a 404.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
+import { indexedCollection, startServer, type TestServer } from "../kit/index.js";
 
 describe("collection synonyms", () => {
   let s: TestServer;
@@ -17,9 +17,6 @@ describe("collection synonyms", () => {
 
   beforeAll(async () => {
     s = await startServer({}, { listen: false });
-    key = (await s.tenant()).adminKey;
-    const src = await createSource(s, key);
-    col = await createCollection(s, key, [src]);
     const files = [
       { name: "kubernetes.md", content: "# Kubernetes\n\nDeploying pods on a Kubernetes cluster with rolling updates.\n" },
       { name: "k8s.md", content: "# Shorthand\n\nOur k8s runbook for on-call engineers.\n" },
@@ -27,8 +24,7 @@ describe("collection synonyms", () => {
       { name: "pg.md", content: "# Abbreviations\n\nThe pg tools ship with the client.\n" },
       { name: "office.md", content: "# Offices\n\nOur New York office is on Fifth Avenue.\n" },
     ];
-    expect((await upload(s, key, src, files)).status).toBe(202);
-    for (const d of await waitIndexed(s, key, src, 60_000)) expect(d.status).toBe("indexed");
+    ({ key, collection: col } = await indexedCollection(s, files));
   }, 120_000);
   afterAll(async () => s?.close());
 

@@ -2,7 +2,7 @@
 // `prefix: true` for the word being typed, GET /collections/{id}/suggest, the rules `explain`
 // names per hit (typo, prefix, synonyms), and 422s for bad values. Also on PostgreSQL (pg-suites).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
+import { indexedCollection, startServer, type TestServer } from "../kit/index.js";
 
 describe("typo tolerance, prefix search and suggestions", () => {
   let s: TestServer;
@@ -21,17 +21,13 @@ describe("typo tolerance, prefix search and suggestions", () => {
 
   beforeAll(async () => {
     s = await startServer({}, { listen: false });
-    key = (await s.tenant()).adminKey;
-    const src = await createSource(s, key);
-    col = await createCollection(s, key, [src]);
     const files = [
       { name: "replication.md", content: "# Streaming replication\n\nReplication keeps a standby server in step with the primary.\n" },
       { name: "kubernetes.md", content: "# Kubernetes\n\nDeploy pods on a Kubernetes cluster.\n" },
       { name: "kube.md", content: "# Kube\n\nThe kube command line.\n" },
       { name: "backups.md", content: "# Backups\n\nTake a base backup before an upgrade.\n" },
     ];
-    expect((await upload(s, key, src, files)).status).toBe(202);
-    for (const d of await waitIndexed(s, key, src, 60_000)) expect(d.status).toBe("indexed");
+    ({ key, collection: col } = await indexedCollection(s, files));
   }, 120_000);
   afterAll(async () => s?.close());
 
