@@ -182,10 +182,7 @@ describe("crawling through the API", () => {
       expect(top.snippet.toLowerCase()).toContain("zephyr");
     });
 
-    // Known bug, skipped on BullMQ only: there, about one run in five reports 16 pages crawled for
-    // this site's 15 (docs/reliability.md, "Known gaps"); the queue in the database never does.
-    const recrawls = process.env.TEST_QUEUE !== "redis";
-    it.runIf(recrawls)("a re-crawl after one page changed updates only that document, and indexes again a page that had failed", async () => {
+    it("a re-crawl after one page changed updates only that document, and indexes again a page that had failed", async () => {
       let before = await documentsOf(s, key, srcId);
       // an unchanged page whose indexing failed last time (say, a parse cut off on a busy machine)
       const failed = before.find((d) => new URL(d.source).pathname === "/docs/guide/install")!;
@@ -218,7 +215,7 @@ describe("crawling through the API", () => {
     it("GET /crawl lists the tenant's jobs, newest first; other tenants see none of them", async () => {
       const r = await s.call("GET", "/crawl", { key });
       expect(r.status).toBe(200);
-      expect(r.body.length).toBe(recrawls ? 2 : 1);
+      expect(r.body.length).toBe(2);
       expect(r.body.at(-1).id).toBe(crawlId);
       const other = await s.tenant();
       expect((await s.call("GET", "/crawl", { key: other.adminKey })).body).toEqual([]);
