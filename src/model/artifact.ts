@@ -1,7 +1,8 @@
 // The model file: everything serving needs in one artifact, committed under model/.
 //
 // Layout: "QSM1\n", a 4-byte little-endian header length, a JSON header (shape, seed, scalars,
-// provenance, metrics, the payload's SHA-256), then the payload: the vocabulary as UTF-8 lines,
+// provenance, the payload's SHA-256; no evaluation scores: those are the evaluation module's,
+// src/evaluation/bench/model/shipped-metrics.json), then the payload: the vocabulary as UTF-8 lines,
 // padded to 4 bytes; each token's weight (float32); each row's scale (float32); the rows as int8
 // (row = scale * int8 / 127, per-row symmetric quantisation: a quarter of float32's size, and
 // cosines move by well under 0.01).
@@ -28,8 +29,6 @@ export interface ModelHeader {
   created_at: string;
   /** how it was made: the data's hash, the settings, the seconds it took */
   training: Record<string, unknown>;
-  /** scores measured on the evaluation sets when it was written */
-  metrics: Record<string, unknown>;
   payload_sha256: string;
 }
 
@@ -53,7 +52,7 @@ function quantize(table: Float32Array, rows: number, dim: number): { scales: Flo
 const pad4 = (b: Buffer): Buffer => (b.length % 4 === 0 ? b : Buffer.concat([b, Buffer.alloc(4 - (b.length % 4))]));
 const bytesOf = (a: Float32Array | Int8Array): Buffer => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
-export function writeModel(file: string, parts: EncoderParts, meta: Pick<ModelHeader, "model" | "training" | "metrics">): ModelHeader {
+export function writeModel(file: string, parts: EncoderParts, meta: Pick<ModelHeader, "model" | "training">): ModelHeader {
   const { shape, params, vocabulary } = parts;
   const table = params.table instanceof Float32Array ? quantize(params.table, vocabulary.length, shape.dim) : { scales: params.rowScale!, q: params.table };
   const vocabBytes = Buffer.from(vocabulary.join("\n"), "utf8");
@@ -71,7 +70,6 @@ export function writeModel(file: string, parts: EncoderParts, meta: Pick<ModelHe
     gamma: params.gamma,
     created_at: new Date().toISOString(),
     training: meta.training,
-    metrics: meta.metrics,
     payload_sha256: createHash("sha256").update(payload).digest("hex"),
   };
   const json = Buffer.from(JSON.stringify(header), "utf8");

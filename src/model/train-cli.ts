@@ -59,7 +59,6 @@ const header = writeModel(
   {
     model: MODEL_ID,
     training: { data_sha256: manifest.sha256, pairs: manifest.pairs, settings, history: model.history, seconds, machine: `${os.cpus().length} cores, ${os.cpus()[0]?.model ?? "cpu"}` },
-    metrics: {},
   },
 );
 for (const h of model.history) process.stderr.write(`epoch ${h.epoch}: loss ${h.loss.toFixed(4)}, held-out recall@1 ${h.heldOutRecall1.toFixed(4)}, ${h.seconds.toFixed(0)} s\n`);

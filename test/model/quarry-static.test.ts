@@ -17,7 +17,7 @@ let profile: EmbeddingProfile;
 
 beforeAll(async () => {
   const model = train(await topicCorpus(dir), TINY_SETTINGS);
-  writeModel(file, { vocabulary: model.vocabulary, params: model.params, shape: model.shape, identitySeed: TINY_SETTINGS.seed }, { model: "tiny", training: {}, metrics: {} });
+  writeModel(file, { vocabulary: model.vocabulary, params: model.params, shape: model.shape, identitySeed: TINY_SETTINGS.seed }, { model: "tiny", training: {} });
   const base = builtInProfiles().find((p) => p.provider === "quarry")!;
   profile = validateProfile({ ...base, name: "tiny", model: "tiny", dimension: 64, options: { file } });
 });

@@ -56,7 +56,7 @@ describe("train", () => {
     const model = train(corpus, { ...settings, epochs: 1 });
     const parts = { vocabulary: model.vocabulary, params: model.params, shape: model.shape, identitySeed: model.settings.seed };
     const file = path.join(dir, "m.qsm");
-    writeModel(file, parts, { model: "test-model", training: {}, metrics: {} });
+    writeModel(file, parts, { model: "test-model", training: {} });
     const read = readModel(file);
     expect(read.parts.vocabulary).toEqual(model.vocabulary);
     const a = new StaticEncoder(parts).embed("askaaax ansaaax");

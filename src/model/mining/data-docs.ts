@@ -35,9 +35,10 @@ summary) and the passage that answers it. The per-package list with versions and
 
 ## Held out for evaluation, never read
 
-${m.held_out.packages.map((p) => `- ${p}`).join("\n")}
-${m.held_out.paths.map((p) => `- ${p}`).join("\n")}
-- the documents of the evaluation question sets (the Node.js API docs and LibreOffice's help, above); SciFact and every BEIR set are not packages and are never read
+The documentation that Quarry's evaluation sets and benchmarks are built from is refused by the
+miner, by package and by path (\`HELD_OUT_PACKAGES\` and \`HELD_OUT_PATHS\` in
+\`src/model/mining/sources.ts\`; \`test/model/held-out-sources.test.ts\` proves it). Benchmark
+data sets are not packages and are never read. The list is in [docs/model.md](../docs/model.md).
 
 ## Sources
 

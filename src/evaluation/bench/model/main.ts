@@ -11,6 +11,9 @@ import { MODEL_DIR, MODEL_FILE } from "../../../model/paths.js";
 import { beirDataDir } from "../../benchmarks/industry-benchmarks.js";
 import { DOCS_SETS } from "../docs-questions/sets.js";
 import { scoreSet, type SetScores } from "./evaluate.js";
+
+/** the shipped model's scores on the evaluation sets, which a candidate must not fall below */
+const SHIPPED_METRICS = path.join(import.meta.dirname, "shipped-metrics.json");
 import { docsSet, scifactSet, type EvalSet } from "./sets.js";
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
@@ -64,18 +67,23 @@ process.stdout.write(`${JSON.stringify({ model: values.model, header: { model: h
 
 if (values.promote) promote(header, metrics);
 
-/** Copies the model into model/ with its metrics when no set's hybrid score falls below the shipped model's. */
+/**
+ * Copies the model into model/ when no set's hybrid score falls below the shipped model's. The
+ * scores stay here, beside the evaluation (SHIPPED_METRICS), not in the model's files: model/
+ * holds what serving and training need, and the evaluation sets are never part of it.
+ */
 function promote(h: ModelHeader, m: Record<string, Record<string, number>>): void {
   const shipped = path.join(MODEL_DIR, MODEL_FILE);
-  if (fs.existsSync(shipped)) {
-    const old = readModel(shipped).header.metrics as Record<string, Record<string, number>>;
+  if (fs.existsSync(shipped) && fs.existsSync(SHIPPED_METRICS)) {
+    const old = JSON.parse(fs.readFileSync(SHIPPED_METRICS, "utf8")) as Record<string, Record<string, number>>;
     const worse = Object.keys(m).filter((set) => old[set] && (m[set]!.hybrid ?? 0) < (old[set]!.hybrid ?? 0) - 1e-4);
     if (worse.length) {
       log(`not promoted: hybrid below the shipped model on ${worse.join(", ")}`);
       return;
     }
   }
-  writeModel(shipped, parts, { model: h.model, training: h.training, metrics: m });
-  fs.writeFileSync(path.join(MODEL_DIR, `${h.model}.json`), `${JSON.stringify({ ...readModel(shipped).header, metrics: m }, null, 2)}\n`);
+  writeModel(shipped, parts, { model: h.model, training: h.training });
+  fs.writeFileSync(path.join(MODEL_DIR, `${h.model}.json`), `${JSON.stringify(readModel(shipped).header, null, 2)}\n`);
+  fs.writeFileSync(SHIPPED_METRICS, `${JSON.stringify(m, null, 2)}\n`);
   log(`promoted to ${shipped}`);
 }
