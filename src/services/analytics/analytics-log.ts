@@ -97,6 +97,8 @@ export function createSearchLog(o: SearchLogOptions) {
       return buffer.some((r) => r.id === id && r.tenant_id === tenantId);
     },
     flush,
+    /** resolves once the write in progress, if any, has ended (its events are then stored or back in the buffer) */
+    settled: (): Promise<void> => writing,
     /** events dropped because storage was unavailable for too long */
     dropped: () => dropped,
     /** stops the timer and writes what is left; what the store still refuses is dropped (and logged) */
