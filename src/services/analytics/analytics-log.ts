@@ -97,8 +97,7 @@ export function createSearchLog(o: SearchLogOptions) {
       return buffer.some((r) => r.id === id && r.tenant_id === tenantId);
     },
     flush,
-    /** resolves once the write in progress, if any, has ended (its events are then stored or back in the buffer) */
-    settled: (): Promise<void> => writing,
+    settled: (): Promise<void> => writing, // once the write in progress (if any) ends: its events stored or buffered again
     /** events dropped because storage was unavailable for too long */
     dropped: () => dropped,
     /** stops the timer and writes what is left; what the store still refuses is dropped (and logged) */
