@@ -2,8 +2,10 @@
 // npm run test:citus: the PostgreSQL store against a real Citus cluster. Installs Citus from the
 // vendored source when the local PostgreSQL 15 lacks it (scripts/citus/install.mjs), starts a
 // coordinator and two workers on loopback ports (scripts/citus/cluster.mjs), and runs the store
-// conformance suites, the Citus-specific checks (placement, one-shard-group routing, a tenant
-// move under search) and the 2 API + 2 worker scale-out test with TEST_PG_URL at the coordinator.
+// conformance suites, the Citus-specific checks (placement, upgrades of a distributed schema,
+// one-shard-group routing, a tenant move under search), the HTTP suites of the newest queries on
+// the PostgreSQL store (vitest.citus.config.ts; CITUS_PG_SUITES=all: every pg suite) and the
+// 2 API + 2 worker scale-out test with TEST_PG_URL at the coordinator.
 // The cluster is torn down at the end, also on failure or Ctrl-C. Skips, with the reason printed,
 // where Citus can be neither found nor built (a clone without ../shared/vendor, no root).
 // Arguments go to vitest (file names narrow the suites).

@@ -1,7 +1,10 @@
 // On the Citus cluster of `npm run test:citus`: a hybrid search of one tenant (key, tenant, scope,
 // quota, lexical, vector, hydrate) runs every statement on one shard group, the tenant's own,
-// or on reference tables; checked with EXPLAIN on the statements the request actually ran. The
-// check itself is shown to catch a multi-shard statement.
+// or on reference tables; checked with EXPLAIN on the statements the request actually ran. So do
+// the other per-tenant reads of the search path: typo and prefix candidates (lexical_df's term
+// bands), suggestions, filters with facet counts; the analytics reports run each statement as one
+// task on the tenant's group or on the search log's tables, which stay on the coordinator
+// (distribution.ts). The check itself is shown to catch a multi-shard statement.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCollection, createSource, startServer, upload, waitIndexed, type TestServer } from "../kit/index.js";
@@ -14,10 +17,13 @@ describe.skipIf(CITUS_WORKERS.length === 0)("search routing on Citus", () => {
   let s: TestServer;
   let admin: pg.Client;
   const tenants: { id: string; key: string; src: string }[] = [];
+  /** the collection of the hybrid search (tenants[1]), which the analytics reports then show */
+  let searched = "";
 
   beforeAll(async () => {
     db = await createTestDatabase("quarry_citus_route");
-    s = await startServer({ DATABASE_URL: db.url });
+    // the search log is written when the test flushes it, not by a timer during a recorded request
+    s = await startServer({ DATABASE_URL: db.url, ANALYTICS_FLUSH_MS: "60000" });
     admin = new pg.Client({ connectionString: db.url });
     await admin.connect();
     for (const name of ["Acme", "Globex", "Initech"]) {
@@ -54,38 +60,95 @@ describe.skipIf(CITUS_WORKERS.length === 0)("search routing on Citus", () => {
     return r.rows[0]!.minv;
   }
 
-  /** the hash shard groups a statement touches, and its largest task count */
+  /** the hash shard groups a statement touches, its largest task count, and the tables of its shards */
   async function groupsOf(st: Recorded): Promise<{ groups: Set<string>; maxTasks: number; tables: string[] }> {
     const r = await routing(admin, st);
     const info = await shardInfo(r.shards);
     const hashed = [...info.values()].filter((x) => x.method === "h");
-    return { groups: new Set(hashed.map((x) => x.group!)), maxTasks: Math.max(0, ...r.taskCounts), tables: hashed.map((x) => x.table) };
+    return { groups: new Set(hashed.map((x) => x.group!)), maxTasks: Math.max(0, ...r.taskCounts), tables: [...info.values()].map((x) => x.table) };
+  }
+
+  /**
+   * Runs `request` while recording its statements; expects each to be one task (at most) on the
+   * tenant's shard group; returns the response and the tables whose shards the statements read.
+   */
+  async function routedToTenant(tenant: { id: string }, request: () => Promise<{ status: number; body: any }>): Promise<{ out: { status: number; body: any }; touched: Set<string> }> {
+    const { out, statements } = await recordStatements(request);
+    expect(out.status, JSON.stringify(out.body)).toBe(200);
+    const group = await tenantGroup(tenant.id);
+    const touched = new Set<string>();
+    const explained = statements.filter(explainable);
+    expect(explained.length).toBeGreaterThan(0);
+    for (const st of explained) {
+      const g = await groupsOf(st);
+      expect(g.maxTasks, st.text).toBeLessThanOrEqual(1);
+      expect([...g.groups].every((x) => x === group), st.text).toBe(true);
+      g.tables.forEach((x) => touched.add(x));
+    }
+    return { out, touched };
   }
 
   it("runs each statement of a hybrid search on the tenant's shard group", async () => {
     const t = tenants[1]!;
     // a collection no search has seen: its scope is read, not taken from the 10 s cache
     const col = await createCollection(s, t.key, [t.src], "Fresh");
+    searched = col;
     // the vector backfill (cross-tenant maintenance, requested by ingest) is not the search's
     await s.rt.backfill.idle();
-    const { out, statements } = await recordStatements(() =>
-      s.call("POST", "/search", { key: t.key, json: { collection_id: col, query: "rotate Globex keys" } }),
-    );
-    expect(out.status, JSON.stringify(out.body)).toBe(200);
+    const { out, touched } = await routedToTenant(t, () => s.call("POST", "/search", { key: t.key, json: { collection_id: col, query: "rotate Globex keys" } }));
     expect(out.body.mode).toBe("hybrid");
     expect(out.body.results.length).toBeGreaterThan(0);
-    const group = await tenantGroup(t.id);
-    const touched = new Set<string>();
-    for (const st of statements.filter(explainable)) {
-      const g = await groupsOf(st);
-      expect(g.maxTasks, st.text).toBeLessThanOrEqual(1);
-      expect([...g.groups].every((x) => x === group), st.text).toBe(true);
-      g.tables.forEach((x) => touched.add(x));
-    }
     // the search read the tenant's scope, content, postings, statistics and vectors on its shards
     expect([...touched]).toEqual(expect.arrayContaining(["collections", "chunks", "lexical_postings", "lexical_stats"]));
     expect([...touched].some((x) => x.startsWith("vec_"))).toBe(true);
   });
+
+  it("reads typo and prefix candidates and suggestions on the tenant's shard group", async () => {
+    const t = tenants[0]!;
+    const col = await createCollection(s, t.key, [t.src], "Typos");
+    await s.rt.backfill.idle();
+    // "rotote" is one edit from "rotate"; "gui" a prefix of "guide"
+    const json = { collection_id: col, query: "rotote gui", prefix: true, explain: true, hybrid: { semantic_ratio: 0 } };
+    const { out, touched } = await routedToTenant(t, () => s.call("POST", "/search", { key: t.key, json }));
+    const rules = new Set(out.body.results.flatMap((h: any) => h.explain.rules));
+    expect([...rules]).toEqual(expect.arrayContaining(["typo", "prefix"]));
+    expect([...touched]).toContain("lexical_df");
+    const suggested = await routedToTenant(t, () => s.call("GET", `/collections/${col}/suggest?q=rot`, { key: t.key }));
+    expect(JSON.stringify(suggested.out.body)).toContain("rotate");
+    expect([...suggested.touched]).toContain("lexical_df");
+  });
+
+  it("filters and counts facets on the tenant's shard group", async () => {
+    const t = tenants[2]!;
+    const col = await createCollection(s, t.key, [t.src], "Facets");
+    await s.rt.backfill.idle();
+    const json = { collection_id: col, query: "rotate keys", top_k: 2, filter: { data_source_id: t.src }, facets: ["file_type", "data_source_id", "metadata.team"] };
+    const { out, touched } = await routedToTenant(t, () => s.call("POST", "/search", { key: t.key, json }));
+    // every one of the tenant's 4 files matches "rotate keys", the page shows 2
+    expect(out.body.results.length).toBe(2);
+    expect(out.body.facets.data_source_id).toEqual({ [t.src]: 4 });
+    expect([...touched]).toEqual(expect.arrayContaining(["documents", "lexical_postings"]));
+  });
+
+  it("runs each statement of the analytics reports as one task: the tenant's shards or the search log's", async () => {
+    const t = tenants[1]!;
+    expect(searched).not.toBe("");
+    await s.rt.analytics.flush();
+    const touched = new Set<string>();
+    for (const path of ["/analytics/searches?interval=hour", "/analytics/queries", `/analytics/queries?collection_id=${searched}`]) {
+      const r = await routedToTenant(t, () => s.call("GET", path, { key: t.key }));
+      expect(r.out.body.data.length, path).toBeGreaterThan(0);
+      r.touched.forEach((x) => touched.add(x));
+    }
+    // the log's tables are Citus local tables on the coordinator: one node, one task each
+    expect([...touched]).toEqual(expect.arrayContaining(["analytics_scopes", "search_events", "analytics_queries"]));
+    const r = await admin.query<{ tbl: string; m: string }>(
+      "SELECT logicalrelid::text AS tbl, partmethod::text || repmodel::text AS m FROM pg_dist_partition WHERE logicalrelid::text = ANY($1)",
+      [[...touched].filter((x) => x.startsWith("analytics_") || x.startsWith("search_") || x.endsWith("_daily"))],
+    );
+    expect(new Set(r.rows.map((x) => x.m))).toEqual(new Set(["ns"]));
+  });
+
 
   it("flags a statement that fans out to every shard", async () => {
     const g = await groupsOf({ text: "SELECT count(*) FROM chunks WHERE position >= $1", values: [0] });

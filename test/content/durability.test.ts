@@ -100,7 +100,7 @@ test("kill -9 mid-ingest, restart on the same DATA_DIR: every document ends inde
     try {
       const n = db.count;
       expect(await n("SELECT count(*) AS n FROM documents")).toBe(40);
-      const half = await n(`SELECT count(*) AS n FROM documents d WHERE d.status != 'indexed' AND EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id)`);
+      const half = await n(`SELECT count(*) AS n FROM documents d WHERE d.status != 'indexed' AND EXISTS (SELECT 1 FROM chunks c WHERE c.tenant_id = d.tenant_id AND c.document_id = d.id)`);
       expect(half).toBe(0); // no chunks were committed for a document that is not indexed yet
       expect(await db.lexicalChunks()).toBe(await n("SELECT count(*) AS n FROM chunks"));
     } finally {

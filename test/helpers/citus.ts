@@ -29,9 +29,27 @@ const nodeUrl = (adminUrl: string, host: string, port: number, db: string) => {
   return u.toString();
 };
 
-/** After CREATE DATABASE on the coordinator: the same database on each worker, then Citus in all. */
+/** arbitrary constant: the advisory lock that takes test files' database preparations in turn */
+const PREPARE_LOCK = 7_261_190_031;
+
+/**
+ * After CREATE DATABASE on the coordinator: the same database on each worker, then Citus in all.
+ * One file at a time (an advisory lock on the coordinator): citus_add_node syncs the role to the
+ * worker, and two at once fail there with "tuple concurrently updated".
+ */
 export async function prepareCitusDatabase(adminUrl: string, name: string): Promise<void> {
   if (CITUS_WORKERS.length === 0) return;
+  const lock = new pg.Client({ connectionString: adminUrl });
+  await lock.connect();
+  try {
+    await lock.query("SELECT pg_advisory_lock($1)", [PREPARE_LOCK]);
+    await prepareNodes(adminUrl, name);
+  } finally {
+    await lock.end();
+  }
+}
+
+async function prepareNodes(adminUrl: string, name: string): Promise<void> {
   const coordinator = new URL(adminUrl);
   await Promise.all(
     CITUS_WORKERS.map(async (w) => {

@@ -97,6 +97,7 @@ export function createSearchLog(o: SearchLogOptions) {
       return buffer.some((r) => r.id === id && r.tenant_id === tenantId);
     },
     flush,
+    settled: (): Promise<void> => writing, // once the write in progress (if any) ends: its events stored or buffered again
     /** events dropped because storage was unavailable for too long */
     dropped: () => dropped,
     /** stops the timer and writes what is left; what the store still refuses is dropped (and logged) */

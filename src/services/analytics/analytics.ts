@@ -72,7 +72,10 @@ async function searchOf(deps: Deps, tenantId: string, searchId: string) {
   const key = searchId.startsWith(SEARCH_ID_PREFIX) ? searchId.slice(SEARCH_ID_PREFIX.length) : "";
   const at = atOf(key);
   if (Number.isNaN(at)) return null;
+  // a search still buffered is written now; one in the batch being written is waited for (a
+  // write slower than the deadline below, as on a loaded Citus cluster, must not make it a 404)
   if (deps.log.pending(tenantId, key)) await deps.log.flush();
+  else await deps.log.settled();
   const deadline = at + 2 * deps.flushMs + 250;
   for (;;) {
     const s = await deps.store.analytics.findSearch(tenantId, key);

@@ -30,7 +30,7 @@ async function scopesFor(pool: Pool, rows: SearchEventRow[]): Promise<Map<string
   const collections = pairs.map((r) => r.collection_id);
   await pool.query(
     `INSERT INTO analytics_scopes (tenant_id, collection_id)
-     SELECT p.t, p.c FROM unnest($1::text[], $2::text[]) AS p(t, c) WHERE EXISTS (SELECT 1 FROM tenants WHERE id = p.t)
+     SELECT p.t, p.c FROM unnest($1::text[], $2::text[]) AS p(t, c) JOIN tenants ON tenants.id = p.t
      ON CONFLICT DO NOTHING`,
     [tenants, collections],
   );

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { distribute, isCitus } from "./distribution.js";
+import { splitStatements } from "./sql-statements.js";
 
 export type Pool = pg.Pool;
 export type Client = pg.PoolClient;
@@ -45,9 +46,10 @@ export function createPool(url: string, opts: PoolOptions = {}): Pool {
 
 /**
  * Applies the migrations not yet recorded, each in its own transaction, one process at a time;
- * on a Citus database then places every table not placed yet (distribution.ts).
+ * on a Citus database then places every table not placed yet (distribution.ts). `through` stops
+ * after that file (test/citus/upgrade.test.ts: a cluster distributed at an older schema).
  */
-export async function migrate(pool: Pool): Promise<string[]> {
+export async function migrate(pool: Pool, opts: { through?: string } = {}): Promise<string[]> {
   const client = await pool.connect();
   const applied: string[] = [];
   try {
@@ -60,10 +62,12 @@ export async function migrate(pool: Pool): Promise<string[]> {
     const files = fs.readdirSync(MIGRATIONS_DIR).filter((f) => /^\d+_.*\.sql$/.test(f)).sort();
     for (const f of files) {
       if (done.has(f)) continue;
+      if (opts.through !== undefined && f > opts.through) break;
       const sql = fs.readFileSync(path.join(MIGRATIONS_DIR, f), "utf8");
       await client.query("BEGIN");
       try {
-        await client.query(sql);
+        // one statement at a time: Citus forwards some DDL to its workers as the query string sent
+        for (const statement of splitStatements(sql)) await client.query(statement);
         await client.query("INSERT INTO schema_migrations (name) VALUES ($1)", [f]);
         await client.query("COMMIT");
       } catch (err) {

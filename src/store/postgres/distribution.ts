@@ -121,9 +121,9 @@ async function foreignKeys(q: Queryable): Promise<ForeignKey[]> {
   return r.rows;
 }
 
-async function placeAll(q: Queryable, vecTables: string[]): Promise<string[]> {
+async function placeAll(q: Queryable, plan: typeof DISTRIBUTION, vecTables: string[]): Promise<string[]> {
   const done: string[] = [];
-  for (const [table, placement] of DISTRIBUTION) {
+  for (const [table, placement] of plan) {
     if (isPlaced(await placedAs(q, table), placement)) continue;
     if (placement === "reference") await q.query("SELECT create_reference_table($1)", [table]);
     else await distributeTenantTable(q, table);
@@ -142,10 +142,13 @@ async function placeAll(q: Queryable, vecTables: string[]): Promise<string[]> {
  */
 export async function distribute(q: Queryable): Promise<string[]> {
   if (!(await isCitus(q))) return [];
-  const vec = await q.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE 'vec\\_%' ORDER BY 1");
-  const vecTables = vec.rows.map((r) => r.name);
+  const tables = await q.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1");
+  const existing = new Set(tables.rows.map((r) => r.name));
+  const vecTables = [...existing].filter((t) => t.startsWith("vec_"));
+  // a table of the plan that a later migration creates is placed by the migrate that runs it
+  const plan = DISTRIBUTION.filter(([table]) => existing.has(table));
   let pending = false;
-  for (const [table, placement] of DISTRIBUTION) if (!isPlaced(await placedAs(q, table), placement)) pending = true;
+  for (const [table, placement] of plan) if (!isPlaced(await placedAs(q, table), placement)) pending = true;
   for (const t of vecTables) if (!isPlaced(await placedAs(q, t), "tenant")) pending = true;
   if (!pending) return [];
   await q.query("BEGIN");
@@ -158,7 +161,7 @@ export async function distribute(q: Queryable): Promise<string[]> {
     await q.query("SET LOCAL citus.multi_shard_modify_mode = 'sequential'");
     const fks = await foreignKeys(q);
     for (const fk of fks) await q.query(`ALTER TABLE ${fk.tbl} DROP CONSTRAINT ${fk.name}`);
-    const done = await placeAll(q, vecTables);
+    const done = await placeAll(q, plan, vecTables);
     for (const fk of fks) {
       await q.query(`ALTER TABLE ${fk.tbl} ADD CONSTRAINT ${fk.name} ${fk.def}`).catch((err) => {
         throw citusError(`the foreign key ${fk.name} of ${fk.tbl} (${fk.def})`, err);

@@ -46,7 +46,7 @@ function missMethods(pool: Pool): MissMethods {
     async missedPages(sourceId, jobId) {
       const r = await pool.query<MissedPage>(
         `SELECT p.url, p.document_id, coalesce(m.misses, 0) AS misses, m.stale_since, m.job_id AS miss_job_id
-           FROM crawl_pages p LEFT JOIN crawl_page_misses m ON m.data_source_id = p.data_source_id AND m.url = p.url
+           FROM crawl_pages p LEFT JOIN crawl_page_misses m ON m.tenant_id = p.tenant_id AND m.data_source_id = p.data_source_id AND m.url = p.url
           WHERE p.data_source_id = $1 AND p.job_id <> $2 AND p.document_id IS NOT NULL ORDER BY p.url`,
         [sourceId, jobId],
       );
@@ -68,7 +68,7 @@ function missMethods(pool: Pool): MissMethods {
     async staleCount(jobId) {
       const r = await pool.query<{ n: string }>(
         `SELECT count(*) AS n FROM crawl_page_outcomes o
-           JOIN crawl_pages p ON p.data_source_id = o.data_source_id AND p.url = o.url AND p.document_id IS NOT NULL
+           JOIN crawl_pages p ON p.tenant_id = o.tenant_id AND p.data_source_id = o.data_source_id AND p.url = o.url AND p.document_id IS NOT NULL
           WHERE o.job_id = $1 AND o.outcome = 'failed' AND coalesce(o.http_status, 0) NOT IN (404, 410)`,
         [jobId],
       );
