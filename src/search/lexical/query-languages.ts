@@ -3,16 +3,24 @@
 // are each analysed in the language detected for them, and its query asks for the terms of every
 // language (languages.ts queryAnalyzer); a misspelt word matches none of them, so which
 // vocabulary to correct it in must come from the rest of the query and from the dictionary:
-// - present: English, and each other language with a live term in the tenant's dictionary (one
-//   probe of its prefix's range);
+// - present: the languages detection may give a document (detect-language.ts DETECTABLE: an
+//   auto collection's documents are in no other), English and each other one with a live term in
+//   the tenant's dictionary (one probe of its prefix's range);
 // - shown: a present language counts the query's words that are its stop words or whose term in
 //   it is in the dictionary; the languages counting the most words are taken, every present one
-//   when no word counts for any (a query of one misspelt word).
-// Detecting the query's language (franc, as documents are) was not taken: it needs 10 characters
-// and reads a query of two or three words, one of them misspelt, no better than chance.
+//   when no word counts for any (a query of one misspelt word);
+// - at most MAX_QUERY_LANGUAGES of those, the likeliest by franc's ranking of the query's words:
+//   a word's suffix typos cost a few hundred stems per language (typos.ts typoLookups), 5 to 30
+//   ms a word in a Snowball language, so correcting in all twelve would cost a query up to 0.3 s.
+// Franc alone does not choose: on the language bench's misspelt questions its first guess among
+// twelve languages is right 2 times in 3 (1 in 2 for a lone word), its three first 9 in 10.
 // docs/decisions.md, "Typos and prefixes in auto collections".
 import type { Analyzer } from "./analyze.js";
+import { DETECTABLE, rankLanguages } from "./detect-language.js";
 import type { TermAnswer } from "./types.js";
+
+/** languages a query of an auto collection is corrected and completed in, at most */
+export const MAX_QUERY_LANGUAGES = 3;
 
 /** The prefix of an analyzer's terms: "" for English (languages.ts keeps English unprefixed). */
 export const languagePrefix = (a: Analyzer): string => (a.language === undefined || a.language === "en" ? "" : `${a.language}:`);
@@ -20,12 +28,15 @@ export const languagePrefix = (a: Analyzer): string => (a.language === undefined
 /** The analyzers of a query's languages: the union's parts, or the analyzer itself. */
 export const partsOf = (a: Analyzer): readonly Analyzer[] => a.parts ?? [a];
 
-/** Prefixes to probe for presence: every prefixed language of the union. */
-export const presenceProbes = (parts: readonly Analyzer[]): string[] => parts.map(languagePrefix).filter((p) => p !== "");
+/** The union's languages an auto collection's documents may be in. */
+const detectable = (parts: readonly Analyzer[]) => parts.filter((a) => DETECTABLE.includes(a.language ?? "en"));
 
-/** The terms the choice reads the frequencies of: each word's terms in every language. */
+/** Prefixes to probe for presence: every prefixed language of the union a document may be in. */
+export const presenceProbes = (parts: readonly Analyzer[]): string[] => detectable(parts).map(languagePrefix).filter((p) => p !== "");
+
+/** The terms the choice reads the frequencies of: each word's terms in every language a document may be in. */
 export const evidenceTerms = (words: readonly string[], parts: readonly Analyzer[]): string[] => [
-  ...new Set(words.flatMap((w) => parts.flatMap((a) => a.terms(w)))),
+  ...new Set(words.flatMap((w) => detectable(parts).flatMap((a) => a.terms(w)))),
 ];
 
 /** Whether the word is one of the language's: its stop word, or its terms are all in the dictionary. */
@@ -36,13 +47,13 @@ function shows(a: Analyzer, word: string, answer: TermAnswer): boolean {
 
 /**
  * The languages to correct and complete the words in: of the present ones, those most of the
- * words show, or all present ones when the words show none. `answer` holds the frequencies of
- * evidenceTerms and the presence of presenceProbes.
+ * words show, or all present ones when the words show none; the MAX_QUERY_LANGUAGES likeliest of
+ * them. `answer` holds the frequencies of evidenceTerms and the presence of presenceProbes.
  */
 export function queryLanguages(words: readonly string[], parts: readonly Analyzer[], answer: TermAnswer): Analyzer[] {
   if (parts.length <= 1) return [...parts];
   const present = new Set(answer.present ?? []);
-  const candidates = parts.filter((a) => languagePrefix(a) === "" || present.has(languagePrefix(a)));
+  const candidates = detectable(parts).filter((a) => languagePrefix(a) === "" || present.has(languagePrefix(a)));
   let best = 0;
   let chosen: Analyzer[] = [];
   const distinct = [...new Set(words)];
@@ -51,5 +62,8 @@ export function queryLanguages(words: readonly string[], parts: readonly Analyze
     if (n > best) [best, chosen] = [n, [a]];
     else if (n === best && n > 0) chosen.push(a);
   }
-  return best > 0 ? chosen : candidates;
+  const out = best > 0 ? chosen : candidates;
+  if (out.length <= MAX_QUERY_LANGUAGES) return out;
+  const order = rankLanguages(distinct.join(" "), out.map((a) => a.language ?? "en"));
+  return order.slice(0, MAX_QUERY_LANGUAGES).map((l) => out.find((a) => (a.language ?? "en") === l)!);
 }

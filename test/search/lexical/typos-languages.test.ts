@@ -100,6 +100,15 @@ describe("the query's languages", () => {
     expect(lang(queryLanguages(["le", "chevall"], parts, answer({}, ["de:", "fr:"])))).toEqual(["fr"]);
   });
 
+  it("are at most three, the likeliest by franc's ranking of the words", () => {
+    const all = ["de:", "fr:", "es:", "it:", "pt:", "nl:", "sv:", "ru:"];
+    const chosen = lang(queryLanguages(["katzen", "schlafen", "fensterbank"], parts, answer({}, all)));
+    expect(chosen).toHaveLength(3);
+    expect(chosen).toContain("de");
+    // Danish, Finnish and Norwegian are never detected for a document: never a query language of auto
+    expect(lang(queryLanguages(["hunden"], parts, answer({}, ["da:", "fi:", "no:"])))).toEqual(["en"]);
+  });
+
   it("are the collection's one language otherwise", () => {
     expect(queryLanguages(["gartne"], [analyzerFor("de")], answer({}, []))).toEqual([analyzerFor("de")]);
   });
