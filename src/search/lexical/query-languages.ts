@@ -7,9 +7,10 @@
 //   auto collection's documents are in no other), English and each other one with a live term in
 //   the tenant's dictionary (one probe of its prefix's range);
 // - shown: a present language counts the query's words that are its stop words or whose term in
-//   it is in the dictionary; the languages counting the most words are taken, every present one
-//   when no word counts for any (a query of one misspelt word);
-// - at most MAX_QUERY_LANGUAGES of those, the likeliest by franc's ranking of the query's words:
+//   it is in the dictionary; the languages counting the most words are taken; when no word counts
+//   for any (a query of one misspelt word), English and the other present ones;
+// - at most MAX_QUERY_LANGUAGES of those (English kept), the likeliest by franc's ranking of the
+//   query's words:
 //   a word's suffix typos cost a few hundred stems per language (typos.ts typoLookups), 5 to 30
 //   ms a word in a Snowball language, so correcting in all twelve would cost a query up to 0.3 s.
 // Franc alone does not choose: on the language bench's misspelt questions its first guess among
@@ -47,8 +48,8 @@ function shows(a: Analyzer, word: string, answer: TermAnswer): boolean {
 
 /**
  * The languages to correct and complete the words in: of the present ones, those most of the
- * words show, or all present ones when the words show none; the MAX_QUERY_LANGUAGES likeliest of
- * them. `answer` holds the frequencies of evidenceTerms and the presence of presenceProbes.
+ * words show, or English and the others when the words show none; the MAX_QUERY_LANGUAGES
+ * likeliest of them (English kept). `answer` holds the frequencies of evidenceTerms and the presence of presenceProbes.
  */
 export function queryLanguages(words: readonly string[], parts: readonly Analyzer[], answer: TermAnswer): Analyzer[] {
   if (parts.length <= 1) return [...parts];
@@ -62,8 +63,15 @@ export function queryLanguages(words: readonly string[], parts: readonly Analyze
     if (n > best) [best, chosen] = [n, [a]];
     else if (n === best && n > 0) chosen.push(a);
   }
-  const out = best > 0 ? chosen : candidates;
-  if (out.length <= MAX_QUERY_LANGUAGES) return out;
-  const order = rankLanguages(distinct.join(" "), out.map((a) => a.language ?? "en"));
-  return order.slice(0, MAX_QUERY_LANGUAGES).map((l) => out.find((a) => (a.language ?? "en") === l)!);
+  if (best > 0) return likeliest(chosen, distinct, MAX_QUERY_LANGUAGES);
+  // no word shows a language: English (the default, its stemmer the cheapest) and the likeliest others
+  const english = candidates.filter((a) => languagePrefix(a) === "");
+  return [...english, ...likeliest(candidates.filter((a) => languagePrefix(a) !== ""), distinct, MAX_QUERY_LANGUAGES - english.length)];
+}
+
+/** The `max` languages franc ranks first for the words (all of them when no more than `max`). */
+function likeliest(languages: Analyzer[], words: readonly string[], max: number): Analyzer[] {
+  if (languages.length <= max) return languages;
+  const order = rankLanguages(words.join(" "), languages.map((a) => a.language ?? "en"));
+  return order.slice(0, max).map((l) => languages.find((a) => (a.language ?? "en") === l)!);
 }
