@@ -6,6 +6,11 @@
 // (lightStem: "running" ~ "runs" ~ "run"). That approximates the index's Porter matching closely enough
 // to find the words that made the document match, without a stemmer dependency. A multi-word term
 // ("machine learning", "err conn reset") matches consecutive words and is highlighted as one span.
+// Text indexed in another language (the hit's analyzer, SnippetOptions.analyzer) matches by that
+// analyzer's terms instead of light stems ("Häuser" meets "Haus" in German), and a sentence of a
+// script written without spaces is cut into the analyzer's words first, so a Chinese word is
+// found inside it; a query word the analyzer cuts into several words matches each of them, and
+// all of them in a row as one span.
 //
 // Window: whitespace is collapsed to single spaces first (snippets are shown on one line). The
 // window with the most distinct terms wins, the earliest on a tie; about a third of the spare room
@@ -13,13 +18,41 @@
 // marked with "…" (not counted in maxChars). One exception: a single word longer than the window
 // (a URL, a hash) is cut inside the word, since the alternative is no snippet at all.
 
-import { lightStem, tokenizeWords, type WordToken } from "./lexical/tokenize.js";
+import type { Analyzer } from "./lexical/analyze.js";
+import { lightStem, normalizeWord, tokenizeWords, type WordToken } from "./lexical/tokenize.js";
 import type { ParsedQuery } from "./lexical/types.js";
 
 export interface SnippetOptions {
   /** maximum characters of snippet text, excluding the "…" marks; default 240 */
   maxChars?: number;
+  /** the analyzer the text was indexed with; absent or English: light English stems */
+  analyzer?: Analyzer;
 }
+
+/** How a text is cut into words and what makes two words the same (besides equal folded forms). */
+interface Words {
+  tokens(text: string): WordToken[];
+  key(norm: string): string;
+}
+
+const ENGLISH: Words = { tokens: tokenizeWords, key: lightStem };
+
+/** Words as an analyzer of another language sees them: its cut of unspaced scripts, its terms. */
+function analyzerWords(a: Analyzer): Words {
+  const split = a.split;
+  return {
+    tokens: (text) =>
+      split
+        ? tokenizeWords(text).flatMap((t) =>
+            split(t.raw).map((w) => ({ raw: w.text, norm: normalizeWord(w.text), start: t.start + w.index, end: t.start + w.index + w.text.length })),
+          )
+        : tokenizeWords(text),
+    // a stop word has no term: it matches only its own folded form
+    key: (norm) => a.terms(norm).join(" ") || "\u0000" + norm,
+  };
+}
+
+const wordsOf = (a: Analyzer | undefined): Words => (a === undefined || (a.language === "en" && !a.split) ? ENGLISH : analyzerWords(a));
 
 export interface Snippet {
   snippet: string;
@@ -43,17 +76,22 @@ interface Match {
   covers: string[];
 }
 
-function buildPatterns(terms: readonly string[]): TermPattern[] {
+function buildPatterns(terms: readonly string[], cut: Words): TermPattern[] {
   const patterns: TermPattern[] = [];
   const seen = new Set<string>();
-  for (const term of terms) {
-    const words = tokenizeWords(term).map((t) => ({ norm: t.norm, stem: lightStem(t.norm) }));
-    if (words.length === 0) continue;
+  const add = (words: TermPattern["words"]) => {
     const key = words.map((w) => w.norm).join(" ");
-    if (seen.has(key)) continue;
+    if (seen.has(key)) return;
     seen.add(key);
     const covers = words.length > 1 ? [key, ...words.map((w) => w.norm)] : [key];
     patterns.push({ key, covers, words });
+  };
+  for (const term of terms) {
+    const words = cut.tokens(term).map((t) => ({ norm: t.norm, stem: cut.key(t.norm) }));
+    if (words.length === 0) continue;
+    add(words);
+    // one word of the query the analyzer cut further: the index matched each of its words
+    if (words.length > 1 && tokenizeWords(term).length === 1) for (const w of words) add([w]);
   }
   return patterns;
 }
@@ -63,8 +101,8 @@ function wordMatches(token: WordToken, stem: string, word: { norm: string; stem:
 }
 
 /** All term occurrences; longer matches win over shorter ones they overlap. */
-function findMatches(tokens: readonly WordToken[], patterns: readonly TermPattern[]): Match[] {
-  const stems = tokens.map((t) => lightStem(t.norm));
+function findMatches(tokens: readonly WordToken[], patterns: readonly TermPattern[], cut: Words): Match[] {
+  const stems = tokens.map((t) => cut.key(t.norm));
   const found: (Match & { length: number })[] = [];
   for (let i = 0; i < tokens.length; i++) {
     for (const p of patterns) {
@@ -118,7 +156,8 @@ export function makeSnippet(text: string, terms: readonly string[], opts: Snippe
   const clean = text.replace(/\s+/g, " ").trim();
   if (clean.length === 0) return { snippet: "", highlights: [] };
 
-  const matches = findMatches(tokenizeWords(clean), buildPatterns(terms));
+  const cut = wordsOf(opts.analyzer);
+  const matches = findMatches(cut.tokens(clean), buildPatterns(terms, cut), cut);
   if (matches.length === 0) return { snippet: leadSnippet(clean, maxChars), highlights: [] };
 
   // Best window: starts at a match, holds the most distinct terms; earliest wins ties.

@@ -1,7 +1,9 @@
 // Issue 28 item 5 over HTTP, on both stores (pg-suites.ts): a collection's language decides how its
 // text and its queries are analysed. A German plural finds its singular, French and Spanish
 // inflections find their documents, Chinese and Japanese words are found inside sentences, "auto"
-// detects each document's language, English collections keep the English analysis, a bad value
+// detects each document's language, a misspelt word is corrected in the collection's language (under
+// auto in the languages present), highlights match in the hit's language, English collections keep
+// the English analysis, a bad value
 // answers 422 naming the supported ones, a source shared across languages 409, and a new language
 // reindexes the collection's documents.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,11 +26,17 @@ describe("collection languages", () => {
   const sources: Record<string, string> = {};
   const collections: Record<string, string> = {};
 
-  const titles = async (collection: string, query: string): Promise<string[]> => {
+  const titles = async (collection: string, query: string, more: Record<string, unknown> = {}): Promise<string[]> => {
     const k = collection === collections.auto || collection === collections.plain ? key2 : key;
-    const r = await s.call("POST", "/search", { key: k, json: { collection_id: collection, query, hybrid: { semantic_ratio: 0 } } });
+    const r = await s.call("POST", "/search", { key: k, json: { collection_id: collection, query, hybrid: { semantic_ratio: 0 }, ...more } });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     return r.body.results.map((h: any) => h.title as string);
+  };
+  /** the top hit's highlights */
+  const highlights = async (collection: string, query: string, k: string): Promise<string[]> => {
+    const r = await s.call("POST", "/search", { key: k, json: { collection_id: collection, query, hybrid: { semantic_ratio: 0 } } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    return r.body.results[0]?.highlights ?? [];
   };
   const create = (json: Record<string, unknown>, k = key) => s.call("POST", "/collections", { key: k, json });
 
@@ -79,6 +87,27 @@ describe("collection languages", () => {
     expect(await titles(collections.zh!, "客户")).toEqual(["系统"]);
     expect(await titles(collections.ja!, "顧客")).toEqual(["システム"]);
     expect(await titles(collections.ja!, "注文")).toEqual(["システム"]);
+  });
+
+  it("corrects a misspelt word in the collection's language, and under auto in the German of a German document", async () => {
+    expect(await titles(collections.de!, "Gartne")).toEqual(["Wohnen"]);
+    expect(await titles(collections.de!, "Gartne", { typo_tolerance: false })).toEqual([]);
+    expect(await titles(collections.auto!, "Gartne")).toEqual(["Wohnen"]);
+    expect(await titles(collections.auto!, "chevall")).toEqual(["Écurie"]);
+    // a word of the query shows the language: German ("der" is its stop word) alone is corrected in
+    expect(await titles(collections.auto!, "der Gartne")).toEqual(["Wohnen"]);
+    expect(await titles(collections.auto!, "runnign")).toEqual(["Training"]);
+  });
+
+  it("highlights the words that matched in the hit's language, inside a sentence without spaces too", async () => {
+    expect(await highlights(collections.de!, "Häuser Gärten", key)).toEqual(["Haus", "Garten"]);
+    expect(await highlights(collections.zh!, "数据库", key)).toEqual(["数据库"]);
+    expect(await highlights(collections.ja!, "顧客", key)).toEqual(["顧客"]);
+    // auto: as the language detected for the hit; English as before
+    expect(await highlights(collections.auto!, "Häuser", key2)).toEqual(["Haus"]);
+    expect(await highlights(collections.auto!, "Gartne", key2)).toEqual(["Garten"]);
+    expect(await highlights(collections.auto!, "running", key2)).toEqual(["runs"]);
+    expect(await highlights(collections.plain!, "running", key2)).toEqual(["runs"]);
   });
 
   it("keeps the English analysis where no language is set, and detects each document's language under auto", async () => {

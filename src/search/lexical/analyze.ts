@@ -42,10 +42,20 @@ export interface Analyzer {
    * stop word, several where a language cuts the word further (Chinese, Japanese, Thai)
    */
   terms(word: string): string[];
+  /** ISO 639-1 code of the analyzer's language (absent on an "auto" collection's union) */
+  language?: string;
+  /** an "auto" collection's query analyzer: the language analyzers whose terms it unions */
+  parts?: readonly Analyzer[];
+  /**
+   * the words the analyzer finds inside one token of text, with their UTF-16 offsets in it, for
+   * scripts written without spaces (a highlight marks a word inside a sentence); absent: the token
+   * is one word
+   */
+  split?(token: string): { text: string; index: number }[];
 }
 
 /** The analyzer both stores index with: English, Porter stems, as FTS5's porter tokenizer. */
-export const DEFAULT_ANALYZER: Analyzer = { analyze: analyzeText, term: stem, terms: (word) => [stem(word)] };
+export const DEFAULT_ANALYZER: Analyzer = { analyze: analyzeText, term: stem, terms: (word) => [stem(word)], language: "en" };
 
 // Term frequencies are packed per field in 16 bits: title 3 bits, headings 3 bits, body 10 bits.
 // BM25 saturates long before these caps (7, 7, 1023 occurrences in one chunk).

@@ -56,11 +56,12 @@ function memo(f: (word: string) => string[]): (word: string) => string[] {
 }
 
 /** An analyzer from a function that turns one folded word into its terms (none for a stop word). */
-function analyzerOf(terms: (word: string) => string[]): Analyzer {
+function analyzerOf(language: string, terms: (word: string) => string[]): Analyzer {
   return {
     analyze: (text) => tokenizeWords(text).flatMap((t) => terms(t.norm)),
     terms,
     term: (word) => terms(word)[0] ?? "",
+    language,
   };
 }
 
@@ -74,6 +75,7 @@ export function stemmingAnalyzer(language: StemmedLanguage): Analyzer {
   const stops = stopSet(stop);
   const prefix = `${language}:`;
   return analyzerOf(
+    language,
     memo((word) => {
       if (stops.has(word)) return [];
       const s = stemmer.stem(word);
@@ -93,7 +95,8 @@ export function segmentingAnalyzer(language: SegmentedLanguage): Analyzer {
   const segmenter = new Intl.Segmenter(language, { granularity: "word" });
   const stops = stopSet(SEGMENTED_LANGUAGES[language].stop);
   const prefix = `${language}:`;
-  return analyzerOf(
+  const analyzer = analyzerOf(
+    language,
     memo((word) => {
       if (!UNSPACED_RE.test(word)) return [prefix + DEFAULT_ANALYZER.term(word)];
       const out: string[] = [];
@@ -103,4 +106,11 @@ export function segmentingAnalyzer(language: SegmentedLanguage): Analyzer {
       return out;
     }),
   );
+  // the words of a token as terms() cuts them, stop words included (a highlight may mark them)
+  const split = (token: string) =>
+    UNSPACED_RE.test(token) ? [...segmenter.segment(token)].filter((s) => s.isWordLike).map((s) => ({ text: s.segment, index: s.index })) : [{ text: token, index: 0 }];
+  return { ...analyzer, split };
 }
+
+/** Whether a word holds a letter of a script written without spaces (its "words" are a segmenter's cut). */
+export const isUnspaced = (word: string): boolean => UNSPACED_RE.test(word);

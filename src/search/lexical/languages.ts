@@ -70,7 +70,7 @@ export const SOURCE_LANGUAGE_SQL = (p1: string, p2: string) =>
 /** Every analyzer's terms of a word, each distinct term once: a query of an "auto" collection. */
 const unionAnalyzer = (all: Analyzer[]): Analyzer => {
   const terms = (word: string) => [...new Set(all.flatMap((a) => a.terms(word)))];
-  return { analyze: (text) => all.flatMap((a) => a.analyze(text)), term: (word) => terms(word)[0] ?? "", terms };
+  return { analyze: (text) => all.flatMap((a) => a.analyze(text)), term: (word) => terms(word)[0] ?? "", terms, parts: all };
 };
 
 let autoAnalyzer: Analyzer | null = null;

@@ -7,7 +7,7 @@ import { lexicalQueryOf } from "./analyze-query.js";
 import { expandQuery, type TermLookupFn } from "./expand.js";
 import { parseQuery } from "./parse-query.js";
 import type { SynonymTable } from "./synonyms.js";
-import { tokenizeWords, type WordToken } from "./tokenize.js";
+import { normalizeWord, tokenizeWords, type WordToken } from "./tokenize.js";
 import type { LexicalQuery, ParsedQuery } from "./types.js";
 
 export interface QueryRules {
@@ -35,7 +35,7 @@ export function typedToken(text: string): WordToken | null {
 
 /** Terms first brought in by a synonym (no word of the user's own stems to them) carry the rule. */
 function tagSynonyms(lexical: LexicalQuery, userWords: string[], analyzer: Analyzer): LexicalQuery {
-  const own = new Set(userWords.map((w) => analyzer.term(w)));
+  const own = new Set(userWords.flatMap((w) => analyzer.terms(w)));
   return { ...lexical, terms: lexical.terms.map((t) => (own.has(t.term) ? t : { ...t, rule: "synonyms" as const })) };
 }
 
@@ -54,11 +54,14 @@ export async function lexicalQueryWithRules(
 }
 
 /**
- * The words of a text that matched a typo alternative or a completion (their index term is one
- * those rules added): what a hit's snippet highlights beside the query's own words.
+ * The words of a text that matched a typo alternative or a completion (an index term of theirs,
+ * under the analyzer the text was indexed with, is one those rules added): what a hit's snippet
+ * highlights beside the query's own words.
  */
 export function expandedWords(text: string, lexical: LexicalQuery | null, analyzer: Analyzer): string[] {
   const added = new Set(lexical?.terms.filter((t) => t.rule === "typo" || t.rule === "prefix").map((t) => t.term));
   if (added.size === 0) return [];
-  return [...new Set(tokenizeWords(text).map((t) => t.norm))].filter((w) => added.has(analyzer.term(w)));
+  // a sentence of Chinese, Japanese or Thai is one token: its words are the analyzer's cut of it
+  const words = tokenizeWords(text).flatMap((t) => (analyzer.split ? analyzer.split(t.raw).map((w) => normalizeWord(w.text)) : [t.norm]));
+  return [...new Set(words)].filter((w) => analyzer.terms(w).some((t) => added.has(t)));
 }

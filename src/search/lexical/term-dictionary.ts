@@ -32,11 +32,12 @@ export function bandOf(terms: Iterable<TermFrequency>, range: TermRange): TermFr
 }
 
 export function answerLookup(index: Bm25Index | undefined, lookup: TermLookup): TermAnswer {
-  if (!index) return { docCount: 0, df: new Map(), ranges: lookup.ranges.map(() => []) };
+  const present = lookup.present && { present: index ? lookup.present.filter((p) => !index.termsStartingWith(p).next().done) : [] };
+  if (!index) return { docCount: 0, df: new Map(), ranges: lookup.ranges.map(() => []), ...present };
   const df = new Map<string, number>();
   for (const term of lookup.terms) {
     const n = index.df(term);
     if (n > 0) df.set(term, n);
   }
-  return { docCount: index.docCount, df, ranges: lookup.ranges.map((r) => bandOf(index.termsStartingWith(r.prefix), r)) };
+  return { docCount: index.docCount, df, ranges: lookup.ranges.map((r) => bandOf(index.termsStartingWith(r.prefix), r)), ...present };
 }

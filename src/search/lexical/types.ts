@@ -60,6 +60,8 @@ export interface TermLookup {
   /** terms whose document frequencies to report */
   terms: string[];
   ranges: TermRange[];
+  /** language prefixes ("de:") to say whether the dictionary holds any live term under */
+  present?: string[];
 }
 
 export interface TermAnswer {
@@ -69,6 +71,8 @@ export interface TermAnswer {
   df: Map<string, number>;
   /** per range, in the order asked */
   ranges: TermFrequency[][];
+  /** those of the lookup's `present` prefixes the dictionary holds a live term under */
+  present?: string[];
 }
 
 /**

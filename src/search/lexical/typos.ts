@@ -11,6 +11,7 @@
 // "replic"), so the word's own one-edit spellings near its end are stemmed too, and those whose
 // stem the stemmer cut (replicaton -> replication -> replic) are looked up as they are.
 import type { Analyzer } from "./analyze.js";
+import { isUnspaced } from "./language-analyzers.js";
 import { charLength, termParts } from "./term-dictionary.js";
 import type { TermRange } from "./types.js";
 
@@ -21,10 +22,16 @@ const BAND_LIMIT = 5_000;
 /** how far from the end a suffix typo is looked for (Porter's longest suffixes are 7 letters) */
 const SUFFIX_SPAN = 7;
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
+/** letters a Cyrillic word's suffix typo is looked for with (Russian, folded: lower case) */
+const CYRILLIC = "абвгдеёжзийклмнопрстуфхцчшщъыьэюя";
 
-/** Edits a normalised word may carry: 0, 1 or 2 by its length in characters; none for a word with a digit (numbers, codes, versions). */
+/**
+ * Edits a normalised word may carry: 0, 1 or 2 by its length in characters; none for a word with a
+ * digit (numbers, codes, versions), nor for one of a script written without spaces (Chinese,
+ * Japanese, Thai): its token is a run of several words, and its words are a few characters long.
+ */
 export function typoBudget(word: string): number {
-  if (/\p{N}/u.test(word)) return 0;
+  if (/\p{N}/u.test(word) || isUnspaced(word)) return 0;
   const n = charLength(word);
   return n >= TWO_TYPOS_LENGTH ? 2 : n >= ONE_TYPO_LENGTH ? 1 : 0;
 }
@@ -67,7 +74,7 @@ export function typoRange(term: string, budget: number): TermRange {
   return { prefix: firstLetter(term), minLength: Math.max(1, n - budget), maxLength: n + budget, limit: BAND_LIMIT };
 }
 
-const alphabetOf = (word: string) => [...new Set([...ALPHABET, ...word])];
+const alphabetOf = (word: string) => [...new Set([...ALPHABET, ...(/\p{Script=Cyrillic}/u.test(word) ? CYRILLIC : ""), ...word])];
 
 /**
  * Terms to look up exactly: the stems of the word's one-edit spellings near its end that the

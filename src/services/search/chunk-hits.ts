@@ -3,6 +3,7 @@
 // document, position, heading path) and a change to that shape is made once.
 import type { ChunkHit } from "../../store/content-types.js";
 import type { ChunkRecord } from "../../search/retrieve-assembly.js";
+import type { Analyzer } from "../../search/lexical/analyze.js";
 import { makeSnippet } from "../../search/snippet.js";
 import { chunkId } from "../documents/documents.js";
 
@@ -19,10 +20,13 @@ export function chunkRecord(c: ChunkHit): ChunkRecord {
   };
 }
 
-/** A stored chunk as a /search hit: the record plus its snippet, highlights and merged metadata. */
-export function searchHit(c: ChunkHit, score: number, terms: string[]) {
+/**
+ * A stored chunk as a /search hit: the record plus its snippet, highlights (matched as `analyzer`,
+ * the one its text was indexed with, cuts words; absent: English) and merged metadata.
+ */
+export function searchHit(c: ChunkHit, score: number, terms: string[], analyzer?: Analyzer) {
   const r = chunkRecord(c);
-  const { snippet, highlights } = makeSnippet(r.text, terms);
+  const { snippet, highlights } = makeSnippet(r.text, terms, analyzer ? { analyzer } : {});
   return {
     document_id: r.documentId,
     chunk_id: r.id,

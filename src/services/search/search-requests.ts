@@ -17,7 +17,7 @@ import { roundScore, settingsFor, type CollectionScope, type RetrieveRequest, ty
 import { blendFor } from "./search-blend.js";
 import { explanationOf } from "../../search/explain.js";
 import { expandedWords } from "../../search/lexical/query-rules.js";
-import { queryAnalyzer } from "../../search/lexical/languages.js";
+import { DEFAULT_LANGUAGE, documentAnalyzer, openingOf } from "../../search/lexical/languages.js";
 
 export async function collectionOf(deps: SearchDeps, p: Principal, id: string): Promise<CollectionScope> {
   const c = await deps.store.content.collectionScope(tenantOf(p).id, id);
@@ -86,18 +86,21 @@ export async function searchChunks(deps: SearchDeps, p: Principal, req: SearchRe
   // only the hits returned are read in full
   const top = await deps.engine.hydrate(tenantId, ranked.slice(0, topK));
   const terms = highlightTerms(result.parsed);
-  const analyzer = queryAnalyzer(ranking.settings.language);
   const documentIds = [...new Set(ranked.map((r) => r.documentId))];
   const counts = facets && (await facetCounts(deps.store.content, tenantId, c.data_source_ids, result.lexical, { documentIds, ...(filter ? { filter } : {}) }, facets));
   return {
     query: req.query,
     took_ms: Math.round(performance.now() - started),
     total: ranked.length,
-    results: top.map((r) => ({
-      // words a typo alternative or a completion matched are highlighted too
-      ...searchHit(r.chunk, roundScore(r.score), [...terms, ...expandedWords(r.chunk.text, result.lexical, analyzer)]),
-      ...(req.explain ? { explain: explanationOf(r) } : {}),
-    })),
+    results: top.map((r) => {
+      // highlights match as the hit was indexed: its collection's language, or under "auto" the one detected in its text
+      const analyzer = documentAnalyzer(ranking.settings.language ?? DEFAULT_LANGUAGE, () => openingOf(r.chunk.title, [r.chunk]));
+      return {
+        // words a typo alternative or a completion matched are highlighted too
+        ...searchHit(r.chunk, roundScore(r.score), [...terms, ...expandedWords(r.chunk.text, result.lexical, analyzer)], analyzer),
+        ...(req.explain ? { explain: explanationOf(r) } : {}),
+      };
+    }),
     mode: result.mode,
     ...(counts ? { facets: counts } : {}),
   };

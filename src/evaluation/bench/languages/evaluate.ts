@@ -26,7 +26,7 @@ export interface LanguageScores {
 const fieldsOf = (text: string): ChunkFields => ({ title: "", headings: "", body: text });
 
 /** An index of these documents (keys 0..n-1), each analysed with the analyzer it is given. */
-function indexOf(docs: string[], analyzerOf: (doc: string) => Analyzer) {
+export function indexOf(docs: string[], analyzerOf: (doc: string) => Analyzer) {
   const index = new Bm25Index();
   docs.forEach((d, i) => index.add(i, 0, analyzeChunk(fieldsOf(d), analyzerOf(d))));
   const fields = (keys: number[]) => new Map(keys.map((k) => [k, fieldsOf(docs[k]!)]));

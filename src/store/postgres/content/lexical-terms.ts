@@ -1,14 +1,18 @@
 // The tenant's term dictionary for query expansion (typo tolerance, prefix search;
 // search/lexical/expand.ts): lexical_df's document frequencies, and bands of terms by prefix read
 // as one range of the byte-ordered index of migration 116 each, cut as the embedded store cuts
-// them (search/lexical/term-dictionary.ts bandOf).
+// them (search/lexical/term-dictionary.ts bandOf), and which language prefixes hold a term (an
+// "auto" collection's query languages, search/lexical/query-languages.ts): the first live term of
+// the prefix's range, one index probe each.
 import type { Pool } from "../db.js";
 import type { ChunkSearch } from "../../content-store.js";
 import type { TermFrequency } from "../../../search/lexical/types.js";
 
 const FREQUENCIES = `
   SELECT (SELECT chunks FROM lexical_stats WHERE tenant_id = $1)::float8 AS n,
-    (SELECT json_object_agg(term, df) FROM lexical_df WHERE tenant_id = $1 AND term = ANY($2::text[]) AND df > 0) AS dfs`;
+    (SELECT json_object_agg(term, df) FROM lexical_df WHERE tenant_id = $1 AND term = ANY($2::text[]) AND df > 0) AS dfs,
+    (SELECT array_agg(r.lo) FROM unnest($3::text[], $4::text[]) AS r(lo, hi)
+     WHERE EXISTS (SELECT 1 FROM lexical_df d WHERE d.tenant_id = $1 AND d.term COLLATE "C" >= r.lo AND d.term COLLATE "C" < r.hi AND d.df > 0)) AS present`;
 
 const BANDS = `
   SELECT r.i::int AS i, b.term, b.df::float8 AS df
@@ -33,7 +37,12 @@ export function lexicalTermMethods(pool: Pool): Pick<ChunkSearch, "lexicalTerms"
     async lexicalTerms(tenantId, lookup) {
       const ranges = lookup.ranges;
       const [freq, bands] = await Promise.all([
-        pool.query<{ n: number | null; dfs: Record<string, number> | null }>(FREQUENCIES, [tenantId, lookup.terms]),
+        pool.query<{ n: number | null; dfs: Record<string, number> | null; present: string[] | null }>(FREQUENCIES, [
+          tenantId,
+          lookup.terms,
+          lookup.present ?? [],
+          (lookup.present ?? []).map(prefixEnd),
+        ]),
         ranges.length > 0
           ? pool.query<{ i: number; term: string; df: number }>(BANDS, [
               tenantId,
@@ -48,7 +57,8 @@ export function lexicalTermMethods(pool: Pool): Pick<ChunkSearch, "lexicalTerms"
       const row = freq.rows[0];
       const out: TermFrequency[][] = lookup.ranges.map(() => []);
       for (const b of bands?.rows ?? []) out[b.i - 1]!.push({ term: b.term, df: b.df });
-      return { docCount: row?.n ?? 0, df: new Map(Object.entries(row?.dfs ?? {})), ranges: out };
+      const present = lookup.present && { present: row?.present ?? [] };
+      return { docCount: row?.n ?? 0, df: new Map(Object.entries(row?.dfs ?? {})), ranges: out, ...present };
     },
   };
 }
