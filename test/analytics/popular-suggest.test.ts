@@ -1,6 +1,6 @@
 // Popular queries in GET /collections/{id}/suggest (issues 28 and 29): whole queries of the
 // collection that found results often enough, on enough days, are offered before the word
-// completions; a query that found nothing, one repeated on a single day, the playground's
+// completions; a query that found nothing, one repeated on a single day, one older than 30 days, the playground's
 // searches, another tenant's searches and a tenant with logging off give none. Searches are
 // written to the log directly, with the days they need. Also on PostgreSQL (pg-suites).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -52,6 +52,8 @@ describe("popular queries in suggest", () => {
       ...searches("gearbox hours", { n: 1, days: [0, 2, 3] }),
       // just under the line: found twice in all, on two days
       ...searches("gearbox rare", { n: 1, days: [0, 1] }),
+      // popular, but before the 30 days looked back over
+      ...searches("gearbox ancient", { n: 3, days: [31, 32] }),
       ...searches("gearbox zebra", { n: 9, days: [0, 1], found: false }),
       ...searches("gearbox planted", { n: 20, days: [0] }),
       ...searches("gearbox playground", { n: 5, days: [0, 1], origin: "console" }),
@@ -78,8 +80,8 @@ describe("popular queries in suggest", () => {
   it("never offers a query that found nothing, one planted on one day, the playground's or another tenant's", async () => {
     const all = (await suggest("gearbox", "&limit=20")).body.suggestions as string[];
     expect(all).toEqual(["gearbox lubrication interval", "gearbox hours", "gearbox"]);
-    const never = ["gearbox zebra", "gearbox planted", "gearbox playground", "gearbox leak", "gearbox secret", "gearbox rare"];
-    for (const q of ["gearbox z", "gearbox p", "gearbox l", "gearbox s", "gearbox r"]) {
+    const never = ["gearbox zebra", "gearbox planted", "gearbox playground", "gearbox leak", "gearbox secret", "gearbox rare", "gearbox ancient"];
+    for (const q of ["gearbox z", "gearbox p", "gearbox l", "gearbox s", "gearbox r", "gearbox a"]) {
       const got = (await suggest(q, "&limit=20")).body.suggestions as string[];
       expect(got.filter((x) => never.includes(x))).toEqual([]);
     }
