@@ -29,6 +29,7 @@ import { createBackfillScheduler, type BackfillScheduler } from "./services/inge
 import { recoverStagedFiles } from "./services/documents/acceptance.js";
 import { createAuditService, type AuditService } from "./services/tenants/audit.js";
 import { createSearchService, type SearchService } from "./services/search/search.js";
+import { popularQueries } from "./services/analytics/popular-queries.js";
 import { beirDataDir, createBeirImporter, createBenchmarkService, createIndustryBenchmarkService, TUNE_JOB_KIND, type BenchmarkService, type IndustryBenchmarkService } from "./evaluation/index.js";
 import { createAnalyticsService, type AnalyticsService } from "./services/analytics/analytics.js";
 import { createSearchLog } from "./services/analytics/analytics-log.js";
@@ -364,7 +365,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
     counters: { failures: b.metrics.searchLogFailures, dropped: b.metrics.searchLogDropped },
   });
   const counters = { zeroResults: b.metrics.searchZeroResults, lowScore: b.metrics.searchLowScore };
-  const search = loggedSearch(plainSearch, { log: searchLog, lowScore: config.analyticsLowScore, counters });
+  const search = loggedSearch(plainSearch, { log: searchLog, lowScore: config.analyticsLowScore, counters, popular: popularQueries(store.analytics) });
   const documents = createDocumentService({ store, files, profileName: b.activeProfile.name, queue: j.queue, log, audit });
   const synonyms = createSynonymService({ store });
   const analytics = createAnalyticsService({ store, log: searchLog, synonyms, retentionDays: config.analyticsRetentionDays, lowScore: config.analyticsLowScore, flushMs: config.analyticsFlushMs });

@@ -77,6 +77,22 @@ export interface QueryCounts {
   position_sum: number;
 }
 
+/** A query that found results often enough to be offered as a completion (GET /collections/{id}/suggest). */
+export interface PopularQuery {
+  query: string;
+  /** searches of it that found at least one result */
+  found: number;
+}
+
+/** Which queries count as popular: how many searches found results, on how many distinct days. */
+export interface PopularRule {
+  /** the normalised text the query starts with */
+  prefix: string;
+  minFound: number;
+  minDays: number;
+  limit: number;
+}
+
 export interface ImplicitCase {
   id: string;
   suite_id: string;
@@ -102,6 +118,11 @@ export interface AnalyticsStore {
   rolledBuckets(f: EventFilter, interval: number, offset: number): Promise<BucketCounts[]>;
   /** as queries(), from the daily rollup: `from` and `to` are whole days (UTC) */
   rolledQueries(f: EventFilter): Promise<QueryCounts[]>;
+  /**
+   * queries of the window (whole UTC days from the daily rollup) that begin with the prefix and
+   * found results at least `minFound` times on at least `minDays` days; most found first, then by text
+   */
+  popularQueries(f: EventFilter, rule: PopularRule): Promise<PopularQuery[]>;
   /** documents clicked (click or conversion or thumbs_up) on the searches of these queries, most often first */
   clickedDocuments(f: EventFilter, queries: string[]): Promise<Map<string, string[]>>;
   /** appends cases judged implicitly to a suite (after its existing cases) */

@@ -30,6 +30,7 @@ export const PG_SUITES = [
   "test/crawl-api/git-source.test.ts",
   "test/analytics/search-log.test.ts",
   "test/analytics/restart.test.ts",
+  "test/analytics/popular-suggest.test.ts",
 ];
 
 // ... and of those, the suites whose jobs are the subject (uploads, crawls, restarts, the queue's

@@ -735,7 +735,7 @@ export interface paths {
         };
         /**
          * Complete the word being typed from the collection's titles, headings and text
-         * @description For a search box, on every keystroke: completes the last word of `q` from the words of the collection's titles, headings and text (through its keyword index), keeping what was typed before it. Not counted against the query quota; a key with the search scope may call it.
+         * @description For a search box, on every keystroke: completes the last word of `q` from the words of the collection's titles, headings and text (through its keyword index), keeping what was typed before it. In front of those come the collection's popular queries that begin with `q` (compared lower case, spaces collapsed): queries of the last 30 days' API and agent searches (not the console's) that found results at least 3 times on at least 2 different days, the most found first, taking up to half of `limit`. None while the workspace's search logging is off. Not counted against the query quota; a key with the search scope may call it.
          *
          *     Required scope: `search`.
          */
@@ -2508,7 +2508,7 @@ export interface components {
         };
         /** @description Completions for a search box. */
         SuggestResponse: {
-            /** @description The text typed with its last word completed, best first: words of the collection's titles, headings and text that begin with it, a word in a title or heading counting more than one in the text, as written (lower case). */
+            /** @description Best first: popular queries of the collection that begin with the text typed (normalised, lower case), then the text typed with its last word completed from words of the collection's titles, headings and text that begin with it, a word in a title or heading counting more than one in the text, as written (lower case). */
             suggestions: string[];
         };
         /** @description A collection's synonyms, applied to the keyword half of hybrid search at query time (nothing is reindexed; the next search uses them). A matched term adds its alternatives as extra keywords, and a multi-word alternative as a phrase as well. PUT replaces the whole set; an absent part is empty. */
@@ -6776,7 +6776,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Completions of the last word, best first (empty when nothing in the collection begins with it). */
+            /** @description Popular queries that begin with `q`, then completions of its last word, best first (empty when nothing matches). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -6785,6 +6785,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "suggestions": [
+                     *         "kubernetes upgrade",
                      *         "kubernetes",
                      *         "kubectl",
                      *         "kube-proxy"

@@ -15,6 +15,7 @@ import type { SearchEventRow } from "../../store/analytics-types.js";
 import { newSearchKey } from "../../store/analytics-codec.js";
 import { mergeQueryCounts, queryStat, series, sortQueries, splitWindow } from "../../services/analytics/analytics-reports.js";
 import { DAY as DAY_MS, HOUR } from "../../store/analytics-codec.js";
+import { popularQueries } from "../../services/analytics/popular-queries.js";
 
 const kind = process.argv[2] ?? "sqlite";
 const N = Number(process.argv[3] ?? 1_000_000);
@@ -22,14 +23,17 @@ const ADMIN = process.argv[4] ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const DAY = 86_400_000;
 const dbName = `quarry_anbench_${process.pid}`;
 
-async function open(): Promise<{ store: Store; bytes: () => Promise<number>; done: () => Promise<void> }> {
+type Sizes = Record<string, number>;
+async function open(): Promise<{ store: Store; bytes: () => Promise<Sizes>; done: () => Promise<void> }> {
   if (kind === "sqlite") {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "anbench-"));
     const store = openSqliteStore(dir);
     const db = store.db;
         // bytes of the analytics tables, rollups and indexes (dbstat), not of the whole file
     const bytes = async () =>
-      (db.prepare("SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('search_events', 'search_feedback', 'search_feedback_search', 'search_hourly', 'query_daily', 'analytics_queries', 'sqlite_autoindex_analytics_queries_1')").get() as { b: number }).b;
+      Object.fromEntries(
+        (db.prepare("SELECT name, sum(pgsize) AS b FROM dbstat WHERE name IN ('search_events', 'search_feedback', 'search_feedback_search', 'search_hourly', 'query_daily', 'analytics_queries', 'sqlite_autoindex_analytics_queries_1') GROUP BY name").all() as { name: string; b: number }[]).map((r) => [r.name, r.b]),
+      );
     return { store, bytes, done: async () => (await store.close(), fs.rmSync(dir, { recursive: true, force: true })) };
   }
   const admin = new pg.Client({ connectionString: ADMIN });
@@ -41,11 +45,11 @@ async function open(): Promise<{ store: Store; bytes: () => Promise<number>; don
   const bytes = async () => {
     // as autovacuum leaves a table that has grown: visibility map and planner statistics current
     await store.pool.query("VACUUM ANALYZE search_events, search_feedback, search_hourly, query_daily, analytics_queries");
-    const r = await store.pool.query<{ b: number }>(
-      `SELECT (pg_total_relation_size('search_events') + pg_total_relation_size('search_feedback') + pg_total_relation_size('search_hourly')
-               + pg_total_relation_size('query_daily') + pg_total_relation_size('analytics_queries'))::bigint AS b`,
+    // each table with its indexes and TOAST
+    const r = await store.pool.query<{ name: string; b: string }>(
+      `SELECT t AS name, pg_total_relation_size(t::regclass) AS b FROM unnest(ARRAY['search_events', 'search_feedback', 'search_hourly', 'query_daily', 'analytics_queries']) AS t`,
     );
-    return r.rows[0]!.b;
+    return Object.fromEntries(r.rows.map((x) => [x.name, Number(x.b)]));
   };
   return { store, bytes, done: async () => (await store.close(), await admin.query(`DROP DATABASE ${dbName}`), await admin.end()) };
 }
@@ -84,7 +88,8 @@ const clickCount = Math.min(clicks.length, kind === "sqlite" ? clicks.length : 2
 for (const c of clicks.slice(0, clickCount)) {
   await store.analytics.recordFeedback({ tenant_id: tenant.id, search_id: c.id, at: now, type: "click", document_id: "doc_x", position: 1 });
 }
-const size = await bytes();
+const sizes = await bytes();
+const size = Object.values(sizes).reduce((a, b) => a + b, 0);
 
 const f = { tenant_id: tenant.id, collection_id: collection, from: now - 30 * DAY, to: now + 1, origins: ["api" as const, "mcp" as const] };
 async function timed(fn: () => Promise<unknown>): Promise<number> {
@@ -111,5 +116,9 @@ async function queriesReport() {
 const seriesMs = await timed(seriesReport);
 const queriesMs = await timed(queriesReport);
 const findMs = await timed(async () => store.analytics.findSearch(tenant.id, clicks[0]!.id));
-console.log(JSON.stringify({ store: kind, order: inTimeOrder ? "time" : "random", events: N, clicks: clickCount, load_s: +loadS.toFixed(1), bytes_per_event: Math.round(size / N), searches_report_ms: seriesMs, queries_report_ms: queriesMs, find_search_ms: findMs }));
+// suggest's popular queries (services/analytics/popular-queries.ts), a short and a longer prefix
+const popular = popularQueries(store.analytics, () => now);
+const suggestMs = await timed(async () => Promise.all(["g", "gearbox o"].map((p) => popular(tenant.id, collection, p, 5))));
+console.log(JSON.stringify({ store: kind, order: inTimeOrder ? "time" : "random", events: N, clicks: clickCount, load_s: +loadS.toFixed(1), bytes_per_event: Math.round(size / N), searches_report_ms: seriesMs, queries_report_ms: queriesMs, find_search_ms: findMs, popular_suggest_ms: suggestMs,
+  bytes_per_event_by_table: Object.fromEntries(Object.entries(sizes).map(([k, v]) => [k, +(v / N).toFixed(1)])) }));
 await done();

@@ -371,7 +371,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   HybridBlend: { semantic_ratio: 0.3 },
   Synonyms: { groups: [["k8s", "kubernetes"], ["sign in", "log in", "login"]], mappings: { pg: ["postgresql"] } },
   HitExplanation: explanation,
-  SuggestResponse: { suggestions: ["kubernetes", "kubectl", "kube-proxy"] },
+  SuggestResponse: { suggestions: ["kubernetes upgrade", "kubernetes", "kubectl", "kube-proxy"] },
   SearchFilter: { $or: [{ "metadata.product": { $in: ["turbine", "gearbox"] } }, { file_type: "pdf" }], "metadata.year": { $gte: 2024 } },
   SearchHit: hit,
   SearchResponse: { query: "gearbox lubrication interval", took_ms: 12, total: 7, results: [hit], mode: "hybrid", facets: facetCounts, search_id: SEARCH_ID_EXAMPLE },

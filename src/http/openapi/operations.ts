@@ -142,10 +142,13 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   },
   "GET /collections/{collection_id}/suggest": {
     operationId: "suggest",
-    ok: "Completions of the last word, best first (empty when nothing in the collection begins with it).",
+    ok: "Popular queries that begin with `q`, then completions of its last word, best first (empty when nothing matches).",
     description:
       "For a search box, on every keystroke: completes the last word of `q` from the words of the collection's titles, headings and text " +
-      "(through its keyword index), keeping what was typed before it. Not counted against the query quota; a key with the search scope may call it.",
+      "(through its keyword index), keeping what was typed before it. In front of those come the collection's popular queries that begin with `q` " +
+      "(compared lower case, spaces collapsed): queries of the last 30 days' API and agent searches (not the console's) that found results at least " +
+      "3 times on at least 2 different days, the most found first, taking up to half of `limit`. None while the workspace's search logging is off. " +
+      "Not counted against the query quota; a key with the search scope may call it.",
   },
   "PUT /collections/{collection_id}/data-sources/{data_source_id}": { operationId: "attachDataSource", ok: "The collection with the source attached." },
   "DELETE /collections/{collection_id}/data-sources/{data_source_id}": { operationId: "detachDataSource", ok: "Detached; the source's documents stay indexed for other collections." },

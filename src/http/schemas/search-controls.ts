@@ -121,8 +121,9 @@ export const SuggestResponse = Type.Object(
   {
     suggestions: Type.Array(Type.String(), {
       description:
-        "The text typed with its last word completed, best first: words of the collection's titles, headings and text that begin with it, " +
-        "a word in a title or heading counting more than one in the text, as written (lower case).",
+        "Best first: popular queries of the collection that begin with the text typed (normalised, lower case), then the text typed with its " +
+        "last word completed from words of the collection's titles, headings and text that begin with it, a word in a title or heading counting " +
+        "more than one in the text, as written (lower case).",
     }),
   },
   { $id: "SuggestResponse", description: "Completions for a search box." },

@@ -7,6 +7,7 @@ import type { SearchOrigin, SearchEventRow } from "../../store/analytics-types.j
 import { newSearchKey } from "../../store/analytics-codec.js";
 import { tenantOf, type Principal } from "../auth/auth.js";
 import type { SearchService } from "../search/search.js";
+import { mergeSuggestions } from "../search/suggest.js";
 import type { SearchLog } from "./analytics-log.js";
 
 /** the public form of a search id: "srch_" and the stored key */
@@ -21,6 +22,8 @@ export interface LoggedSearchDeps {
   /** a best hit below this calibrated score makes a "low score" search */
   lowScore: number;
   counters?: { zeroResults: Counter<"mode">; lowScore: Counter<"mode"> };
+  /** popular queries of a collection beginning with what was typed (popular-queries.ts), offered by suggest */
+  popular?: (tenantId: string, collectionId: string, typed: string, limit: number) => Promise<string[]>;
 }
 
 /** Lower case, trimmed, inner whitespace collapsed (Unicode compatibility forms folded). */
@@ -87,6 +90,13 @@ export function loggedSearch(search: SearchService, deps: LoggedSearchDeps): Sea
       const top = [...best].map(([document_id, score]) => ({ document_id, score })).sort((x, y) => y.score - x.score);
       const search_id = await observe(p, "retrieve", req, { query: req.query, took_ms: res.took_ms, mode: res.mode, hits: matched.length, top }, opts.origin);
       return { ...res, search_id };
+    },
+    async suggest(p, collectionId, q, limit) {
+      // the collection is checked (404 outside the tenant) by the plain suggest, before the log is read
+      const words = await search.suggest(p, collectionId, q, limit);
+      if (!deps.popular) return words;
+      const popular = await deps.popular(tenantOf(p).id, collectionId, q, limit);
+      return { suggestions: mergeSuggestions(popular, words.suggestions, limit) };
     },
   };
 }

@@ -1,5 +1,5 @@
 import { transaction, type Client, type Pool } from "./db.js";
-import type { AnalyticsStore, BucketCounts, EventFilter, QueryCounts, SearchEventRow } from "../analytics-types.js";
+import type { AnalyticsStore, BucketCounts, EventFilter, PopularQuery, QueryCounts, SearchEventRow } from "../analytics-types.js";
 import { atOf, code, DAY, EVENT_COLUMNS, eventValues, FEEDBACK_TYPES, firstKeptDay, millionths, ORIGINS, POSITIVE_FEEDBACK, rndOf, rollupDeltas, scopeKey } from "../analytics-codec.js";
 
 /** Numbered placeholders from $start on. */
@@ -175,7 +175,7 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
   };
 }
 
-type ReportMethod = "buckets" | "queries" | "rolledBuckets" | "rolledQueries" | "clickedDocuments" | "appendImplicitCases";
+type ReportMethod = "buckets" | "queries" | "rolledBuckets" | "rolledQueries" | "popularQueries" | "clickedDocuments" | "appendImplicitCases";
 
 /** the reports' reads and the report-to-suite write */
 function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
@@ -225,6 +225,18 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
                   sum(clicked_searches)::int AS clicked_searches, sum(position_sum)::bigint AS position_sum FROM query_daily s
            WHERE ${w.sql.replace("s.at >=", "s.day >=").replace("s.at <", "s.day <")} GROUP BY query_id) a JOIN analytics_queries q ON q.id = a.query_id`,
         w.params,
+      );
+      return r.rows;
+    },
+    async popularQueries(f, rule) {
+      const w = await windowOf(pool, f, 1);
+      // starts_with, not a range on the text: the database's collation need not order by code point
+      const r = await pool.query<PopularQuery>(
+        `SELECT q.text AS query, sum(s.searches - s.zero_results)::int AS found FROM query_daily s JOIN analytics_queries q ON q.id = s.query_id
+         WHERE ${w.sql.replace("s.at >=", "s.day >=").replace("s.at <", "s.day <")} AND s.searches > s.zero_results AND starts_with(q.text, $5)
+         GROUP BY q.text HAVING sum(s.searches - s.zero_results) >= $6 AND count(DISTINCT s.day) >= $7
+         ORDER BY found DESC, q.text COLLATE "C" LIMIT $8`,
+        [...w.params, rule.prefix, rule.minFound, rule.minDays, rule.limit],
       );
       return r.rows;
     },

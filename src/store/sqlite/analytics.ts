@@ -1,5 +1,5 @@
 import type { DB } from "./db.js";
-import type { AnalyticsStore, BucketCounts, EventFilter, QueryCounts } from "../analytics-types.js";
+import type { AnalyticsStore, BucketCounts, EventFilter, PopularQuery, QueryCounts } from "../analytics-types.js";
 import { atOf, code, DAY, EVENT_COLUMNS, eventValues, FEEDBACK_TYPES, firstKeptDay, millionths, ORIGINS, POSITIVE_FEEDBACK, rndOf, rollupDeltas, scopeKey } from "../analytics-codec.js";
 import type { SearchEventRow } from "../analytics-types.js";
 
@@ -131,7 +131,7 @@ function writes(db: DB): Omit<AnalyticsStore, ReportMethod> {
   };
 }
 
-type ReportMethod = "buckets" | "queries" | "rolledBuckets" | "rolledQueries" | "clickedDocuments" | "appendImplicitCases";
+type ReportMethod = "buckets" | "queries" | "rolledBuckets" | "rolledQueries" | "popularQueries" | "clickedDocuments" | "appendImplicitCases";
 
 /** the reports' reads and the report-to-suite write */
 function reports(db: DB): Pick<AnalyticsStore, ReportMethod> {
@@ -186,6 +186,20 @@ function reports(db: DB): Pick<AnalyticsStore, ReportMethod> {
            JOIN analytics_queries q ON q.id = a.query_id`,
         )
         .all(...sc.params, f.from, f.to, ...origins) as QueryCounts[];
+    },
+    async popularQueries(f, rule) {
+      const sc = scopesOf(f);
+      const origins = f.origins.map((o) => code(ORIGINS, o));
+      // texts compare as UTF-8 bytes here: the prefix's range uses the (scope, text) index, the substr check bounds it exactly
+      return db
+        .prepare(
+          `SELECT q.text AS query, sum(d.searches - d.zero_results) AS found FROM analytics_queries q JOIN query_daily d ON d.scope = q.scope AND d.query_id = q.id
+           WHERE q.scope IN (${sc.sql}) AND q.text >= ? AND q.text < ? AND substr(q.text, 1, length(?)) = ?
+             AND d.day >= ? AND d.day < ? AND d.origin IN (${origins.map(() => "?").join(", ")}) AND d.searches > d.zero_results
+           GROUP BY q.text HAVING sum(d.searches - d.zero_results) >= ? AND count(DISTINCT d.day) >= ?
+           ORDER BY found DESC, q.text LIMIT ?`,
+        )
+        .all(...sc.params, rule.prefix, rule.prefix + "\u{10FFFF}", rule.prefix, rule.prefix, f.from, f.to, ...origins, rule.minFound, rule.minDays, rule.limit) as PopularQuery[];
     },
     async clickedDocuments(f, queries) {
       const out = new Map<string, string[]>();
