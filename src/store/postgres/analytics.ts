@@ -175,11 +175,13 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
   };
 }
 
-type ReportMethod = "buckets" | "queries" | "rolledBuckets" | "rolledQueries" | "popularQueries" | "clickedDocuments" | "appendImplicitCases";
+type RollupMethod = "rolledBuckets" | "rolledQueries" | "popularQueries";
+type ReportMethod = "buckets" | "queries" | "clickedDocuments" | "appendImplicitCases" | RollupMethod;
 
 /** the reports' reads and the report-to-suite write */
 function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
   return {
+    ...rollups(pool),
     async buckets(f, interval, offset, lowScore) {
       const w = await windowOf(pool, f, 4);
       const r = await pool.query<BucketCounts>(
@@ -207,6 +209,39 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
       );
       return r.rows;
     },
+    async clickedDocuments(f, queries) {
+      const out = new Map<string, string[]>();
+      if (queries.length === 0) return out;
+      const w = await windowOf(pool, f, 2);
+      const r = await pool.query<{ query: string; document_id: string }>(
+        `SELECT q.text AS query, fb.document_id, count(*) AS n FROM search_feedback fb
+         JOIN search_events s ON s.scope = fb.scope AND s.at = fb.search_at AND s.rnd = fb.search_rnd
+         JOIN analytics_queries q ON q.id = s.query_id
+         WHERE fb.type IN (${POSITIVE_FEEDBACK.join(", ")}) AND q.text = ANY($1::text[]) AND ${w.sql}
+         GROUP BY q.text, fb.document_id ORDER BY q.text, n DESC, fb.document_id`,
+        [queries, ...w.params],
+      );
+      for (const row of r.rows) out.set(row.query, [...(out.get(row.query) ?? []), row.document_id]);
+      return out;
+    },
+    async appendImplicitCases(tenantId, suiteId, cases) {
+      await transaction(pool, async (c) => {
+        // the suite row is locked so two appends never take the same positions
+        await c.query("SELECT 1 FROM benchmark_suites WHERE tenant_id = $1 AND id = $2 FOR UPDATE", [tenantId, suiteId]);
+        await c.query(
+          `INSERT INTO benchmark_cases (id, tenant_id, suite_id, position, query, relevant_document_ids, created_at, judgment)
+           SELECT x.id, $1, $2, (SELECT coalesce(max(position), -1) FROM benchmark_cases WHERE tenant_id = $1 AND suite_id = $2) + x.n, x.query, x.rel, x.created_at, 'implicit'
+           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS x(id, query, rel, created_at, n)`,
+          [tenantId, suiteId, cases.map((x) => x.id), cases.map((x) => x.query), cases.map((x) => JSON.stringify(x.relevant_document_ids)), cases.map((x) => x.created_at)],
+        );
+      });
+    },
+  };
+}
+
+/** reads of the daily and hourly rollups: long-range reports and suggest's popular queries */
+function rollups(pool: Pool): Pick<AnalyticsStore, RollupMethod> {
+  return {
     async rolledBuckets(f, interval, offset) {
       const w = await windowOf(pool, f, 3);
       const r = await pool.query<BucketCounts>(
@@ -239,33 +274,6 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
         [...w.params, rule.prefix, rule.minFound, rule.minDays, rule.limit],
       );
       return r.rows;
-    },
-    async clickedDocuments(f, queries) {
-      const out = new Map<string, string[]>();
-      if (queries.length === 0) return out;
-      const w = await windowOf(pool, f, 2);
-      const r = await pool.query<{ query: string; document_id: string }>(
-        `SELECT q.text AS query, fb.document_id, count(*) AS n FROM search_feedback fb
-         JOIN search_events s ON s.scope = fb.scope AND s.at = fb.search_at AND s.rnd = fb.search_rnd
-         JOIN analytics_queries q ON q.id = s.query_id
-         WHERE fb.type IN (${POSITIVE_FEEDBACK.join(", ")}) AND q.text = ANY($1::text[]) AND ${w.sql}
-         GROUP BY q.text, fb.document_id ORDER BY q.text, n DESC, fb.document_id`,
-        [queries, ...w.params],
-      );
-      for (const row of r.rows) out.set(row.query, [...(out.get(row.query) ?? []), row.document_id]);
-      return out;
-    },
-    async appendImplicitCases(tenantId, suiteId, cases) {
-      await transaction(pool, async (c) => {
-        // the suite row is locked so two appends never take the same positions
-        await c.query("SELECT 1 FROM benchmark_suites WHERE tenant_id = $1 AND id = $2 FOR UPDATE", [tenantId, suiteId]);
-        await c.query(
-          `INSERT INTO benchmark_cases (id, tenant_id, suite_id, position, query, relevant_document_ids, created_at, judgment)
-           SELECT x.id, $1, $2, (SELECT coalesce(max(position), -1) FROM benchmark_cases WHERE tenant_id = $1 AND suite_id = $2) + x.n, x.query, x.rel, x.created_at, 'implicit'
-           FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS x(id, query, rel, created_at, n)`,
-          [tenantId, suiteId, cases.map((x) => x.id), cases.map((x) => x.query), cases.map((x) => JSON.stringify(x.relevant_document_ids)), cases.map((x) => x.created_at)],
-        );
-      });
     },
   };
 }

@@ -131,11 +131,13 @@ function writes(db: DB): Omit<AnalyticsStore, ReportMethod> {
   };
 }
 
-type ReportMethod = "buckets" | "queries" | "rolledBuckets" | "rolledQueries" | "popularQueries" | "clickedDocuments" | "appendImplicitCases";
+type RollupMethod = "rolledBuckets" | "rolledQueries" | "popularQueries";
+type ReportMethod = "buckets" | "queries" | "clickedDocuments" | "appendImplicitCases" | RollupMethod;
 
 /** the reports' reads and the report-to-suite write */
 function reports(db: DB): Pick<AnalyticsStore, ReportMethod> {
   return {
+    ...rollups(db),
     async buckets(f, interval, offset, lowScore) {
       const w = windowOf(f);
       return db
@@ -163,6 +165,37 @@ function reports(db: DB): Pick<AnalyticsStore, ReportMethod> {
         )
         .all(millionths(lowScore), ...sc.params, f.from, f.to, ...w.params) as QueryCounts[];
     },
+    async clickedDocuments(f, queries) {
+      const out = new Map<string, string[]>();
+      if (queries.length === 0) return out;
+      const w = windowOf(f);
+      const rows = db
+        .prepare(
+          `SELECT q.text AS query, fb.document_id, count(*) AS n FROM search_feedback fb
+           JOIN search_events s ON s.scope = fb.scope AND s.at = fb.search_at AND s.rnd = fb.search_rnd
+           JOIN analytics_queries q ON q.id = s.query_id
+           WHERE fb.type IN (${POSITIVE_FEEDBACK.join(", ")}) AND q.text IN (${queries.map(() => "?").join(", ")}) AND ${w.sql}
+           GROUP BY q.text, fb.document_id ORDER BY q.text, n DESC, fb.document_id`,
+        )
+        .all(...queries, ...w.params) as { query: string; document_id: string }[];
+      for (const r of rows) out.set(r.query, [...(out.get(r.query) ?? []), r.document_id]);
+      return out;
+    },
+    async appendImplicitCases(tenantId, suiteId, cases) {
+      db.transaction(() => {
+        let pos = (db.prepare("SELECT coalesce(max(position), -1) FROM benchmark_cases WHERE tenant_id = ? AND suite_id = ?").pluck().get(tenantId, suiteId) as number) + 1;
+        const insert = db.prepare(
+          `INSERT INTO benchmark_cases (id, tenant_id, suite_id, position, query, relevant_document_ids, created_at, judgment) VALUES (?, ?, ?, ?, ?, ?, ?, 'implicit')`,
+        );
+        for (const c of cases) insert.run(c.id, tenantId, suiteId, pos++, c.query, JSON.stringify(c.relevant_document_ids), c.created_at);
+      })();
+    },
+  };
+}
+
+/** reads of the daily and hourly rollups: long-range reports and suggest's popular queries */
+function rollups(db: DB): Pick<AnalyticsStore, RollupMethod> {
+  return {
     async rolledBuckets(f, interval, offset) {
       const sc = scopesOf(f);
       const origins = f.origins.map((o) => code(ORIGINS, o));
@@ -200,31 +233,6 @@ function reports(db: DB): Pick<AnalyticsStore, ReportMethod> {
            ORDER BY found DESC, q.text LIMIT ?`,
         )
         .all(...sc.params, rule.prefix, rule.prefix + "\u{10FFFF}", rule.prefix, rule.prefix, f.from, f.to, ...origins, rule.minFound, rule.minDays, rule.limit) as PopularQuery[];
-    },
-    async clickedDocuments(f, queries) {
-      const out = new Map<string, string[]>();
-      if (queries.length === 0) return out;
-      const w = windowOf(f);
-      const rows = db
-        .prepare(
-          `SELECT q.text AS query, fb.document_id, count(*) AS n FROM search_feedback fb
-           JOIN search_events s ON s.scope = fb.scope AND s.at = fb.search_at AND s.rnd = fb.search_rnd
-           JOIN analytics_queries q ON q.id = s.query_id
-           WHERE fb.type IN (${POSITIVE_FEEDBACK.join(", ")}) AND q.text IN (${queries.map(() => "?").join(", ")}) AND ${w.sql}
-           GROUP BY q.text, fb.document_id ORDER BY q.text, n DESC, fb.document_id`,
-        )
-        .all(...queries, ...w.params) as { query: string; document_id: string }[];
-      for (const r of rows) out.set(r.query, [...(out.get(r.query) ?? []), r.document_id]);
-      return out;
-    },
-    async appendImplicitCases(tenantId, suiteId, cases) {
-      db.transaction(() => {
-        let pos = (db.prepare("SELECT coalesce(max(position), -1) FROM benchmark_cases WHERE tenant_id = ? AND suite_id = ?").pluck().get(tenantId, suiteId) as number) + 1;
-        const insert = db.prepare(
-          `INSERT INTO benchmark_cases (id, tenant_id, suite_id, position, query, relevant_document_ids, created_at, judgment) VALUES (?, ?, ?, ?, ?, ?, ?, 'implicit')`,
-        );
-        for (const c of cases) insert.run(c.id, tenantId, suiteId, pos++, c.query, JSON.stringify(c.relevant_document_ids), c.created_at);
-      })();
     },
   };
 }
