@@ -86,7 +86,8 @@ async function search(q: Queryable, tenantId: string, sourceIds: string[], query
   ]);
   let hits = r.rows;
   if (query.phrases.length) hits = await boostHits(q, tenantId, hits, query.phrases, w);
-  return hits.slice(0, limit).map((h): Scored => (h.rules ? { chunkId: h.id, score: h.score, rules: h.rules } : { chunkId: h.id, score: h.score }));
+  // the statement collects a chunk's rules with repeats (lexical-sql.ts): each once, sorted
+  return hits.slice(0, limit).map((h): Scored => (h.rules ? { chunkId: h.id, score: h.score, rules: [...new Set(h.rules)].sort() } : { chunkId: h.id, score: h.score }));
 }
 
 export function lexicalMethods(pool: Pool): Pick<ChunkSearch, "lexicalSearch"> {
