@@ -97,6 +97,20 @@ export interface IndexWrites {
     chunks: NewChunk[],
     vectors: { indexName: string; values: Float32Array[] } | null,
   ): Promise<void>;
+  /**
+   * replaceDocumentIndex for several documents of one tenant in one transaction: an ingest batch's
+   * chunks, lexical entries and vectors written together (one round of statements and triggers
+   * for the batch instead of one per document). A document deleted meanwhile is skipped.
+   */
+  replaceDocumentsIndex(tenantId: string, items: DocumentIndex[]): Promise<void>;
+}
+
+/** One document's new index, as replaceDocumentsIndex takes it. */
+export interface DocumentIndex {
+  documentId: string;
+  doc: { title: string; metadata: Json };
+  chunks: NewChunk[];
+  vectors: { indexName: string; values: Float32Array[] } | null;
 }
 
 /** Vectors: one index per embedding profile, and the backfill of chunks still without a vector. */

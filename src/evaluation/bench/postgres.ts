@@ -66,6 +66,10 @@ export async function openBenchPostgres(o: { pgUrl: string; keep: boolean }, sql
     }
     const copySeconds = (performance.now() - t0) / 1000;
     log(`  copied in ${copySeconds.toFixed(0)} s`);
+    // a settled database, as autovacuum leaves one after a bulk load: planner statistics, and
+    // visibility maps so the postings' index-only scans skip the heap (a server may run with
+    // autovacuum off; this one's was, and every posting read then visited its heap page too)
+    await admin(url, (c) => c.query("VACUUM ANALYZE"));
     const opened = rt;
     return {
       rt: opened,

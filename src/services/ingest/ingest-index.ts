@@ -3,6 +3,7 @@
 // the ingest dependencies first.
 import { chunkDocument } from "../../ingest/chunk.js";
 import type { IndexBatchResult, IngestDeps, ParsedItem } from "./ingest-types.js";
+import type { DocumentIndex } from "../../store/content-store.js";
 
 /** What the embedding model sees for a chunk: the document title anchors short chunks. */
 export function passageText(title: string, headingPath: string[], text: string): string {
@@ -24,8 +25,8 @@ async function embedIfReady(deps: Pick<IngestDeps, "embedder" | "log">, texts: s
 
 /**
  * Indexes parsed documents of one tenant: heading-aware chunks, one embedding call for all
- * chunks of the batch (the embedder batches and spreads it over its workers), then each
- * document's chunks, lexical and vector entries in its own transaction. `embed: false` stores
+ * chunks of the batch (the embedder batches and spreads it over its workers), then the
+ * documents' chunks, lexical and vector entries in one store write. `embed: false` stores
  * chunks without vectors (lexical-only indexing; the backfill embeds them later).
  */
 export async function indexParsedBatch(deps: IngestDeps, tenantId: string, items: ParsedItem[], opts: { embed?: boolean } = {}): Promise<IndexBatchResult> {
@@ -35,22 +36,23 @@ export async function indexParsedBatch(deps: IngestDeps, tenantId: string, items
   const vectors = opts.embed === false ? null : await embedIfReady(deps, texts);
   const indexName = deps.profile.index_name!;
   let offset = 0;
-  let documents = 0;
+  const writes: DocumentIndex[] = [];
   for (const { it, drafts } of docs) {
     if (drafts.length === 0) {
       await deps.store.content.setDocumentStatus(tenantId, it.documentId, "failed", "The file contains no text to index.");
       continue;
     }
-    await deps.store.content.replaceDocumentIndex(
-      tenantId,
-      it.documentId,
-      { title: it.parsed.title, metadata: it.metadata ?? it.parsed.metadata },
-      drafts.map((c) => ({ position: c.position, text: c.text, heading_path: c.headingPath, token_count: c.tokenCount, metadata: c.metadata })),
-      vectors ? { indexName, values: vectors.slice(offset, offset + drafts.length) } : null,
-    );
+    writes.push({
+      documentId: it.documentId,
+      doc: { title: it.parsed.title, metadata: it.metadata ?? it.parsed.metadata },
+      chunks: drafts.map((c) => ({ position: c.position, text: c.text, heading_path: c.headingPath, token_count: c.tokenCount, metadata: c.metadata })),
+      vectors: vectors ? { indexName, values: vectors.slice(offset, offset + drafts.length) } : null,
+    });
     offset += drafts.length;
-    documents++;
   }
+  // the batch's documents in one store write (one transaction, one round of index statements)
+  await deps.store.content.replaceDocumentsIndex(tenantId, writes);
+  const documents = writes.length;
   return { documents, chunks: texts.length, embedded: vectors !== null };
 }
 

@@ -2,7 +2,7 @@
 // them) their vector entries, replaced as one transaction so search never sees half a document.
 import type { DB } from "../db.js";
 import type { Json, NewChunk } from "../../content-types.js";
-import type { IndexWrites } from "../../content-store.js";
+import type { DocumentIndex, IndexWrites } from "../../content-store.js";
 import { vectorTable } from "./json.js";
 import { removeChunkEntries, vectorBytes } from "./index-entries.js";
 import { chunkTermsWriter } from "./lexical-index.js";
@@ -29,9 +29,16 @@ export function documentIndexMethods(db: DB): IndexWrites {
        WHERE id = ?`,
     ).run(doc.title, JSON.stringify(doc.metadata), chunks.length, new Date().toISOString(), documentId);
   });
+  // a batch is one transaction (the per-document transactions nest as savepoints)
+  const replaceAll = db.transaction((tenantId: string, items: DocumentIndex[]) => {
+    for (const it of items) replace(tenantId, it.documentId, it.doc, it.chunks, it.vectors);
+  });
   return {
     async replaceDocumentIndex(tenantId, documentId, doc, chunks, vectors) {
       replace(tenantId, documentId, doc, chunks, vectors);
+    },
+    async replaceDocumentsIndex(tenantId, items) {
+      replaceAll(tenantId, items);
     },
   };
 }
