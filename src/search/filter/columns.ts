@@ -40,7 +40,8 @@ export function compareText(a: string, b: string): number {
   return a.length - b.length;
 }
 
-const grow = <T extends Uint8Array | Int32Array | Float64Array>(a: T, n: number): T => {
+/** the array, or a copy with room for n (doubling, so appends stay amortised O(1)) */
+export const grown = <T extends Uint8Array | Int32Array | Float64Array>(a: T, n: number): T => {
   if (n <= a.length) return a;
   const b = new (a.constructor as new (n: number) => T)(Math.max(n, a.length * 2, 64));
   b.set(a);
@@ -60,9 +61,9 @@ export class ValueColumn {
 
   set(ordinal: number, v: unknown): void {
     if (ordinal >= this.kinds.length) {
-      this.kinds = grow(this.kinds, ordinal + 1);
-      this.nums = grow(this.nums, ordinal + 1);
-      this.codes = grow(this.codes, ordinal + 1);
+      this.kinds = grown(this.kinds, ordinal + 1);
+      this.nums = grown(this.nums, ordinal + 1);
+      this.codes = grown(this.codes, ordinal + 1);
     }
     let kind = OTHER;
     if (v === undefined) kind = ABSENT;

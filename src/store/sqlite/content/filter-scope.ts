@@ -4,13 +4,8 @@
 // their chunks in the searched sources. Both retrievers search inside this scope
 // (lexical-index.ts through the index's accept test, search.ts for vectors), so a filtered search
 // ranks the filtered chunks themselves.
-import type { DB } from "../db.js";
 import type { SearchFilter } from "../../../search/filter/types.js";
-import { vectorTable } from "./json.js";
-import { vectorBytes } from "./index-entries.js";
 import { fieldsOf, type FilterTables } from "./filter-table.js";
-
-type Scored = { chunkId: string; score: number };
 
 export interface FilterScope {
   /** the chunk passes the filter and lies in the searched sources */
@@ -53,19 +48,4 @@ export function filterScope(tables: FilterTables, tenantId: string, sourceIds: s
       return ids;
     },
   };
-}
-
-/**
- * The k nearest of these chunks, exactly: each one's stored vector against the query (a point
- * read of vec0 by its key, ~0.1 ms each). For filtered sets small enough to read whole (search.ts).
- */
-export function exactAmong(db: DB, indexName: string, tenantId: string, ids: Iterable<number>, vector: Float32Array, k: number): Scored[] {
-  const rows = db
-    .prepare(
-      `SELECT chunk_id AS chunkId, vec_distance_cosine(embedding, ?) AS distance FROM ${vectorTable(indexName)}
-       WHERE chunk_id IN (SELECT value FROM json_each(?)) AND tenant_id = ?
-       ORDER BY distance, chunk_id LIMIT ?`,
-    )
-    .all(vectorBytes(vector), JSON.stringify([...ids]), tenantId, k) as { chunkId: number; distance: number }[];
-  return rows.map((r) => ({ chunkId: String(r.chunkId), score: 1 - r.distance }));
 }

@@ -10,7 +10,7 @@
 // together with their row). Other processes' writes are seen the same way.
 import type { DB } from "../db.js";
 import type { FilterField, SearchFilter } from "../../../search/filter/types.js";
-import { ValueColumn, metadataValue } from "../../../search/filter/columns.js";
+import { ValueColumn, grown, metadataValue } from "../../../search/filter/columns.js";
 import { evaluateFilter, type FilterColumns } from "../../../search/filter/evaluate.js";
 import { parseJson } from "./json.js";
 
@@ -51,13 +51,6 @@ function statements(db: DB) {
   };
 }
 type Statements = ReturnType<typeof statements>;
-
-const grown = <T extends Uint8Array | Int32Array | Float64Array>(a: T, n: number): T => {
-  if (n <= a.length) return a;
-  const b = new (a.constructor as new (n: number) => T)(Math.max(n, a.length * 2, 64));
-  b.set(a);
-  return b;
-};
 
 /** One tenant's documents in memory. */
 export class TenantTable implements FilterColumns {

@@ -10,7 +10,8 @@ import { backfillChunkTerms, LexicalIndexes } from "./lexical-index.js";
 import type { VectorIndexes } from "./vector-indexes.js";
 import { embeddingMethods } from "./chunk-embeddings.js";
 import { hydrationMethods } from "./chunk-hydration.js";
-import { exactAmong, filterScope, type FilterScope } from "./filter-scope.js";
+import { filterScope, type FilterScope } from "./filter-scope.js";
+import { VectorCache } from "./vector-cache.js";
 import { FilterTables } from "./filter-table.js";
 import { facetCounts } from "./facets.js";
 
@@ -49,10 +50,11 @@ export function searchMethods(db: DB, vectors: VectorIndexes, opts: SearchOption
 }
 
 function vectorSearchMethods(db: DB, vectors: VectorIndexes, tables: FilterTables, exactBelow: number): Pick<SearchMethods, "vectorSearch" | "vectorIndexStatus"> {
+  const cache = new VectorCache();
   return {
     async vectorSearch(indexName, tenantId, sourceIds, vector, k, filter) {
       if (sourceIds.length === 0) return [];
-      if (filter) return filteredVectorSearch(db, vectors, { indexName, tenantId, sourceIds, vector, k }, filterScope(tables, tenantId, sourceIds, filter), exactBelow);
+      if (filter) return filteredVectorSearch(db, vectors, { indexName, tenantId, sourceIds, vector, k }, filterScope(tables, tenantId, sourceIds, filter), { exactBelow, cache });
       return unfilteredVectorSearch(db, vectors, indexName, tenantId, sourceIds, vector, k);
     },
     async vectorIndexStatus(indexName) {
@@ -63,7 +65,8 @@ function vectorSearchMethods(db: DB, vectors: VectorIndexes, tables: FilterTable
 
 /**
  * filtered sets of fewer chunks than this are scanned exactly: vec0 reads a vector by key in
- * ~0.1 ms, while the graphs return 4,096 neighbours in a few ms (docs/decisions.md, "Filters in memory")
+ * ~0.1 ms (vector-cache.ts keeps the last ones read), while the graphs return 4,096 neighbours
+ * in a few ms (docs/decisions.md, "Filters in memory")
  */
 export const FILTER_EXACT_BELOW = 500;
 
@@ -84,12 +87,13 @@ interface VectorQuery {
  * 10 % filter asks once for ~1,500 rather than 400, then 1,600. usearch's JavaScript binding
  * takes no filter into its walk (docs/decisions.md, "Filters").
  */
-function filteredVectorSearch(db: DB, vectors: VectorIndexes, q: VectorQuery, scope: FilterScope, exactBelow: number): Scored[] {
+function filteredVectorSearch(db: DB, vectors: VectorIndexes, q: VectorQuery, scope: FilterScope, o: { exactBelow: number; cache: VectorCache }): Scored[] {
   if (scope.size === 0 || q.k <= 0) return [];
-  if (scope.size < exactBelow || !vectors.get(q.indexName)) return exactAmong(db, q.indexName, q.tenantId, scope.chunkIds(), q.vector, q.k);
+  const exact = () => o.cache.nearest(db, q.indexName, q.tenantId, scope.chunkIds(), q.vector, q.k);
+  if (scope.size < o.exactBelow || !vectors.get(q.indexName)) return exact();
   const expected = Math.ceil((q.k * OVERFETCH_MARGIN * scope.total) / scope.size);
   // so few pass that the graphs' longest answer is not expected to hold k of them
-  if (expected > OVERFETCH_MAX) return exactAmong(db, q.indexName, q.tenantId, scope.chunkIds(), q.vector, q.k);
+  if (expected > OVERFETCH_MAX) return exact();
   for (let n = Math.min(Math.max(expected, q.k), OVERFETCH_MAX); ; n = Math.min(n * 4, OVERFETCH_MAX)) {
     const near = unfilteredVectorSearch(db, vectors, q.indexName, q.tenantId, q.sourceIds, q.vector, n);
     const passing = near.filter((h) => scope.has(Number(h.chunkId)));
@@ -97,7 +101,7 @@ function filteredVectorSearch(db: DB, vectors: VectorIndexes, q: VectorQuery, sc
     if (n >= OVERFETCH_MAX) break;
   }
   // the filter passes too few of the nearest: read its set whole
-  return exactAmong(db, q.indexName, q.tenantId, scope.chunkIds(), q.vector, q.k);
+  return exact();
 }
 
 /** how many more neighbours than the filter's share predicts a filtered search asks for first */
