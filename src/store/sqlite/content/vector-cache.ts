@@ -17,8 +17,8 @@ export class VectorCache {
 
   constructor(private readonly budget = VECTOR_CACHE_BYTES) {}
 
-  private get(indexName: string, id: number): Float32Array | undefined {
-    const key = `${indexName}\u0000${id}`;
+  private get(scope: string, id: number): Float32Array | undefined {
+    const key = `${scope}\u0000${id}`;
     const v = this.entries.get(key);
     if (v) {
       // most recently used last
@@ -28,9 +28,9 @@ export class VectorCache {
     return v;
   }
 
-  private put(indexName: string, id: number, v: Float32Array): void {
+  private put(scope: string, id: number, v: Float32Array): void {
     if (v.byteLength > this.budget) return;
-    this.entries.set(`${indexName}\u0000${id}`, v);
+    this.entries.set(`${scope}\u0000${id}`, v);
     this.bytes += v.byteLength;
     for (const [key, old] of this.entries) {
       if (this.bytes <= this.budget) break;
@@ -44,10 +44,12 @@ export class VectorCache {
    * others read from vec0 (and cached). Ties by chunk id, as the SQL scan ordered them.
    */
   nearest(db: DB, indexName: string, tenantId: string, ids: number[], vector: Float32Array, k: number): Scored[] {
+    // keyed by tenant too: callers pass their tenant's ids only, and a slip would still not cross
+    const scope = `${indexName}\u0000${tenantId}`;
     const found: { id: number; v: Float32Array }[] = [];
     const missing: number[] = [];
     for (const id of ids) {
-      const v = this.get(indexName, id);
+      const v = this.get(scope, id);
       if (v) found.push({ id, v });
       else missing.push(id);
     }
@@ -58,7 +60,7 @@ export class VectorCache {
       for (const r of rows) {
         // a copy: the Buffer may be a view of a pooled allocation, unaligned for floats
         const v = new Float32Array(new Uint8Array(r.e).buffer);
-        this.put(indexName, r.id, v);
+        this.put(scope, r.id, v);
         found.push({ id: r.id, v });
       }
     }
