@@ -19,7 +19,7 @@ type DocRow = { id: string; data_source_id: string; kind: string | null; created
 /** the field as its column's key */
 const fieldKey = (f: FilterField): string => (f.kind === "column" ? f.name : `metadata\u0000${f.path.join("\u0000")}`);
 
-/** a document field's value as the SQL dialects read it (sqlite/content/filter-sql.ts COLUMN) */
+/** a document field's value as the filter rules read it (postgres/content/filter-sql.ts COLUMN in SQL) */
 function valueOf(field: FilterField, row: DocRow, metadata: () => unknown): unknown {
   if (field.kind === "metadata") return metadataValue(metadata(), field.path);
   switch (field.name) {
