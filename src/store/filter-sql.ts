@@ -1,6 +1,6 @@
-// A search filter (search/filter/types.ts) as a SQL condition over `documents d`: the tree walk
-// both stores share, with each store's dialect writing the field tests (sqlite/content/filter-sql.ts,
-// postgres/content/filter-sql.ts). Every test yields true or false, never NULL, so $not and the
+// A search filter (search/filter/types.ts) as a SQL condition over `documents d`: the tree walk,
+// with a dialect writing the field tests (postgres/content/filter-sql.ts; SQLite evaluates
+// filters in memory by the same rules, search/filter/evaluate.ts). Every test yields true or false, never NULL, so $not and the
 // MongoDB rule that $ne and $nin hold for an absent field come out right.
 import type { FilterField, FilterScalar, SearchFilter, Comparison } from "../search/filter/types.js";
 

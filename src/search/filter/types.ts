@@ -1,7 +1,7 @@
-// A search filter after validation (parse.ts): a tree over a document's fields that both stores
-// compile into their own query language (store/sqlite/content/filter-sql.ts,
-// store/postgres/content/filter-sql.ts) and apply inside their scans, so a filtered search ranks
-// the filtered set itself (issue 28 item 1). Backend-neutral: imports nothing.
+// A search filter after validation (parse.ts): a tree over a document's fields that PostgreSQL
+// compiles into SQL (store/postgres/content/filter-sql.ts) and SQLite evaluates over in-memory
+// columns (evaluate.ts), both applied inside their scans, so a filtered search ranks the
+// filtered set itself (issue 28 item 1). Backend-neutral: imports nothing.
 
 /** The document columns a filter can name besides metadata. */
 export type FilterColumn = "data_source_id" | "document_id" | "file_type" | "created_at" | "updated_at";

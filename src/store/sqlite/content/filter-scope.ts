@@ -1,38 +1,51 @@
-// The chunks a search filter lets through in SQLite: the filter's condition over the tenant's
-// documents in the searched sources, then their chunks. Both retrievers take this set and search
-// inside it (lexical-index.ts through the index's accept test, search.ts for vectors), so a
-// filtered search ranks the filtered chunks themselves.
-import type { DB } from "../db.js";
+// The chunks a search filter lets through in SQLite: the filter evaluated once over the tenant's
+// documents in memory (filter-table.ts; the same filter is not evaluated again while no document
+// changes, so the lexical half, the vector half and the facets of one request share it), then
+// their chunks in the searched sources. Both retrievers search inside this scope
+// (lexical-index.ts through the index's accept test, search.ts for vectors), so a filtered search
+// ranks the filtered chunks themselves.
 import type { SearchFilter } from "../../../search/filter/types.js";
-import { vectorTable } from "./json.js";
-import { vectorBytes } from "./index-entries.js";
-import { sqliteFilter } from "./filter-sql.js";
+import { fieldsOf, type FilterTables } from "./filter-table.js";
 
-type Scored = { chunkId: string; score: number };
-
-export function filteredChunkIds(db: DB, tenantId: string, sourceIds: string[], filter: SearchFilter): Set<number> {
-  const { sql, params } = sqliteFilter(filter);
-  const ids = db
-    .prepare(
-      `SELECT c.id FROM documents d JOIN chunks c ON c.document_id = d.id
-       WHERE d.tenant_id = ? AND d.data_source_id IN (SELECT value FROM json_each(?)) AND ${sql}`,
-    )
-    .pluck()
-    .all(tenantId, JSON.stringify(sourceIds), ...params) as number[];
-  return new Set(ids);
+export interface FilterScope {
+  /** the chunk passes the filter and lies in the searched sources */
+  has(chunkId: number): boolean;
+  /** chunks that pass */
+  readonly size: number;
+  /** chunks in the searched sources, passing or not */
+  readonly total: number;
+  /** the ids of the chunks that pass */
+  chunkIds(): number[];
 }
 
-/**
- * The k nearest of these chunks, exactly: each one's stored vector against the query (a point
- * read of vec0 by its key). For filtered sets small enough to read whole (search.ts).
- */
-export function exactAmong(db: DB, indexName: string, tenantId: string, ids: Iterable<number>, vector: Float32Array, k: number): Scored[] {
-  const rows = db
-    .prepare(
-      `SELECT chunk_id AS chunkId, vec_distance_cosine(embedding, ?) AS distance FROM ${vectorTable(indexName)}
-       WHERE chunk_id IN (SELECT value FROM json_each(?)) AND tenant_id = ?
-       ORDER BY distance, chunk_id LIMIT ?`,
-    )
-    .all(vectorBytes(vector), JSON.stringify([...ids]), tenantId, k) as { chunkId: number; distance: number }[];
-  return rows.map((r) => ({ chunkId: String(r.chunkId), score: 1 - r.distance }));
+export function filterScope(tables: FilterTables, tenantId: string, sourceIds: string[], filter: SearchFilter): FilterScope {
+  const t = tables.table(tenantId, fieldsOf(filter));
+  const pass = t.passing(filter, JSON.stringify(filter));
+  const inSources = new Uint8Array(t.sources.size);
+  for (const s of sourceIds) {
+    const code = t.sources.get(s);
+    if (code !== undefined) inSources[code] = 1;
+  }
+  const { alive, sourceOf, chunkCount, documentOf } = t;
+  let size = 0;
+  let total = 0;
+  for (let d = 0; d < t.size; d++) {
+    if (!alive[d] || !inSources[sourceOf[d]!]) continue;
+    total += chunkCount[d]!;
+    if (pass[d]) size += chunkCount[d]!;
+  }
+  const passes = (d: number) => pass[d] === 1 && inSources[sourceOf[d]!] === 1;
+  return {
+    size,
+    total,
+    has(chunkId) {
+      const d = documentOf.get(chunkId);
+      return d !== undefined && passes(d);
+    },
+    chunkIds() {
+      const ids: number[] = [];
+      for (let d = 0; d < t.size; d++) if (passes(d)) ids.push(...t.chunksOf(d));
+      return ids;
+    },
+  };
 }

@@ -23,6 +23,9 @@ import { rankLexical } from "../../../search/lexical/rank.js";
 import { analyzerOfTerms } from "../../../search/lexical/languages.js";
 import { parseJson } from "./json.js";
 
+/** a search filter's chunks (filter-scope.ts): only `has` is asked */
+export type ChunkAccept = { has(key: number): boolean };
+
 interface TenantIndex {
   index: Bm25Index;
   /** log position this tenant's state includes */
@@ -158,7 +161,7 @@ export class LexicalIndexes {
    * BM25 top `limit` of the tenant's chunks in these sources (and among `accept`, a filter's
    * chunks, when given); ids are chunk rowids as strings.
    */
-  search(tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights, accept?: ReadonlySet<number>): Scored[] {
+  search(tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights, accept?: ChunkAccept): Scored[] {
     if (sourceIds.length === 0 || limit <= 0) return [];
     const t = this.tenant(tenantId);
     const allowed = this.allowedSources(t, sourceIds);
@@ -176,7 +179,7 @@ export class LexicalIndexes {
   }
 
   /** Rowids of every chunk of the tenant in these sources (and `accept`) matching any query term. */
-  matching(tenantId: string, sourceIds: string[], query: LexicalQuery, accept?: ReadonlySet<number>): number[] {
+  matching(tenantId: string, sourceIds: string[], query: LexicalQuery, accept?: ChunkAccept): number[] {
     if (sourceIds.length === 0 || query.terms.length === 0) return [];
     const t = this.tenant(tenantId);
     return t.index.matchingKeys(query.terms, this.allowedSources(t, sourceIds), accept && ((key: number) => accept.has(key)));

@@ -10,7 +10,9 @@ import { backfillChunkTerms, LexicalIndexes } from "./lexical-index.js";
 import type { VectorIndexes } from "./vector-indexes.js";
 import { embeddingMethods } from "./chunk-embeddings.js";
 import { hydrationMethods } from "./chunk-hydration.js";
-import { exactAmong, filteredChunkIds } from "./filter-scope.js";
+import { filterScope, type FilterScope } from "./filter-scope.js";
+import { VectorCache } from "./vector-cache.js";
+import { FilterTables } from "./filter-table.js";
 import { facetCounts } from "./facets.js";
 
 type SearchMethods = ChunkSearch & VectorStore;
@@ -24,33 +26,35 @@ export function searchMethods(db: DB, vectors: VectorIndexes, opts: SearchOption
   // chunk terms first: the lexical indexes read them
   backfillChunkTerms(db);
   const lexical = new LexicalIndexes(db);
+  const tables = new FilterTables(db);
   return {
     warmUp: () => lexical.warm(),
     async lexicalSearch(tenantId, sourceIds, query, limit, w, filter) {
       if (!filter) return lexical.search(tenantId, sourceIds, query, limit, w);
       if (sourceIds.length === 0 || limit <= 0) return [];
-      return lexical.search(tenantId, sourceIds, query, limit, w, filteredChunkIds(db, tenantId, sourceIds, filter));
+      return lexical.search(tenantId, sourceIds, query, limit, w, filterScope(tables, tenantId, sourceIds, filter));
     },
     async lexicalTerms(tenantId, lookup) {
       return lexical.terms(tenantId, lookup);
     },
     async facetCounts(tenantId, sourceIds, matched, fields, cap) {
       if (sourceIds.length === 0 || fields.length === 0) return fields.map(() => []);
-      const accept = matched.filter && filteredChunkIds(db, tenantId, sourceIds, matched.filter);
+      const accept = matched.filter && filterScope(tables, tenantId, sourceIds, matched.filter);
       const chunks = matched.query ? lexical.matching(tenantId, sourceIds, matched.query, accept) : [];
-      return facetCounts(db, tenantId, chunks, matched.documentIds, fields, cap);
+      return facetCounts(tables, tenantId, chunks, matched.documentIds, fields, cap);
     },
-    ...vectorSearchMethods(db, vectors, opts.filterExactBelow ?? FILTER_EXACT_BELOW),
+    ...vectorSearchMethods(db, vectors, tables, opts.filterExactBelow ?? FILTER_EXACT_BELOW),
     ...embeddingMethods(db, vectors),
     ...hydrationMethods(db),
   };
 }
 
-function vectorSearchMethods(db: DB, vectors: VectorIndexes, exactBelow: number): Pick<SearchMethods, "vectorSearch" | "vectorIndexStatus"> {
+function vectorSearchMethods(db: DB, vectors: VectorIndexes, tables: FilterTables, exactBelow: number): Pick<SearchMethods, "vectorSearch" | "vectorIndexStatus"> {
+  const cache = new VectorCache();
   return {
     async vectorSearch(indexName, tenantId, sourceIds, vector, k, filter) {
       if (sourceIds.length === 0) return [];
-      if (filter) return filteredVectorSearch(db, vectors, { indexName, tenantId, sourceIds, vector, k }, filteredChunkIds(db, tenantId, sourceIds, filter), exactBelow);
+      if (filter) return filteredVectorSearch(db, vectors, { indexName, tenantId, sourceIds, vector, k }, filterScope(tables, tenantId, sourceIds, filter), { exactBelow, cache });
       return unfilteredVectorSearch(db, vectors, indexName, tenantId, sourceIds, vector, k);
     },
     async vectorIndexStatus(indexName) {
@@ -59,8 +63,12 @@ function vectorSearchMethods(db: DB, vectors: VectorIndexes, exactBelow: number)
   };
 }
 
-/** filtered sets of fewer chunks than this are scanned exactly (as PostgreSQL's exactBelow) */
-export const FILTER_EXACT_BELOW = 20_000;
+/**
+ * filtered sets of fewer chunks than this are scanned exactly: vec0 reads a vector by key in
+ * ~0.1 ms (vector-cache.ts keeps the last ones read), while the graphs return 4,096 neighbours
+ * in a few ms (docs/decisions.md, "Filters in memory")
+ */
+export const FILTER_EXACT_BELOW = 500;
 
 interface VectorQuery {
   indexName: string;
@@ -74,22 +82,34 @@ interface VectorQuery {
  * The k nearest chunks of a filtered set. A small set is scanned exactly. A large one walks the
  * graphs for ever more neighbours until k of them pass the filter: when the n nearest overall
  * hold k that pass, those k are the nearest that pass (any other lies beyond the n), so this is
- * the top k of the filtered set up to the graph's own recall, not a filtered top k. usearch's
- * JavaScript binding takes no filter into its walk (docs/decisions.md, "Filters").
+ * the top k of the filtered set up to the graph's own recall, not a filtered top k. The first n
+ * is where k are expected to pass given the filter's share of the chunks (with a margin), so a
+ * 10 % filter asks once for ~1,500 rather than 400, then 1,600. usearch's JavaScript binding
+ * takes no filter into its walk (docs/decisions.md, "Filters").
  */
-function filteredVectorSearch(db: DB, vectors: VectorIndexes, q: VectorQuery, allowed: Set<number>, exactBelow: number): Scored[] {
-  if (allowed.size === 0 || q.k <= 0) return [];
-  if (allowed.size < exactBelow || !vectors.get(q.indexName)) return exactAmong(db, q.indexName, q.tenantId, allowed, q.vector, q.k);
-  for (let n = q.k * 4; n <= OVERFETCH_MAX; n *= 4) {
+function filteredVectorSearch(db: DB, vectors: VectorIndexes, q: VectorQuery, scope: FilterScope, o: { exactBelow: number; cache: VectorCache }): Scored[] {
+  if (scope.size === 0 || q.k <= 0) return [];
+  const exact = () => o.cache.nearest(db, q.indexName, q.tenantId, scope.chunkIds(), q.vector, q.k);
+  if (scope.size < o.exactBelow || !vectors.get(q.indexName)) return exact();
+  const expected = Math.ceil((q.k * OVERFETCH_MARGIN * scope.total) / scope.size);
+  // so few pass that the graphs' longest answer is not expected to hold k of them
+  if (expected > OVERFETCH_MAX) return exact();
+  for (let n = Math.min(Math.max(expected, q.k), OVERFETCH_MAX); ; n = Math.min(n * 4, OVERFETCH_MAX)) {
     const near = unfilteredVectorSearch(db, vectors, q.indexName, q.tenantId, q.sourceIds, q.vector, n);
-    const passing = near.filter((h) => allowed.has(Number(h.chunkId)));
+    const passing = near.filter((h) => scope.has(Number(h.chunkId)));
     if (passing.length >= q.k) return passing.slice(0, q.k);
+    if (n >= OVERFETCH_MAX) break;
   }
   // the filter passes too few of the nearest: read its set whole
-  return exactAmong(db, q.indexName, q.tenantId, allowed, q.vector, q.k);
+  return exact();
 }
 
-/** neighbours a filtered search asks the graphs for before it scans the filtered set instead (vec0's k limit) */
+/** how many more neighbours than the filter's share predicts a filtered search asks for first */
+const OVERFETCH_MARGIN = 1.5;
+/**
+ * neighbours a filtered search asks the graphs for before it scans the filtered set instead
+ * (vec0's k limit; usearch's cost also grows faster than linearly past a few thousand)
+ */
 const OVERFETCH_MAX = 4096;
 
 function unfilteredVectorSearch(db: DB, vectors: VectorIndexes, indexName: string, tenantId: string, sourceIds: string[], vector: Float32Array, k: number): Scored[] {
