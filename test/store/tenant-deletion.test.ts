@@ -46,8 +46,9 @@ async function populate(store: Store, id: string, axis: number): Promise<{ chunk
 }
 
 // SQLite's change journals of its in-process indexes (replayed at start, pruned by sequence):
-// they record the removal itself, so rows of a deleted tenant stay there until pruned.
-const JOURNALS = ["lexical_log", "vector_changes"];
+// they record the removal itself, so rows of a deleted tenant stay there until pruned. The
+// document log (the in-memory filter columns' journal) holds ids only, no content.
+const JOURNALS = ["lexical_log", "vector_changes", "document_log"];
 
 /** Rows per table carrying this tenant id, over every table with a tenant_id column. */
 async function rowsOf(h: StoreHandle, kind: string, tenantId: string): Promise<Record<string, number>> {
