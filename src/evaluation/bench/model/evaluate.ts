@@ -8,7 +8,7 @@ import { lexicalQueryOf } from "../../../search/lexical/analyze-query.js";
 import { Bm25Index } from "../../../search/lexical/bm25-index.js";
 import { rankLexical } from "../../../search/lexical/rank.js";
 import { DEFAULT_LEXICAL_WEIGHTS } from "../../../search/engine.js";
-import { fuse, type Candidate } from "../../../search/fusion.js";
+import { fuse, type Candidate, type FusionOptions } from "../../../search/fusion.js";
 import { ndcgAtKGraded, recallAtK } from "../../ranking-metrics.js";
 import { embeddedText, type EvalSet } from "./sets.js";
 
@@ -107,15 +107,24 @@ function summarize(set: EvalSet, ranked: string[][]): ModeScores {
   return { ndcg10: ndcg / n, recall10: recall / n, groups };
 }
 
-/** Vector-only, lexical-only and hybrid scores of the model on the set. */
-export function scoreSet(set: EvalSet, model: TextEmbedder, lexical: Candidate[][] = lexicalLists(set)): SetScores {
+/** Each query's vector candidate list (nearest passages first). */
+export function vectorLists(set: EvalSet, model: TextEmbedder): Candidate[][] {
   const matrix = passageMatrix(set, model);
-  const vectorLists = set.queries.map((q) => nearest(matrix, model.dimension, model.embed(q.text, "query")));
-  const hybridLists = set.queries.map((_, i) => fuse(lexical[i]!, vectorLists[i]!, {}, { lexicalComplete: lexical[i]!.length < DEPTH }));
+  return set.queries.map((q) => nearest(matrix, model.dimension, model.embed(q.text, "query")));
+}
+
+/** Vector-only, lexical-only and hybrid scores of the model on the set (hybrid: the default fusion unless `fusion` says otherwise). */
+export function scoreSet(set: EvalSet, model: TextEmbedder, lexical: Candidate[][] = lexicalLists(set), fusion: Partial<FusionOptions> = {}): SetScores {
+  return scoreLists(set, lexical, vectorLists(set, model), fusion);
+}
+
+/** The scores of given candidate lists, fused with `fusion` (the service's default fusion unless it says otherwise). */
+export function scoreLists(set: EvalSet, lexical: Candidate[][], vector: Candidate[][], fusion: Partial<FusionOptions> = {}): SetScores {
+  const hybridLists = set.queries.map((_, i) => fuse(lexical[i]!, vector[i]!, fusion, { lexicalComplete: lexical[i]!.length < DEPTH }));
   return {
     set: set.name,
     queries: set.queries.length,
-    vector: summarize(set, vectorLists.map((l) => collapse(set, l))),
+    vector: summarize(set, vector.map((l) => collapse(set, l))),
     lexical: summarize(set, lexical.map((l) => collapse(set, l))),
     hybrid: summarize(set, hybridLists.map((l) => collapse(set, l))),
   };

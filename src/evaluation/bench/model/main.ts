@@ -10,7 +10,10 @@ import { StaticEncoder } from "../../../model/encoder.js";
 import { MODEL_DIR, MODEL_FILE } from "../../../model/paths.js";
 import { beirDataDir } from "../../benchmarks/industry-benchmarks.js";
 import { DOCS_SETS } from "../docs-questions/sets.js";
-import { scoreSet, type SetScores } from "./evaluate.js";
+import { scoreSet, type ModeScores, type SetScores } from "./evaluate.js";
+
+/** the question kinds issue 27 calls plain-language */
+const PLAIN_KINDS = ["natural", "howto"];
 
 /** the shipped model's scores on the evaluation sets, which a candidate must not fall below */
 const SHIPPED_METRICS = path.join(import.meta.dirname, "shipped-metrics.json");
@@ -24,12 +27,19 @@ const { values } = parseArgs({
     sets: { type: "string", default: "scifact,node,libreoffice" },
     cache: { type: "string", default: path.join("bench-results", "model-cache") },
     promote: { type: "boolean", default: false },
+    // the fusion's vector weight (lexical: 1 minus it); the service's default when absent
+    "vector-weight": { type: "string" },
     help: { type: "boolean", short: "h" },
   },
 });
 if (values.help) {
-  process.stdout.write("Usage: npm run model:eval -- [--model FILE] [--sets scifact,node,libreoffice] [--promote]\n");
+  process.stdout.write("Usage: npm run model:eval -- [--model FILE] [--sets scifact,node,libreoffice] [--vector-weight W] [--promote]\n");
   process.exit(0);
+}
+if (values.promote && values["vector-weight"] !== undefined) {
+  // the shipped scores are the service's fusion's; a candidate is compared at the same fusion
+  process.stderr.write("--promote compares at the service's fusion: leave out --vector-weight\n");
+  process.exit(2);
 }
 
 async function loadSet(name: string): Promise<EvalSet | null> {
@@ -45,8 +55,19 @@ async function loadSet(name: string): Promise<EvalSet | null> {
   return set;
 }
 
+/** The plain-language questions (natural and how-to, issue 27's measure): their mean nDCG@10, null when the set has none. */
+function plain(m: ModeScores): number | null {
+  const gs = PLAIN_KINDS.map((k) => m.groups[k]).filter((g) => g !== undefined);
+  const n = gs.reduce((a, g) => a + g.n, 0);
+  return n ? gs.reduce((a, g) => a + g.n * g.ndcg10, 0) / n : null;
+}
+
 function summary(s: SetScores): Record<string, number> {
   const out: Record<string, number> = { vector: s.vector.ndcg10, lexical: s.lexical.ndcg10, hybrid: s.hybrid.ndcg10 };
+  for (const mode of ["vector", "lexical", "hybrid"] as const) {
+    const p = plain(s[mode]);
+    if (p !== null) out[`${mode}_plain`] = p;
+  }
   for (const [g, v] of Object.entries(s.hybrid.groups)) if (Object.keys(s.hybrid.groups).length > 1) out[`hybrid_${g}`] = v.ndcg10;
   for (const [g, v] of Object.entries(s.lexical.groups)) if (Object.keys(s.lexical.groups).length > 1) out[`lexical_${g}`] = v.ndcg10;
   return out;
@@ -59,11 +80,12 @@ const metrics: Record<string, Record<string, number>> = {};
 for (const name of values.sets.split(",")) {
   const set = await loadSet(name.trim());
   if (!set) continue;
-  const s = scoreSet(set, model);
+  const w = values["vector-weight"] === undefined ? null : Number(values["vector-weight"]);
+  const s = scoreSet(set, model, undefined, w === null ? {} : { lexicalWeight: 1 - w, vectorWeight: w });
   metrics[set.name] = summary(s);
   log(`${set.name.padEnd(14)} ${Object.entries(metrics[set.name]!).map(([k, v]) => `${k} ${v.toFixed(4)}`).join("  ")}`);
 }
-process.stdout.write(`${JSON.stringify({ model: values.model, header: { model: header.model, created_at: header.created_at }, metrics }, null, 2)}\n`);
+process.stdout.write(`${JSON.stringify({ model: values.model, vector_weight: values["vector-weight"] ?? "default", header: { model: header.model, created_at: header.created_at }, metrics }, null, 2)}\n`);
 
 if (values.promote) promote(header, metrics);
 
