@@ -44,6 +44,8 @@ export function ensureCitus(pgBin, log = console.log) {
   const missing = missingPackages();
   if (missing.length > 0) {
     log(`citus: installing Debian packages ${missing.join(" ")}`);
+    // a fresh machine's package lists may be empty or stale
+    run("apt-get", ["update", "-qq"]);
     run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...missing], {
       env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
     });
