@@ -191,6 +191,22 @@ describe("re-crawl", () => {
   });
 });
 
+describe("canonical duplicates", () => {
+  it("the canonical page's own content is stored even when its /amp twin answers first", async () => {
+    // /blog/post-1 answers last: before, whichever of it and its twin ended first became the page
+    const slow = await serve(docsSite({ delays: { "/blog/post-1": 400 } }));
+    try {
+      const { rec } = await crawl({ url: `${slow.base}/`, maxDepth: 10, pageLimit: 100 });
+      expect(paths(rec.pages).sort()).toEqual([...DOCS_FULL].sort());
+      expect(rec.pages.find((p) => p.url === `${slow.base}/blog/post-1`)?.title).toBe("Post 1");
+      expect(rec.skips).toContainEqual([`${slow.base}/blog/post-1-amp`, `Duplicate of its canonical URL ${slow.base}/blog/post-1.`]);
+      expect(slow.hits.filter((h) => h.path === "/blog/post-1")).toHaveLength(1);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
 describe("robots.txt crawl delay", () => {
   it("fetches one page at a time, spaced by the delay", async () => {
     const docs = await serve(docsSite({ crawlDelay: 0.2, sitemap: false, llms: false }));

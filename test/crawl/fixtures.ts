@@ -106,6 +106,8 @@ export interface DocsSiteOptions {
   llms?: boolean;
   /** text that changes /docs/guide/config, for re-crawl tests */
   configText?: () => string;
+  /** milliseconds to hold the answer of these paths (races between parallel fetches) */
+  delays?: Record<string, number>;
 }
 
 /** Pages a full crawl of the docs site hands to the sink (paths). */
@@ -130,6 +132,15 @@ export const DOCS_FULL = [
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n", "latin1");
 
 export function docsSite(opts: DocsSiteOptions = {}): Handler {
+  const pages = docsPages(opts);
+  return (req, res, ctx) => {
+    const delay = opts.delays?.[ctx.url.pathname];
+    if (!delay) return pages(req, res, ctx);
+    setTimeout(() => pages(req, res, ctx), delay);
+  };
+}
+
+function docsPages(opts: DocsSiteOptions): Handler {
   const sitemap = opts.sitemap ?? true;
   const llms = opts.llms ?? true;
   return (req, res, { base, url }) => {

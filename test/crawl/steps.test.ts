@@ -138,17 +138,31 @@ describe("extract step", () => {
     expect(draftOf(state, item("https://example.com/", 1), res, new URL(res.finalUrl), res.finalUrl, "html").withheld).toBeNull();
   });
 
-  it("a canonical URL becomes the identity; a canonical already handed makes a duplicate whose links are still followed", () => {
+  it("a page yields to its canonical URL while that is pending; a canonical already handed makes a duplicate; links are still followed", () => {
     const { state, report, rec } = setup("https://example.com/", { includePaths: ["/blog/"] });
-    const first = draft("https://example.com/blog/p?page=1", "a");
-    expect(claimCanonical(state, report, item(first.identity), first, "https://example.com/blog/p")).toBe(true);
-    expect(first.identity).toBe("https://example.com/blog/p");
-    expect(state.claimed.has("https://example.com/blog/p")).toBe(true);
+    // the canonical URL is queued and the page yields to it, so the canonical page's own content is stored
+    const first = draft("https://example.com/blog/p?page=1", "a", { links: ["https://example.com/blog/"] });
+    expect(claimCanonical(state, report, item(first.identity), first, "https://example.com/blog/p")).toBe(false);
+    expect(queued(state)).toEqual([["/blog/p", 1, "link"], ["/blog/", 2, "link"]]);
+    expect(state.pending.has("https://example.com/blog/p")).toBe(true);
 
-    const amp = draft("https://example.com/blog/p-amp", "b", { links: ["https://example.com/blog/"] });
+    // the canonical URL's own fetch (say it redirected) claims the identity; a later twin is a duplicate
+    const own = draft("https://example.com/blog/p/", "own");
+    expect(claimCanonical(state, report, item("https://example.com/blog/p"), own, "https://example.com/blog/p")).toBe(true);
+    expect(own.identity).toBe("https://example.com/blog/p");
+    expect(state.claimed.has("https://example.com/blog/p")).toBe(true);
+    const amp = draft("https://example.com/blog/p-amp", "b");
     expect(claimCanonical(state, report, item(amp.identity), amp, "https://example.com/blog/p")).toBe(false);
-    expect(rec.skips).toEqual([["https://example.com/blog/p-amp", "Duplicate of its canonical URL https://example.com/blog/p."]]);
-    expect(queued(state)).toEqual([["/blog/", 2, "link"]]);
+    expect(rec.skips).toEqual([
+      ["https://example.com/blog/p?page=1", "Duplicate of its canonical URL https://example.com/blog/p."],
+      ["https://example.com/blog/p-amp", "Duplicate of its canonical URL https://example.com/blog/p."],
+    ]);
+
+    // a canonical known but no longer pending (its fetch failed) does not lose the page: it takes the identity
+    state.seen.add("https://example.com/blog/gone");
+    const orphan = draft("https://example.com/blog/gone?x=1", "d");
+    expect(claimCanonical(state, report, item(orphan.identity), orphan, "https://example.com/blog/gone")).toBe(true);
+    expect(orphan.identity).toBe("https://example.com/blog/gone");
 
     // a canonical outside include_paths does not replace the identity
     const other = draft("https://example.com/blog/q", "c");
@@ -356,17 +370,19 @@ describe("steps against the docs site", () => {
     fetcher.close();
   });
 
-  it("fetch: a page claimed as another page's canonical URL while its own request was in flight is a duplicate", async () => {
-    // The race behind a crawl counting 16 pages of 15: a parallel worker's /blog/post-1-amp named
-    // /blog/post-1 as canonical after /blog/post-1 was dequeued but before its answer came.
+  it("fetch: a canonical twin that answers while the canonical URL's request is in flight yields to it", async () => {
+    // The race behind a re-crawl storing /blog/post-1 again: a parallel worker's /blog/post-1-amp
+    // answered while /blog/post-1's request was in flight, and used to become the page.
     const { net, fetcher } = network();
     const { state, report, rec } = setup(`${docs.base}/`);
     const post = `${docs.base}/blog/post-1`;
+    state.seen.add(post);
+    state.pending.add(post);
     const inFlight = fetchPage(state, net, report, item(post));
     const amp = draft(`${docs.base}/blog/post-1-amp`, "amp");
-    expect(claimCanonical(state, report, item(amp.identity), amp, post)).toBe(true);
-    expect(await inFlight).toBeNull();
-    expect(rec.skips).toEqual([[post, "Duplicate of a page already crawled (canonical URL or redirect target)."]]);
+    expect(claimCanonical(state, report, item(amp.identity), amp, post)).toBe(false);
+    expect(await inFlight).not.toBeNull();
+    expect(rec.skips).toEqual([[amp.identity, `Duplicate of its canonical URL ${post}.`]]);
     fetcher.close();
   });
 

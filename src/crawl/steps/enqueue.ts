@@ -51,6 +51,7 @@ export function enqueueUrl(state: CrawlState, report: CrawlReport, raw: string, 
     return;
   }
   state.queue.push({ url: norm, depth, source });
+  state.pending.add(norm);
   report.queued();
 }
 

@@ -8,7 +8,7 @@ import { analyzeHtml, decodeHtml, extractMarkdownLinks, markdownTitle, markdownT
 import { inIncludePaths, sameSite } from "../scope.js";
 import type { PageFormat, PreviousPage } from "../types.js";
 import { tryNormalizeUrl } from "../url-policy.js";
-import { enqueueLinks, onSite, sameSiteLinks } from "./enqueue.js";
+import { enqueueLinks, enqueueUrl, onSite, sameSiteLinks } from "./enqueue.js";
 import { fetchTwin, renderPage } from "./fetch.js";
 import type { CrawlNetwork } from "./network.js";
 import type { CrawlReport, CrawlState, QueueItem } from "./state.js";
@@ -122,12 +122,19 @@ export async function extractPage(
 
 /**
  * rel=canonical in scope becomes the page's identity. A page whose canonical URL was already
- * handed over is a duplicate: its links are still followed, and false says the item ends here.
+ * handed over, or is still to be fetched (queued, in flight, or queued now), is a duplicate: its
+ * links are still followed, and false says the item ends here. Yielding to a pending canonical URL
+ * keeps the stored content the canonical page's own whichever fetch ends first, so a re-crawl of an
+ * unchanged site stores nothing again (an /amp twin no longer wins a race now and then).
  */
 export function claimCanonical(state: CrawlState, report: CrawlReport, item: QueueItem, draft: PageDraft, canonical: string | null): boolean {
   if (!canonical || canonical === draft.identity) return true;
   if (!inIncludePaths(new URL(canonical), state.plan.includePaths)) return true;
-  if ((state.claimed.has(canonical) || state.plan.already.has(canonical)) && draft.withheld === null) {
+  // an item that is the canonical URL itself (it redirected here) claims it: nothing else would
+  const yields = draft.withheld === null && item.url !== canonical;
+  if (yields && !state.seen.has(canonical)) enqueueUrl(state, report, canonical, item.depth, "link");
+  const pending = yields && state.pending.has(canonical);
+  if ((state.claimed.has(canonical) || state.plan.already.has(canonical) || pending) && draft.withheld === null) {
     enqueueLinks(state, report, draft.links, item.depth + 1);
     report.skip(item.url, `Duplicate of its canonical URL ${canonical}.`);
     return false;

@@ -8,6 +8,14 @@ import type { CrawlNetwork } from "./network.js";
 import type { CrawlReport, CrawlState, QueueItem } from "./state.js";
 
 export async function processItem(state: CrawlState, net: CrawlNetwork, report: CrawlReport, item: QueueItem): Promise<void> {
+  try {
+    await processSteps(state, net, report, item);
+  } finally {
+    state.pending.delete(item.url);
+  }
+}
+
+async function processSteps(state: CrawlState, net: CrawlNetwork, report: CrawlReport, item: QueueItem): Promise<void> {
   if (expandStored(state, report, item)) return;
   if (state.claimed.has(item.url)) {
     report.skip(item.url, DUPLICATE_PAGE);

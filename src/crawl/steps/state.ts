@@ -72,6 +72,8 @@ export interface CrawlState {
   readonly seen: Set<string>;
   /** identities and final URLs whose content was processed */
   readonly claimed: Set<string>;
+  /** URLs queued or being processed, not finished yet (a canonical duplicate yields to them) */
+  readonly pending: Set<string>;
   /** content hash -> identity of the page handed with it, in this attempt */
   readonly handedHashes: Map<string, string>;
   /** sitemap <lastmod> by normalised URL, however the URL was queued (links come first) */
@@ -94,6 +96,7 @@ export function createCrawlState(plan: CrawlPlan, start: URL): CrawlState {
     head: 0,
     seen: new Set(),
     claimed: new Set(),
+    pending: new Set(),
     handedHashes: new Map(),
     lastmod: new Map(),
     traps: new TrapGuard(),
