@@ -10,8 +10,8 @@
 //   but it is handed to the sink only when it matches.
 // - Identity of a page (CrawledPage.url): its rel=canonical URL when that is same-site and in
 //   scope, else its final URL after redirects, normalised. A page whose identity was already
-//   handed (or crawled by an earlier attempt) is skipped as a duplicate; so is a body whose
-//   sha256 equals one already handed in this run.
+//   handed (or crawled by an earlier attempt), or is still to be fetched, is skipped as a
+//   duplicate; so is a body whose sha256 equals one already handed in this run.
 // - Markdown twins: an advertised twin (<link rel="alternate" type="text/markdown">) is fetched
 //   and handed instead of the HTML (format "markdown", links still from the HTML). Unadvertised
 //   twins are probed once at the start page (<url>.md / index.html.md); only if that answers
