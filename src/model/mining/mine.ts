@@ -9,15 +9,10 @@ import { createRequire } from "node:module";
 import { createProgress } from "../../terminal/progress.js";
 import { DebianPackages, type PackageInfo } from "./debian.js";
 import { filePairs } from "./read-source.js";
-import { heldOutPackage, heldOutPath, NPM_SOURCE, SOURCES, type SourceSpec } from "./sources.js";
+import { HELD_OUT_PACKAGES, HELD_OUT_PATHS, heldOutPackage, heldOutPath, NPM_SOURCE, SOURCES, type SourceSpec } from "./sources.js";
 import type { Pair } from "./sections.js";
 
 export const MAX_PER_QUERY = 8;
-
-const HELD_OUT_DESCRIPTION = {
-  packages: ["postgresql* and libpq* (PostgreSQL's documentation)", "nodejs, libnode* (the Node.js API docs)", "libreoffice* (LibreOffice help)"],
-  paths: ["any path naming postgres, nodejs, libreoffice, SciFact or a BEIR data set, the npm packages' READMEs included"],
-};
 
 export interface SourceReport {
   id: string;
@@ -70,8 +65,8 @@ function npmFiles(): SourceFiles {
     const licence = typeof pkg.license === "string" ? pkg.license : "";
     if (!licence || /UNLICENSED|SEE LICENSE/i.test(licence)) continue;
     const readme = fs.readdirSync(dir).find((f) => NPM_SOURCE.files.test(f));
-    // the held-out path rule applies here too: postgres-date's README is no PostgreSQL manual, but
-    // "never read a path naming postgres" is simpler to trust than a judgement per package
+    // the held-out path rule applies to READMEs too: one rule for every file is simpler to trust
+    // than a judgement per package
     const file = readme ? path.join(dir, readme) : null;
     if (file && !heldOutPath(file)) files.set(file, { name: `npm:${pkg.name ?? d}`, version: pkg.version ?? "", licence });
   }
@@ -144,7 +139,8 @@ export async function minePairs(dir: string, only?: string[]): Promise<DataManif
     pairs: reports.reduce((n, r) => n + r.pairs, 0),
     sha256: hash.digest("hex"),
     sources: reports,
-    held_out: { packages: HELD_OUT_DESCRIPTION.packages, paths: HELD_OUT_DESCRIPTION.paths },
+    // the exclusion rules as applied (sources.ts), so the manifest cannot drift from the code
+    held_out: { packages: HELD_OUT_PACKAGES.map(String), paths: HELD_OUT_PATHS.map(String) },
   };
   fs.writeFileSync(path.join(dir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
