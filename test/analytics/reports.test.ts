@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { bucketStart, percentile, series, sortQueries, type QueryStat } from "../../src/services/analytics/analytics-reports.js";
 import { atOf, decodeTop, encodeTop, newSearchKey, packId, rndOf, unpackId } from "../../src/store/analytics-codec.js";
-import { normaliseQuery } from "../../src/services/analytics/analytics-search.js";
+import { normaliseQuery } from "../../src/services/analytics/query-text.js";
 
 describe("reports", () => {
   it("takes nearest-rank percentiles from a histogram", () => {

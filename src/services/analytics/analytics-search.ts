@@ -7,14 +7,14 @@ import type { SearchOrigin, SearchEventRow } from "../../store/analytics-types.j
 import { newSearchKey } from "../../store/analytics-codec.js";
 import { tenantOf, type Principal } from "../auth/auth.js";
 import type { SearchService } from "../search/search.js";
-import { mergeSuggestions } from "../search/suggest.js";
 import type { SearchLog } from "./analytics-log.js";
+import { mergeSuggestions } from "./popular-queries.js";
+import { normaliseQuery } from "./query-text.js";
 
 /** the public form of a search id: "srch_" and the stored key */
 export const SEARCH_ID_PREFIX = "srch_";
 /** hits kept per event: enough to see what was shown first, small enough to keep events small */
 const TOP_KEPT = 3;
-const MAX_QUERY = 256;
 const MAX_FILTER = 512;
 
 export interface LoggedSearchDeps {
@@ -26,10 +26,6 @@ export interface LoggedSearchDeps {
   popular?: (tenantId: string, collectionId: string, typed: string, limit: number) => Promise<string[]>;
 }
 
-/** Lower case, trimmed, inner whitespace collapsed (Unicode compatibility forms folded). */
-export function normaliseQuery(q: string): string {
-  return q.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim().slice(0, MAX_QUERY);
-}
 
 interface Answer {
   query: string;

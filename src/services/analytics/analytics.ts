@@ -10,7 +10,8 @@ import { notFound, ValidationError, type FieldIssue } from "../errors.js";
 import type { SearchLog } from "./analytics-log.js";
 import type { SynonymService } from "../collections/synonyms.js";
 import { synonymWords, type SynonymSet } from "../../search/lexical/synonyms.js";
-import { normaliseQuery, SEARCH_ID_PREFIX } from "./analytics-search.js";
+import { SEARCH_ID_PREFIX } from "./analytics-search.js";
+import { normaliseQuery } from "./query-text.js";
 import { bucketOffset, INTERVALS, MAX_BUCKETS, mergeQueryCounts, queryStat, series, sortQueries, splitWindow, type Interval, type QuerySort, type QueryStat, type SeriesPoint } from "./analytics-reports.js";
 
 export interface AnalyticsServiceDeps {

@@ -5,7 +5,7 @@
 // off gets none (its switch says its searches are not to be used).
 import type { AnalyticsStore } from "../../store/analytics-types.js";
 import { DAY } from "../../store/analytics-codec.js";
-import { normaliseQuery } from "./analytics-search.js";
+import { normaliseQuery } from "./query-text.js";
 
 /**
  * A query is offered once it found results at least this often, on at least this many days
@@ -34,4 +34,28 @@ export function popularQueries(store: Pick<AnalyticsStore, "loggingEnabled" | "p
     const rows = await store.popularQueries(f, { prefix, minFound: POPULAR_MIN_FOUND, minDays: POPULAR_MIN_DAYS, limit });
     return rows.map((r) => r.query);
   };
+}
+
+/**
+ * Popular whole queries (what people searched and found) and completions of the word being typed,
+ * as one list: popular queries take up to half of it first, the completions follow, and either
+ * fills what the other leaves empty. A suggestion met twice (as the search log normalises
+ * queries) is kept once.
+ */
+export function mergeSuggestions(popular: string[], words: string[], limit: number): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  const add = (xs: string[], upTo: number) => {
+    for (const x of xs) {
+      if (out.length >= upTo) return;
+      const k = normaliseQuery(x);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      out.push(x);
+    }
+  };
+  add(popular, Math.ceil(limit / 2));
+  add(words, limit);
+  add(popular, limit);
+  return out;
 }

@@ -4,7 +4,7 @@
 // collection; the words of those chunks that begin with the typed word become the suggestions
 // (search/lexical/suggest.ts), each with the text typed before it. Not counted as a query: a
 // search box calls it on every keystroke. The logged service (analytics/analytics-search.ts) adds
-// the collection's popular queries in front (mergeSuggestions).
+// the collection's popular queries in front (analytics/popular-queries.ts, mergeSuggestions).
 import { headingsField } from "../../search/lexical/analyze.js";
 import { queryAnalyzer } from "../../search/lexical/languages.js";
 import { cutStems, languageOf, prefixRange } from "../../search/lexical/prefix.js";
@@ -45,25 +45,3 @@ export async function suggestIn(deps: SearchDeps, p: Principal, collectionId: st
   return { suggestions: completions(fields, typed, stems, analyzer, limit).map((w) => head + w) };
 }
 
-/**
- * Popular whole queries (what people searched and found) and completions of the word being typed,
- * as one list: popular queries take up to half of it first, the completions follow, and either
- * fills what the other leaves empty. A suggestion met twice (case and spacing aside) is kept once.
- */
-export function mergeSuggestions(popular: string[], words: string[], limit: number): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  const add = (xs: string[], upTo: number) => {
-    for (const x of xs) {
-      if (out.length >= upTo) return;
-      const k = x.toLowerCase().replace(/\s+/g, " ").trim();
-      if (seen.has(k)) continue;
-      seen.add(k);
-      out.push(x);
-    }
-  };
-  add(popular, Math.ceil(limit / 2));
-  add(words, limit);
-  add(popular, limit);
-  return out;
-}
