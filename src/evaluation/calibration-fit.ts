@@ -1,9 +1,9 @@
 // Fitting a calibration (calibration.ts's Platt models) from labelled hits, and measuring one:
 // used by src/evaluation/labs/fit-calibration.ts for the shipped SciFact fit and by per-collection tuning
 // (tuning-calibration.ts) for a fit on a collection's own benchmark suite. Pure.
-import { FEATURES, type PlattModel } from "../search/calibration.js";
+import type { PlattModel } from "../search/calibration.js";
 
-/** One labelled hit: its features (calibration.ts FEATURES order) and whether it is relevant. */
+/** One labelled hit: its features (calibration.ts features() order) and whether it is relevant. */
 export interface LabelledHit {
   x: readonly number[];
   y: number;
@@ -51,7 +51,8 @@ export function fitLogistic(rows: readonly LabelledHit[], use: boolean[], lambda
     beta = beta.map((b, k) => b + step[k]!);
     if (Math.max(...step.map(Math.abs)) < 1e-8) break;
   }
-  const weights = FEATURES.map((_, i) => {
+  // one weight per entry of `use`: FEATURES for a collection's own model, MODEL_FEATURES for the shipped one
+  const weights = use.map((_, i) => {
     const k = idx.indexOf(i);
     return k >= 0 ? beta[k + 1]! : 0;
   });

@@ -9,7 +9,7 @@ import { lexicalQueryWithRules } from "./lexical/query-rules.js";
 import type { SynonymTable } from "./lexical/synonyms.js";
 import { queryAnalyzer } from "./lexical/languages.js";
 import { fuse, type Candidate, type FusedHit, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
-import { calibrate, calibrationFusion, modelsWith, sameFusion, type OwnCalibration } from "./calibration.js";
+import { calibrate, calibrationFusion, modelsWith, sameFusion, type ListFacts, type OwnCalibration } from "./calibration.js";
 import { rulesOf, type RankedScores } from "./explain.js";
 import type { SearchFilter } from "./filter/types.js";
 
@@ -63,6 +63,8 @@ export interface RankedChunk extends RankedScores {
 export interface EngineResult {
   mode: "hybrid" | "lexical" | "vector";
   ranked: RankedChunk[];
+  /** the lexical query's terms and phrases (calibration's lex_mean; absent without one) */
+  queryTerms?: number;
 }
 
 export type RetrievalMode = "hybrid" | "lexical" | "vector";
@@ -89,17 +91,28 @@ export function fuseCandidates(
   vector: readonly Candidate[],
   answered: RetrievalMode,
   settings: EngineSettings,
-): { fused: FusedHit[]; fusion: FusionOptions; lexicalCandidates: Candidate[]; vectorCandidates: Candidate[]; lists: { lexicalComplete: boolean } } {
+  queryTerms?: number,
+): {
+  fused: FusedHit[];
+  fusion: FusionOptions;
+  lexicalCandidates: Candidate[];
+  vectorCandidates: Candidate[];
+  lists: { lexicalComplete: boolean } & ListFacts;
+} {
   const useLexical = answered !== "vector";
   const useVectors = answered !== "lexical";
   const fusion =
     answered === "hybrid" ? settings.fusion : { ...settings.fusion, lexicalWeight: useLexical ? 1 : 0, vectorWeight: useVectors ? 1 : 0 };
   const lexicalCandidates = lexical.length > settings.depth ? lexical.slice(0, settings.depth) : [...lexical];
   const vectorCandidates = vector.length > settings.depth ? vector.slice(0, settings.depth) : [...vector];
-  // fewer than asked: every lexical match is in the list (exact matches then come first)
-  const lists = { lexicalComplete: lexical.length < settings.depth };
+  // fewer than asked: every lexical match is in the list (exact matches then come first); every
+  // chunk of the collection is in the vector list (calibration's `small` feature)
+  const lists = { lexicalComplete: lexical.length < settings.depth, vectorComplete: useVectors && vector.length < settings.depth, queryTerms };
   return { fused: fuse(lexicalCandidates, vectorCandidates, fusion, lists), fusion, lexicalCandidates, vectorCandidates, lists };
 }
+
+/** Terms and phrases of a lexical query, as calibration counts them (lex_mean). */
+export const termsOf = (q: LexicalQuery | null | undefined): number | undefined => (q ? q.terms.length + q.phrases.length : undefined);
 
 /** A query's candidate lists for tuning: one lexical list per weight set, one vector list. */
 export interface TuningCandidates {
@@ -109,6 +122,8 @@ export interface TuningCandidates {
   vector: Candidate[];
   /** document id of every candidate chunk */
   documentOf: Map<string, string>;
+  /** the lexical query's terms and phrases (calibration's lex_mean) */
+  queryTerms?: number;
 }
 
 /**
@@ -198,13 +213,13 @@ export async function rankIds(
   const vector = await vectorPromise;
   const answered = useVectors ? (useLexical ? "hybrid" : "vector") : "lexical";
   // one list only (a single mode, or no model): that list's scores alone, weight 1 (fuseCandidates)
-  const lists = fuseCandidates(asCandidates(lexical), vector, answered, settings);
+  const lists = fuseCandidates(asCandidates(lexical), vector, answered, settings, termsOf(lexicalQuery));
   const documents = await deps.content.chunkDocuments(
     tenantId,
     lists.fused.map((f) => f.id),
   );
   const expanded = new Map(lexical.filter((h) => h.rules).map((h) => [h.chunkId, h.rules!]));
-  return { mode: answered, ranked: scoredIds(lists, answered, settings, documents, expanded), parsed, lexical: useLexical ? lexicalQuery : null };
+  return { mode: answered, ranked: scoredIds(lists, answered, settings, documents, expanded, deps.profile.name), parsed, lexical: useLexical ? lexicalQuery : null };
 }
 
 /**
@@ -231,9 +246,10 @@ export function calibratedList(
   answered: RetrievalMode,
   settings: EngineSettings,
   documentOf: (chunkId: string) => string | undefined,
+  profile?: string,
 ): { fused: FusedHit[]; relevance: number[] } {
   const { fused, fusedOf } = calibrationInputs(lists, answered, settings, documentOf);
-  return { fused, relevance: calibrate(fused, answered, fusedOf, modelsWith(settings.calibration)) };
+  return { fused, relevance: calibrate(fused, answered, fusedOf, modelsWith(settings.calibration, profile), lists.lists) };
 }
 
 /**
@@ -268,8 +284,9 @@ function scoredIds(
   settings: EngineSettings,
   documents: Map<string, string>,
   expanded: ReadonlyMap<string, ExpansionRule[]>,
+  profile: string,
 ): RankedId[] {
-  const { fused, relevance } = calibratedList(lists, answered, settings, (id) => documents.get(id));
+  const { fused, relevance } = calibratedList(lists, answered, settings, (id) => documents.get(id), profile);
   // the fused scores before document evidence, to tell which hits it raised (explain.ts)
   const before = new Map(lists.fused.map((f) => [f.id, f.score]));
   // fusion bounds a complete lexical list only when it mixes normalised scores of both lists
@@ -323,7 +340,7 @@ export async function tuningCandidates(
   const ids = new Set<string>([...vector.map((c) => c.id), ...lexical.flat().map((c) => c.id)]);
   // ids and documents only: the tuner never reads a chunk's text
   const documentOf = await deps.content.chunkDocuments(tenantId, [...ids]);
-  return { mode, lexical, vector, documentOf };
+  return { mode, lexical, vector, documentOf, queryTerms: termsOf(lexicalQuery) };
 }
 
 /** The engine's operations bound to its dependencies. */
@@ -336,7 +353,7 @@ export function createEngine(deps: EngineDeps) {
     /** rankIds and hydrate of the whole list */
     async rank(tenantId: string, sourceIds: string[], query: string, settings: EngineSettings, mode: RetrievalMode = "hybrid"): Promise<EngineResult> {
       const r = await rankIds(deps, tenantId, sourceIds, query, settings, mode);
-      return { mode: r.mode, ranked: await hydrate(deps, tenantId, r.ranked) };
+      return { mode: r.mode, ranked: await hydrate(deps, tenantId, r.ranked), queryTerms: termsOf(r.lexical) };
     },
     candidates: (
       tenantId: string,

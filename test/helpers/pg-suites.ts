@@ -21,6 +21,7 @@ export const PG_SUITES = [
   "test/search-api/synonyms.test.ts",
   "test/search-api/typos-prefix.test.ts",
   "test/search-api/languages.test.ts",
+  "test/search-api/small-collection-scores.test.ts",
   "test/benchmarks/suites.test.ts",
   "test/benchmarks/tune-jobs.test.ts",
   "test/benchmarks/tune-calibration.test.ts",

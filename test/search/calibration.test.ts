@@ -1,7 +1,7 @@
 // Score calibration (src/search/calibration.ts): relevance in [0, 1], non-increasing in fused order,
 // higher for stronger signals; the retrieve cutoff keeps the head of the list.
 import { describe, expect, it } from "vitest";
-import { calibrate, features, relativeCutoff, CALIBRATION_MODELS, FEATURES } from "../../src/search/calibration.js";
+import { calibrate, features, relativeCutoff, shippedModels, FEATURES, MODEL_FEATURES } from "../../src/search/calibration.js";
 import { fuse } from "../../src/search/fusion.js";
 
 const lexical = Array.from({ length: 30 }, (_, i) => ({ id: `c${i}`, score: 30 / (i + 1) }));
@@ -27,8 +27,8 @@ describe("calibrate", () => {
   });
 
   it("fitted weights are never negative (relevance never falls as a signal grows)", () => {
-    for (const m of Object.values(CALIBRATION_MODELS)) {
-      expect(m.weights).toHaveLength(FEATURES.length);
+    for (const m of [...Object.values(shippedModels("default")), ...Object.values(shippedModels("quarry-static"))]) {
+      expect(m.weights).toHaveLength(MODEL_FEATURES.length);
       for (const w of m.weights) expect(w).toBeGreaterThanOrEqual(0);
     }
   });
@@ -36,8 +36,22 @@ describe("calibrate", () => {
   it("computes the features of a hit missing from one list", () => {
     const hits = fuse([{ id: "a", score: 10 }], [{ id: "b", score: 0.4 }, { id: "c", score: 0.2 }]);
     const x = new Map(hits.map((h, i) => [h.id, features(hits)[i]!]));
-    expect(x.get("a")!.slice(1)).toEqual([1, Math.log1p(10), 0.2, 0]); // cosine: the vector list's lowest
-    expect(x.get("b")!.slice(1)).toEqual([0, 0, 0.4, 0]);
+    // cosine: the vector list's lowest; small: 0 (the vector list is not known to be complete)
+    expect(x.get("a")!.slice(1)).toEqual([1, Math.log1p(10), 0.2, 0, 0, Math.log1p(10)]);
+    expect(x.get("b")!.slice(1)).toEqual([0, 0, 0.4, 0, 0, 0]);
+    expect(features(hits)[0]).toHaveLength(MODEL_FEATURES.length);
+    expect(MODEL_FEATURES.slice(0, FEATURES.length)).toEqual([...FEATURES]);
+  });
+
+  it("tells a short complete vector list (a small collection) and a long query's BM25 apart", () => {
+    const hits = fuse([{ id: "a", score: 10 }], [{ id: "a", score: 0.5 }, { id: "b", score: 0.4 }, { id: "c", score: 0.2 }, { id: "d", score: 0.1 }]);
+    const small = MODEL_FEATURES.indexOf("small");
+    const mean = MODEL_FEATURES.indexOf("lex_mean");
+    expect(features(hits, undefined, { vectorComplete: true })[0]![small]).toBeCloseTo(Math.log(100 / 4));
+    expect(features(hits, undefined, { vectorComplete: false })[0]![small]).toBe(0);
+    expect(features(hits, undefined, { queryTerms: 4 })[0]![mean]).toBeCloseTo(Math.log1p(10 / 4));
+    // the same lists score higher when they are all the collection holds
+    expect(calibrate(hits, "hybrid", undefined, undefined, { vectorComplete: true })[0]).toBeGreaterThan(calibrate(hits, "hybrid")[0]!);
   });
 });
 

@@ -14,12 +14,12 @@ function random(seed: number): () => number {
   };
 }
 
-/** one query's 20 lexical candidates (one chunk per document), BM25 scores falling from `top` */
+/** one query's 20 lexical candidates (one chunk per document), BM25 scores falling from `top`, for a query of 6 terms */
 function lexicalCase(id: string, top: number, relevantFirst: number, next: () => number): TuningCase {
   const lexical = Array.from({ length: 20 }, (_, i) => ({ id: `${id}-c${i}`, score: top * (1 - i / 25) * (0.9 + 0.2 * next()) })).sort((a, b) => b.score - a.score);
   const documentOf = new Map(lexical.map((c) => [c.id, `${c.id}-doc`]));
   const relevant = new Set(lexical.slice(0, relevantFirst).map((c) => `${c.id}-doc`));
-  return { id, relevant, candidates: { mode: "lexical", lexical: [lexical], vector: [], documentOf } };
+  return { id, relevant, candidates: { mode: "lexical", lexical: [lexical], vector: [], documentOf, queryTerms: 6 } };
 }
 
 describe("a collection's own calibration from its suite", () => {

@@ -16,6 +16,12 @@ export interface Marker {
   profile: string;
   /** chunking the data was indexed with: a changed profile means the load is stale */
   chunking: string;
+  /**
+   * the model the passages were embedded with and its version (loadedModel): a profile keeps its
+   * name and vector index when its model file changes (quarry-static), so a kept load embedded by
+   * another file would be searched with this one's query vectors
+   */
+  model?: string;
   tenantId: string;
   collectionId: string;
   sourceId: string;
@@ -40,9 +46,15 @@ export function writeMarker(dataDir: string, marker: Marker): void {
   fs.writeFileSync(path.join(dataDir, BENCH_MARKER), JSON.stringify(marker, null, 2));
 }
 
-/** Whether the marked load is the one these options, profile and chunking would make. */
-export function sameLoad(marker: Marker, o: BenchOptions, profile: string, chunking: string): boolean {
+/** What a load's vectors were made by: the profile's model and the loaded file's version. */
+export function loadedModel(rt: { activeProfile: { model: string }; embedderVersion(): string | null }): string {
+  return `${rt.activeProfile.model} ${rt.embedderVersion() ?? "(no version)"}`;
+}
+
+/** Whether the marked load is the one these options, profile, chunking and model would make. */
+export function sameLoad(marker: Marker, o: BenchOptions, profile: string, chunking: string, model: string): boolean {
   return (
+    marker.model === model &&
     marker.dataset === o.dataset &&
     marker.split === o.split &&
     marker.maxDocuments === o.maxDocuments &&

@@ -12,7 +12,7 @@ import { findDataset } from "../beir/beir-catalog.js";
 import { missingBeirFiles } from "../beir/beir-import.js";
 import type { BenchOptions } from "./args.js";
 import { importDataset, type ImportedLoad } from "./load-import.js";
-import { readMarker, sameLoad, writeMarker, type Marker } from "./load-marker.js";
+import { loadedModel, readMarker, sameLoad, writeMarker, type Marker } from "./load-marker.js";
 import { operatorPrincipal, type BenchContext } from "./load-types.js";
 
 export { BENCH_MARKER } from "./load-marker.js";
@@ -70,6 +70,7 @@ async function freshLoad(rt: Runtime, s: LoadSetup, chunking: string, log: (msg:
     limitQueries: s.o.limitQueries,
     profile: rt.activeProfile.name,
     chunking,
+    model: loadedModel(rt),
     tenantId: loaded.tenant.id,
     collectionId: loaded.collectionId,
     sourceId: loaded.sourceId,
@@ -85,8 +86,11 @@ async function loadInto(rt: Runtime, s: LoadSetup, log: (msg: string) => void): 
   const chunking = `${p.chunk_size_tokens}/${p.chunk_overlap_tokens} tokens, ${p.dimension}-d`;
   const { queries, queryIds, qrels } = await evaluatedQueries(s.o);
   const { marker } = s;
-  if (marker && !sameLoad(marker, s.o, p.name, chunking)) {
-    throw new Error(`${s.dataDir} holds another load (${marker.dataset}, ${marker.split}, ${marker.profile}, ${marker.chunking ?? "older chunking"}); use another --data-dir`);
+  if (marker && !sameLoad(marker, s.o, p.name, chunking, loadedModel(rt))) {
+    throw new Error(
+      `${s.dataDir} holds another load (${marker.dataset}, ${marker.split}, ${marker.profile}, ${marker.chunking ?? "older chunking"}, ` +
+        `embedded with ${marker.model ?? "an unrecorded model"}; this run's model is ${loadedModel(rt)}); use another --data-dir`,
+    );
   }
   const loaded = marker ? await reusedLoad(rt, s, marker, log) : await freshLoad(rt, s, chunking, log);
   return { rt, ...loaded, dataset: s.dataset, title: s.title, split: s.o.split, queries, queryIds, qrels, dataDir: s.dataDir, close: s.close };

@@ -36,7 +36,8 @@ export interface BenchReport {
   postgres_copy_s?: number;
   machine: { cpus: number; cpu_model: string; memory_gb: number; node: string; platform: string; load_average: number[] };
   dataset: { name: string; path: string; split: string; queries: number; documents: number; chunks: number; reduced_corpus: boolean };
-  model: { profile: string; state: string };
+  /** name: the model and its file's version (load-marker.ts loadedModel) */
+  model: { profile: string; state: string; name?: string };
   load: LoadStats;
   quality: QualityRow[];
   published: PublishedScore[];

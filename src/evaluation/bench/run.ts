@@ -7,6 +7,7 @@ import { beirDataDir } from "../benchmarks/industry-benchmarks.js";
 import { findDataset } from "../beir/beir-catalog.js";
 import type { BenchOptions } from "./args.js";
 import { loadBenchContext, openBenchRuntime, operatorPrincipal, type BenchContext } from "./load.js";
+import { loadedModel } from "./load-marker.js";
 import { customSettings, evaluateSetup, measureQuality, modeSpecs, searchSettings } from "./quality.js";
 import { measureSpeed } from "./speed.js";
 import { measureIngest } from "./ingest.js";
@@ -97,7 +98,7 @@ async function benchDataset(o: BenchOptions, command: string): Promise<number> {
         chunks: ctx.load.chunks,
         reduced_corpus: o.maxDocuments !== null,
       },
-      model: { profile: rt.activeProfile.name, state: rt.embedderStatus().state },
+      model: { profile: rt.activeProfile.name, state: rt.embedderStatus().state, name: loadedModel(rt) },
       load: ctx.load,
       ...m,
       published: findDataset(ctx.dataset)?.published ?? [],

@@ -34,10 +34,10 @@ export const MIN_CALIBRATION_LABELS = 10;
 /** One case's first hits under a setting, in rank order, with their features and labels. */
 export function labelledHits(c: TuningCase, s: EngineSettings, weightIndex: number): LabelledHit[] {
   const { candidates } = c;
-  const lists = fuseCandidates(candidates.lexical[weightIndex] ?? [], candidates.vector, candidates.mode, s);
+  const lists = fuseCandidates(candidates.lexical[weightIndex] ?? [], candidates.vector, candidates.mode, s, candidates.queryTerms);
   const documentOf = (id: string) => candidates.documentOf.get(id);
   const { fused, fusedOf } = calibrationInputs(lists, candidates.mode, s, documentOf);
-  const x = features(fused, fusedOf);
+  const x = features(fused, fusedOf, lists.lists);
   const out: LabelledHit[] = [];
   for (let i = 0; i < fused.length && out.length < CALIBRATION_HITS; i++) {
     const d = documentOf(fused[i]!.id);

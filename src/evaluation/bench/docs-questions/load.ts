@@ -9,6 +9,7 @@ import path from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { Runtime } from "../../../runtime.js";
 import { openBenchRuntime, operatorPrincipal } from "../load.js";
+import { loadedModel } from "../load-marker.js";
 import { startBenchServer } from "../speed.js";
 import { serveDocs, type DocsSite } from "./site.js";
 import type { DocsSet } from "./sets.js";
@@ -70,11 +71,13 @@ export interface DocsDeployment {
 
 const MARKER = "docs-questions.json";
 
-interface Marker {
+export interface Marker {
   docsDir: string;
   pages: string[];
   profile: string;
   chunking: string;
+  /** what embedded the passages (load-marker.ts loadedModel): a changed model file makes the load stale */
+  model?: string;
   tenantId: string;
   collectionId: string;
   sourceId: string;
@@ -199,6 +202,17 @@ function readMarker(dataDir: string, temp: boolean): Marker | null {
   return null;
 }
 
+/** Whether a kept load is the one this run would make: same pages, profile, chunking and model. */
+export function sameDocsLoad(marker: Pick<Marker, "docsDir" | "pages" | "profile" | "chunking" | "model">, want: Pick<Marker, "docsDir" | "pages" | "profile" | "chunking" | "model">): boolean {
+  return (
+    marker.docsDir === want.docsDir &&
+    marker.pages.join() === want.pages.join() &&
+    marker.profile === want.profile &&
+    marker.chunking === want.chunking &&
+    marker.model === want.model
+  );
+}
+
 /**
  * Opens the deployment with the set's docs loaded: crawled into a fresh DATA_DIR, or found in the
  * kept one. `vectors`: the run asks a vector mode, so the load (fresh or reused) waits until every
@@ -222,9 +236,17 @@ export async function openDocsDeployment(set: DocsSet, docsDir: string, pages: s
     const p = rt.activeProfile;
     const chunking = `${p.chunk_size_tokens}/${p.chunk_overlap_tokens} tokens, ${p.dimension}-d`;
     const wantVectors = vectors && rt.embedderStatus().state === "ready";
+    const model = loadedModel(rt);
     if (marker) {
-      const same = marker.docsDir === docsDir && marker.pages.join() === pages.join() && marker.profile === p.name && marker.chunking === chunking;
-      if (!same) throw new Error(`${dataDir} holds another load (${marker.docsDir}, ${marker.pages.length} pages, ${marker.profile}, ${marker.chunking}); use another --keep`);
+      // the model too: quarry-static keeps its name and vector index when its file changes, and a
+      // kept load embedded by the shipped file, searched with a candidate's query vectors, read the
+      // candidate 0.650 on the Node.js plain questions where a fresh load reads 0.705 (docs/model.md)
+      if (!sameDocsLoad(marker, { docsDir, pages, profile: p.name, chunking, model })) {
+        throw new Error(
+          `${dataDir} holds another load (${marker.docsDir}, ${marker.pages.length} pages, ${marker.profile}, ${marker.chunking}, ` +
+            `embedded with ${marker.model ?? "an unrecorded model"}; this run's model is ${model}); use another --keep`,
+        );
+      }
       const tenant = await rt.store.tenants.get(marker.tenantId);
       if (!tenant) throw new Error(`${dataDir}: the bench tenant is gone; use a new --keep`);
       const key = (await rt.apiKeys.create(operatorPrincipal(tenant), { name: "docs questions bench", scopes: ["admin"] })).key;
@@ -239,7 +261,7 @@ export async function openDocsDeployment(set: DocsSet, docsDir: string, pages: s
     const c = await crawlDocs(rt, started.url, set, docsDir, pages, wantVectors, log);
     const load: DocsLoadStats = { pages: pages.length, ...c.stats, reused: false };
     if (!temp) {
-      const m: Marker = { docsDir, pages, profile: p.name, chunking, tenantId: c.tenantId, collectionId: c.collectionId, sourceId: c.sourceId, load };
+      const m: Marker = { docsDir, pages, profile: p.name, chunking, model, tenantId: c.tenantId, collectionId: c.collectionId, sourceId: c.sourceId, load };
       fs.writeFileSync(path.join(dataDir, MARKER), JSON.stringify(m, null, 2));
     }
     return { set, rt, url: started.url, key: c.key, collectionId: c.collectionId, sourceId: c.sourceId, load, dataDir, close };

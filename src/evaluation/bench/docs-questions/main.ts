@@ -20,6 +20,7 @@ import { machineInfo, runMain } from "../report.js";
 import { docsDir, docsPages, missingPages, readQuestions } from "./questions.js";
 import { failedPages, openDocsDeployment, uncrawledPages, type DocsLoadStats } from "./load.js";
 import { DOCS_SETS, NODE_SET, docsSet, type DocsSet } from "./sets.js";
+import { loadedModel } from "../load-marker.js";
 import { DOCS_MODES, TOP_K, renderTable, runQuestions, summarize, type DocsMode, type ModeSummary, type QuestionResult } from "./evaluate.js";
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
@@ -78,7 +79,8 @@ interface DocsReport {
   machine: ReturnType<typeof machineInfo>;
   docs: { set: string; dir: string; pages: number; version: string | null };
   questions: { file: string; count: number };
-  model: { profile: string; state: string };
+  /** name: the model and its file's version (load-marker.ts loadedModel) */
+  model: { profile: string; state: string; name: string };
   load: DocsLoadStats;
   /** pages whose document failed to index: every question judging one of them can miss it */
   failed_pages: { page: string; error: string }[];
@@ -158,7 +160,7 @@ async function main(): Promise<number> {
       machine: machineInfo(),
       docs: { set: set.name, dir, pages: pages.length, version: set.version(dir, pages) },
       questions: { file: o.questions, count: questions.length },
-      model: { profile: d.rt.activeProfile.name, state: d.rt.embedderStatus().state },
+      model: { profile: d.rt.activeProfile.name, state: d.rt.embedderStatus().state, name: loadedModel(d.rt) },
       load: d.load,
       failed_pages: failed,
       uncrawled_pages: uncrawled,
