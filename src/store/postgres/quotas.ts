@@ -17,7 +17,7 @@ const CONSUME = `
 // statement to admit a search"). The count is only added when the tenant and the collection exist
 // and the tenant is on the plan whose limit was passed ($5, $6): the limit stays a parameter, as
 // Citus requires of an ON CONFLICT ... WHERE on a distributed table. `counted` reads the counter as
-// the statement found it (the refusal's "used"). On Citus the CTEs run as subplans, each one task
+// the statement found it (a refusal reads it again). On Citus the CTEs run as subplans, each one task
 // on the tenant's shard group or the reference table `tenants` (test/citus/routing.test.ts).
 const ADMIT = `
   WITH t AS (SELECT id, name, slug, plan, verified, created_at FROM tenants WHERE id = $1),
@@ -55,7 +55,12 @@ export function pgQuotas(pool: Pool): QuotaStore {
     },
     async admitQueries(tenantId, collectionId, period, n, plan, limit) {
       const r = await pool.query<AdmitRow>(ADMIT, [tenantId, collectionId, period, n, plan, limit ?? Number.MAX_SAFE_INTEGER]);
-      return admission(r.rows[0]);
+      const a = admission(r.rows[0]);
+      if (a.ok || !a.tenant || !a.scope || a.tenant.plan !== plan) return a;
+      // refused at the limit: the statement's own read of the counter predates the increments it
+      // waited for, so the refusal's count is read again (a second statement only when refused)
+      const c = await pool.query<{ queries: number }>("SELECT queries FROM usage_counters WHERE tenant_id = $1 AND period = $2", [tenantId, period]);
+      return { ...a, used: c.rows[0]?.queries ?? 0 };
     },
   };
 }

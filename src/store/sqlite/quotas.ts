@@ -32,7 +32,7 @@ export function sqliteQuotas(db: DB): QuotaStore {
       tenant: { ...t, verified: t.verified === 1 },
       scope: c ? { settings: parseJson(c.settings, {}), data_source_ids: parseJson<string[]>(c.ids, []), language: c.language } : null,
     };
-    if (!c || t.plan !== plan) return { ...found, ok: false, used: 0 };
+    if (!c || t.plan !== plan) return { ...found, ok: false, used: (current.get(tenantId, period) as { queries: number } | undefined)?.queries ?? 0 };
     return { ...found, ...countQueries(tenantId, period, n, limit) };
   });
   return {
