@@ -105,6 +105,7 @@ function authenticateRequests(app: TypedApp, rt: Runtime) {
       authorization: req.headers.authorization,
       sessionToken: req.cookies?.[SESSION_COOKIE],
       tenantHeader: typeof req.headers["x-tenant-id"] === "string" ? req.headers["x-tenant-id"] : undefined,
+      tenantAdmittedByRoute: req.routeOptions.config?.tenantAdmittedByRoute === true,
     });
     rt.auth.requireScope(principal, scope, { unverifiedOk: req.routeOptions.config?.unverifiedOk === true });
     req.principal = principal;

@@ -7,6 +7,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** minimum scope; null = no credentials needed */
     scope?: Scope | null;
+    /** the handler reads the tenant again when it admits the request (search, retrieve): the auth hook may take it from the key cache */
+    tenantAdmittedByRoute?: boolean;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -15,3 +17,5 @@ declare module "fastify" {
 
 export const publicRoute = { scope: null } as const;
 export const needs = (scope: Scope) => ({ scope });
+/** a search-scoped route whose handler admits the tenant itself (quotas.admitSearch: tenant, collection and quota in one statement) */
+export const searchAdmitted = { scope: "search", tenantAdmittedByRoute: true } as const;

@@ -2,6 +2,7 @@
 // the query quota counter. Methods are coarse: each one is one use case and one atomic unit, so
 // a PostgreSQL implementation can make each a transaction too.
 import type { TenantRow } from "./tenant-types.js";
+import type { Json } from "./content-types.js";
 
 export type Role = "owner" | "member";
 
@@ -106,4 +107,23 @@ export interface QuotaStore {
    * unlimited), in one statement. Returns whether it was added and the count after the call.
    */
   consumeQueries(tenantId: string, period: string, n: number, limit: number | null): Promise<{ ok: boolean; used: number }>;
+  /**
+   * A search's admission, in one statement: the tenant's row, the collection's scope, and n
+   * queries counted when both exist, the tenant is still on `plan` and the count stays within
+   * `limit` (null = unlimited). A tenant found on another plan is counted nothing: the caller asks
+   * again with that plan's limit.
+   */
+  admitQueries(tenantId: string, collectionId: string, period: string, n: number, plan: string, limit: number | null): Promise<QueryAdmission>;
+}
+
+/** What a search's admission found (QuotaStore.admitQueries). */
+export interface QueryAdmission {
+  /** the tenant's row as it is now; null when the tenant no longer exists */
+  tenant: TenantRow | null;
+  /** the collection's scope; null when the tenant has no such collection */
+  scope: { settings: Json; data_source_ids: string[]; language: string | null } | null;
+  /** whether the n queries were counted */
+  ok: boolean;
+  /** the count after the call when counted, else as found */
+  used: number;
 }

@@ -46,6 +46,8 @@ export interface ApiKeyStore {
   list(tenantId: string): Promise<ApiKeyRow[]>;
   get(tenantId: string, id: string): Promise<ApiKeyRow | null>;
   findByHash(hash: string): Promise<ApiKeyRow | null>;
+  /** the key of this hash with its tenant's row (null if the tenant is gone), in one read */
+  findByHashWithTenant(hash: string): Promise<{ key: ApiKeyRow; tenant: TenantRow | null } | null>;
   revoke(tenantId: string, id: string, at: string): Promise<boolean>;
   touch(id: string, at: string): Promise<void>;
 }

@@ -30,7 +30,7 @@ afterAll(async () => {
 /** the store, counting key lookups: a cached key costs none */
 function counting(): { store: Store; lookups: () => number } {
   let n = 0;
-  const apiKeys = { ...store.apiKeys, findByHash: (h: string) => (n++, store.apiKeys.findByHash(h)) };
+  const apiKeys = { ...store.apiKeys, findByHashWithTenant: (h: string) => (n++, store.apiKeys.findByHashWithTenant(h)) };
   return { store: { ...store, apiKeys } as Store, lookups: () => n };
 }
 

@@ -1,7 +1,7 @@
 // Plans and quotas: exact, race-free query counting, all-or-nothing batches, the 429 wording,
 // the operator's plan change, calendar-month periods and the source limit through HTTP.
 import { describe, expect, it } from "vitest";
-import { PLATFORM_KEY, useServer } from "../kit/index.js";
+import { PLATFORM_KEY, createCollection, createSource, useServer } from "../kit/index.js";
 import { db } from "./helpers/accounts.js";
 import { assertWithinLimit, createQuotaService, quotaExceededError } from "../../src/services/tenants/quotas.js";
 import { currentPeriod, periodResetsAt } from "../../src/services/tenants/plans.js";
@@ -21,7 +21,7 @@ async function failure(p: Promise<unknown>): Promise<ServiceError> {
   } catch (e) {
     return e as ServiceError;
   }
-  throw new Error("expected a quota_exceeded error");
+  throw new Error("expected a service error");
 }
 
 describe("monthly query quota", () => {
@@ -89,6 +89,54 @@ describe("plan change by the operator (PUT /tenants/:tenant_id/plan)", () => {
     await s.call("PUT", `/tenants/${t.id}/plan`, { key: PLATFORM_KEY, json: { plan: "enterprise" } });
     expect(await s.rt.quotas.consumeQueries(await tenantRow(t.id), 1_000_000)).toEqual({ used: 1_005_001, limit: null });
     expect(await usage(t.adminKey)).toMatchObject({ queries_limit: null, sources_limit: null, documents_limit: null, queries_used: 1_005_001 });
+  });
+});
+
+describe("a search's admission: tenant, collection and quota in one store call", () => {
+  /** a tenant with an (empty) collection, its admin key used once so the key cache holds its tenant row */
+  async function searching() {
+    const t = await s.tenant();
+    const col = await createCollection(s, t.adminKey, [await createSource(s, t.adminKey)]);
+    const search = (json: Record<string, unknown> = {}) => s.call("POST", "/search", { key: t.adminKey, json: { collection_id: col, query: "gearbox", ...json } });
+    expect((await search()).status).toBe(200);
+    return { t, col, search };
+  }
+
+  it("counts nothing for a collection of another tenant (404) or a bad filter (422)", async () => {
+    const { t, search } = await searching();
+    const other = await searching();
+    expect((await search({ collection_id: other.col })).status).toBe(404);
+    expect((await search({ filter: { no_such_field: "x" } })).status).toBe(422);
+    expect((await s.call("POST", "/retrieve", { key: t.adminKey, json: { collection_id: "col_missing", query: "x" } })).status).toBe(404);
+    expect((await usage(t.adminKey)).queries_used).toBe(1);
+  });
+
+  it("applies the plan the tenant is on now, whatever plan the key's cached tenant row says", async () => {
+    const { t, col, search } = await searching();
+    await setQueries(t.id, 5000);
+    expect((await search()).body.detail).toBe(`Monthly query limit reached on the free plan: 5000 of 5000 used; resets ${resets()}.`);
+    expect((await s.call("PUT", `/tenants/${t.id}/plan`, { key: PLATFORM_KEY, json: { plan: "pro" } })).status).toBe(200);
+    expect((await search()).status).toBe(200);
+    // a row read before the change (as the key cache may hold it) is corrected by the admission
+    const stale = { ...(await tenantRow(t.id)), plan: "free" };
+    expect((await s.rt.quotas.admitSearch(stale, col)).tenant.plan).toBe("pro");
+    expect((await usage(t.adminKey)).queries_used).toBe(5002);
+    await s.call("PUT", `/tenants/${t.id}/plan`, { key: PLATFORM_KEY, json: { plan: "free" } });
+    expect((await search()).status).toBe(429);
+    const e = await failure(s.rt.quotas.admitSearch({ ...stale, plan: "pro" }, col));
+    expect(e.message).toMatch(/^Monthly query limit reached on the free plan: 5002 of 5000 used/);
+    expect((await usage(t.adminKey)).queries_used).toBe(5002);
+  });
+
+  it("refuses the cached key of a deleted workspace with 401", async () => {
+    const { t, col, search } = await searching();
+    const row = await tenantRow(t.id);
+    expect((await s.call("DELETE", "/auth/workspace", { key: t.adminKey, json: { confirm: t.slug } })).status).toBe(204);
+    const r = await search();
+    expect(r.status).toBe(401);
+    expect(r.body.detail).toMatch(/no longer exists|not valid/);
+    const e = await failure(s.rt.quotas.admitSearch(row, col));
+    expect([e.kind, e.message]).toEqual(["unauthorized", "The workspace of this API key no longer exists."]);
   });
 });
 

@@ -130,6 +130,47 @@ describeEachStore("store: quotas", (open) => {
   });
 });
 
+describeEachStore("store: a search's admission (tenant, scope and quota in one call)", (open) => {
+  async function tenantWithCollection(store: Store, id: string, plan = "free") {
+    await store.tenants.createWithKey(tenant(id, { plan }), key(`k-${id}`, id));
+    await store.content.createSource({ id: `s-${id}`, tenant_id: id, name: "S", source_type: "upload", configuration: {}, error: null, last_synced_at: null, created_at: T0 }, [], null);
+    await store.content.createCollection({ id: `c-${id}`, tenant_id: id, name: "C", description: "", settings: { depth: 7 }, created_at: T0, language: "de" }, [`s-${id}`]);
+  }
+
+  it("reads the key with its tenant in one call", async () => {
+    const { store } = await open();
+    await store.tenants.createWithKey(tenant("t1", { plan: "pro" }), key("k1", "t1"));
+    expect(await store.apiKeys.findByHashWithTenant("hash-k1")).toEqual({ key: key("k1", "t1"), tenant: tenant("t1", { plan: "pro" }) });
+    expect(await store.apiKeys.findByHashWithTenant("hash-none")).toBeNull();
+  });
+
+  it("returns the tenant and scope, and counts only when both exist and the plan is the one assumed", async () => {
+    const { store } = await open();
+    await tenantWithCollection(store, "t1");
+    await tenantWithCollection(store, "t2");
+    const scope = { settings: { depth: 7 }, data_source_ids: ["s-t1"], language: "de" };
+    expect(await store.quotas.admitQueries("t1", "c-t1", "2026-01", 1, "free", 2)).toEqual({ tenant: tenant("t1"), scope, ok: true, used: 1 });
+    expect(await store.quotas.admitQueries("t1", "c-t2", "2026-01", 1, "free", 2)).toEqual({ tenant: tenant("t1"), scope: null, ok: false, used: 1 }); // another tenant's collection
+    expect(await store.quotas.admitQueries("t9", "c-t1", "2026-01", 1, "free", 2)).toEqual({ tenant: null, scope: null, ok: false, used: 0 });
+    expect(await store.quotas.admitQueries("t1", "c-t1", "2026-01", 1, "pro", 9)).toMatchObject({ tenant: tenant("t1"), ok: false }); // plan changed: nothing counted
+    expect(await store.quotas.admitQueries("t1", "c-t1", "2026-01", 1, "free", 2)).toMatchObject({ ok: true, used: 2 });
+    expect(await store.quotas.admitQueries("t1", "c-t1", "2026-01", 1, "free", 2)).toMatchObject({ ok: false, used: 2 });
+    expect(await store.quotas.admitQueries("t1", "c-t1", "2026-01", 1, "free", null)).toMatchObject({ ok: true, used: 3 });
+    expect((await store.usage.counts("t1", "2026-01")).queries).toBe(3);
+    expect((await store.usage.counts("t2", "2026-01")).queries).toBe(0);
+  });
+
+  it("stays exact under parallel admissions from two connections", async () => {
+    const h = await open();
+    const other = await h.reopen();
+    await tenantWithCollection(h.store, "t1");
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? h.store : other).quotas.admitQueries("t1", "c-t1", "2026-01", 1, "free", 17)));
+    expect(results.filter((r) => r.ok)).toHaveLength(17);
+    expect(new Set(results.filter((r) => r.ok).map((r) => r.used)).size).toBe(17);
+    expect(results.filter((r) => !r.ok).every((r) => r.used === 17)).toBe(true);
+  });
+});
+
 describeEachStore("store: accounts", (open) => {
   it("signs up atomically and names the taken field", async () => {
     const { store } = await open();

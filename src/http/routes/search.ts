@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { errors, ref } from "../schemas/common.js";
 import { RetrieveRequest, RetrieveResponse, SearchRequest, SearchResponse } from "../schemas/search.js";
-import { needs } from "../route-config.js";
+import { needs, searchAdmitted } from "../route-config.js";
 import { SuggestQuery, SuggestResponse } from "../schemas/search-controls.js";
 import { Type } from "@sinclair/typebox";
 import type { SearchService } from "../../services/search/search.js";
@@ -18,7 +18,7 @@ export const searchRoutes =
     app.post(
       "/search",
       {
-        config: needs("search"),
+        config: searchAdmitted,
         schema: {
           tags,
           summary: "Hybrid search: the best documents with snippets and highlights",
@@ -31,7 +31,7 @@ export const searchRoutes =
     app.post(
       "/retrieve",
       {
-        config: needs("search"),
+        config: searchAdmitted,
         schema: {
           tags,
           summary: "Chunks with citations and a token budget, for language models",

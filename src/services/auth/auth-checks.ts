@@ -2,6 +2,7 @@
 // them): credentials to a Principal (API key, platform key, session), and the scope check.
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { ApiKeyRow, Scope, TenantRow } from "../../store/types.js";
+import type { CachedKey } from "./key-cache.js";
 import { allows, level } from "./scopes.js";
 import { forbidden, notFound, unauthorized, badRequest } from "../errors.js";
 import { keylessPrincipal, sha256Hex, type AuthDeps, type Credentials, type Principal } from "./auth-types.js";
@@ -25,17 +26,19 @@ async function platformPrincipal(deps: AuthDeps, tenantHeader: string | undefine
   return keylessPrincipal(tenant, ["platform"]);
 }
 
-/** The stored key of this secret, when it is still usable at `t`. */
-async function usableKey(deps: AuthDeps, secret: string, t: Date): Promise<ApiKeyRow> {
+/** The stored key of this secret, when it is still usable at `t`, with its tenant's row and whether both were read just now. */
+async function usableKey(deps: AuthDeps, secret: string, t: Date): Promise<CachedKey & { fresh: boolean }> {
   const hash = sha256Hex(secret);
-  const load = () => deps.store.apiKeys.findByHash(hash);
-  const key = deps.keyCache ? await deps.keyCache.find(hash, load) : await load();
-  if (!key) throw unauthorized("The API key is not valid. Check the Authorization: Bearer header.");
+  let fresh = false;
+  const load = () => ((fresh = true), deps.store.apiKeys.findByHashWithTenant(hash));
+  const found = deps.keyCache ? await deps.keyCache.find(hash, load) : await load();
+  if (!found) throw unauthorized("The API key is not valid. Check the Authorization: Bearer header.");
+  const key = found.key;
   if (key.revoked_at) throw unauthorized("This API key has been revoked. Create a new key.");
   if (key.expires_at && Date.parse(key.expires_at) <= t.getTime()) {
     throw unauthorized("This API key has expired. Create a new key.");
   }
-  return key;
+  return { ...found, fresh };
 }
 
 async function touchKey(deps: AuthDeps, key: ApiKeyRow, t: Date): Promise<void> {
@@ -46,11 +49,14 @@ async function touchKey(deps: AuthDeps, key: ApiKeyRow, t: Date): Promise<void> 
   key.last_used_at = at;
 }
 
-async function bearerPrincipal(deps: AuthDeps, secret: string, tenantHeader: string | undefined): Promise<Principal> {
+async function bearerPrincipal(deps: AuthDeps, secret: string, c: Credentials): Promise<Principal> {
+  const tenantHeader = c.tenantHeader;
   if (isPlatformKey(deps, secret)) return platformPrincipal(deps, tenantHeader);
   const t = deps.now();
-  const key = await usableKey(deps, secret, t);
-  const tenant = await deps.store.tenants.get(key.tenant_id);
+  const found = await usableKey(deps, secret, t);
+  const key = found.key;
+  // a cached tenant row serves only a route that reads the tenant again itself; the others read it now
+  const tenant = found.fresh || c.tenantAdmittedByRoute ? found.tenant : await deps.store.tenants.get(key.tenant_id);
   if (!tenant) throw unauthorized("The workspace of this API key no longer exists.");
   if (tenantHeader && tenantHeader !== tenant.id) {
     throw badRequest("X-Tenant-Id is only for the platform key; remove the header or use a key of that tenant.");
@@ -64,7 +70,7 @@ export async function authenticate(deps: AuthDeps, c: Credentials): Promise<Prin
   if (auth) {
     const m = /^Bearer\s+(\S+)$/i.exec(auth);
     if (!m) throw unauthorized("Send the API key as 'Authorization: Bearer <key>'.");
-    return bearerPrincipal(deps, m[1], c.tenantHeader);
+    return bearerPrincipal(deps, m[1], c);
   }
   if (c.sessionToken && deps.sessions) {
     const s = await deps.sessions(c.sessionToken);

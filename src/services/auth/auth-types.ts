@@ -34,6 +34,11 @@ export interface Credentials {
   authorization: string | undefined;
   sessionToken: string | undefined;
   tenantHeader: string | undefined;
+  /**
+   * the route reads the tenant's row again in the statement that admits the request (search and
+   * retrieve: quotas.admitSearch), so a key's tenant row may come from the key cache
+   */
+  tenantAdmittedByRoute?: boolean;
 }
 
 export interface AuthServiceDeps {

@@ -1,15 +1,23 @@
-// A short-lived cache of API key rows by secret hash, so a busy key costs no key lookup on most
-// requests. A revoked key must still be refused by every API process at once: the process that
+// A short-lived cache of API key rows, each with its tenant's row as read with it, by secret hash,
+// so a busy key costs no key lookup on most requests. The tenant row is only trusted by routes
+// that read the tenant again in their own statement (search, retrieve: quotas.admitSearch); the
+// others read it fresh (auth-checks.ts). A revoked key must still be refused by every API process at once: the process that
 // revokes drops it and publishes the hash on Redis (REDIS_URL), and every process drops it on
 // receipt. Without Redis, or while the subscription is down (a message may be missed), rows live
 // only SHORT_TTL_MS, so a revocation reaches every process within that time by expiry alone.
 import { Redis } from "ioredis";
 import type { Logger } from "pino";
-import type { ApiKeyRow } from "../../store/types.js";
+import type { ApiKeyRow, TenantRow } from "../../store/types.js";
+
+/** a key row and its tenant's row as they were read together (ApiKeyStore.findByHashWithTenant) */
+export interface CachedKey {
+  key: ApiKeyRow;
+  tenant: TenantRow | null;
+}
 
 export interface KeyCache {
   /** the key row of a secret hash: cached while fresh, else loaded (misses are never cached) */
-  find(hash: string, load: () => Promise<ApiKeyRow | null>): Promise<ApiKeyRow | null>;
+  find(hash: string, load: () => Promise<CachedKey | null>): Promise<CachedKey | null>;
   /** a key was revoked: dropped here and in every other process */
   revoked(hash: string): Promise<void>;
   close(): Promise<void>;
@@ -29,7 +37,7 @@ export const SHORT_TTL_MS = 500;
 const MAX_ENTRIES = 10_000;
 
 export function createKeyCache(o: KeyCacheOptions): KeyCache {
-  const rows = new Map<string, { row: ApiKeyRow; until: number }>();
+  const rows = new Map<string, { row: CachedKey; until: number }>();
   const channel = `${o.prefix}:api-keys:revoked`;
   const redis = o.redisUrl ? { pub: new Redis(o.redisUrl, { maxRetriesPerRequest: 1 }), sub: new Redis(o.redisUrl) } : null;
   let listening = false;

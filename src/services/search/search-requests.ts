@@ -25,6 +25,17 @@ export async function collectionOf(deps: SearchDeps, p: Principal, id: string): 
   return c;
 }
 
+/**
+ * The collection of a counted query with its admission: the tenant as it is now, the scope and the
+ * quota in one store call (quotas.admitSearch), so the principal's tenant row may come from the
+ * key cache. Uncounted (bench, tuning): the collection alone.
+ */
+async function admitted(deps: SearchDeps, p: Principal, collectionId: string, count: boolean): Promise<{ p: Principal; c: CollectionScope }> {
+  if (!count) return { p, c: await collectionOf(deps, p, collectionId) };
+  const a = await deps.quotas.admitSearch(tenantOf(p), collectionId);
+  return { p: { ...p, tenant: a.tenant }, c: a.scope };
+}
+
 /** Ranking without quota or shaping: for benchmark runs and the bench command. */
 export function rankIn(deps: SearchDeps, p: Principal, c: CollectionScope, query: string, mode: RetrievalMode = "hybrid") {
   return deps.engine.rank(tenantOf(p).id, c.data_source_ids, query, settingsFor(deps.settings, c.settings, c.language), mode);
@@ -70,13 +81,13 @@ function readBody<T>(field: "filter" | "facets", read: () => T): T {
 /** The request's filter as the stores take it. */
 const filterOf = (req: SearchControls): SearchFilter | undefined => (req.filter === undefined ? undefined : readBody("filter", () => parseFilter(req.filter)));
 
-export async function searchChunks(deps: SearchDeps, p: Principal, req: SearchRequest, opts: { mode?: RetrievalMode; countQuery?: boolean } = {}) {
+export async function searchChunks(deps: SearchDeps, caller: Principal, req: SearchRequest, opts: { mode?: RetrievalMode; countQuery?: boolean } = {}) {
   const started = performance.now();
-  const c = await collectionOf(deps, p, req.collection_id);
-  const ranking = rankingOf(deps, c, req, opts.mode);
+  // the body is read first: a request refused with 422 is not counted
   const filter = filterOf(req);
   const facets = req.facets && readBody("facets", () => parseFacets(req.facets!));
-  if (opts.countQuery !== false) await deps.quotas.consumeQueries(tenantOf(p), 1);
+  const { p, c } = await admitted(deps, caller, req.collection_id, opts.countQuery !== false);
+  const ranking = rankingOf(deps, c, req, opts.mode);
   const topK = req.top_k ?? 10;
   const tenantId = tenantOf(p).id;
   const result = await deps.engine.rankIds(tenantId, c.data_source_ids, req.query, ranking.settings, ranking.mode, filter);
@@ -139,13 +150,12 @@ async function neighboursOf(deps: SearchDeps, tenantId: string, matches: ScoredC
   return neighbours;
 }
 
-export async function retrieveContexts(deps: SearchDeps, p: Principal, req: RetrieveRequest) {
+export async function retrieveContexts(deps: SearchDeps, caller: Principal, req: RetrieveRequest) {
   const started = performance.now();
-  const tenant = tenantOf(p);
-  const c = await collectionOf(deps, p, req.collection_id);
-  const { settings, mode } = rankingOf(deps, c, req);
   const filter = filterOf(req);
-  await deps.quotas.consumeQueries(tenant, 1);
+  const { p, c } = await admitted(deps, caller, req.collection_id, true);
+  const tenant = tenantOf(p);
+  const { settings, mode } = rankingOf(deps, c, req);
   const result = await deps.engine.rankIds(tenant.id, c.data_source_ids, req.query, settings, mode, filter);
   const options = retrieveOptions(req);
   // The matches that become contexts are chosen on ids and scores; only they are read in full.

@@ -3,7 +3,8 @@
 // workspace holds now, so the content services check them inside their own create transactions
 // with assertWithinLimit() / quotaExceededError().
 import type { Store, TenantRow } from "../../store/types.js";
-import { ServiceError } from "../errors.js";
+import type { QueryAdmission } from "../../store/account-types.js";
+import { ServiceError, notFound, unauthorized } from "../errors.js";
 import { currentPeriod, limitsOf, periodResetsAt, usageOf, type PlanLimits, type UsageOut } from "./plans.js";
 
 export type QuotaKind = keyof PlanLimits;
@@ -56,6 +57,30 @@ export function createQuotaService(deps: { store: Store; now?: () => Date }) {
       const r = await deps.store.quotas.consumeQueries(tenant.id, currentPeriod(t), n, limit);
       if (!r.ok) throw quotaExceededError("queries", tenant.plan, r.used, limit!, n, t);
       return { used: r.used, limit };
+    },
+
+    /**
+     * A search or retrieve of a collection, admitted in one store call: the tenant as it is now
+     * (401 when it was deleted: the caller's tenant row may come from the key cache), the
+     * collection's scope (404, nothing counted) and one query counted against the plan the tenant
+     * is on now (429). A plan changed since `tenant` was read is seen here and its limit applied.
+     */
+    async admitSearch(tenant: TenantRow, collectionId: string): Promise<{ tenant: TenantRow; scope: NonNullable<QueryAdmission["scope"]> }> {
+      const t = now();
+      let plan = tenant.plan;
+      // the plan read back differs from the one assumed only after a change: once more, with its limit
+      for (let attempt = 0; ; attempt++) {
+        const limit = limitsOf(plan).queries;
+        const a = await deps.store.quotas.admitQueries(tenant.id, collectionId, currentPeriod(t), 1, plan, limit);
+        if (!a.tenant) throw unauthorized("The workspace of this API key no longer exists.");
+        if (!a.scope) throw notFound("Collection", collectionId);
+        if (a.tenant.plan !== plan && attempt < 3) {
+          plan = a.tenant.plan;
+          continue;
+        }
+        if (!a.ok) throw quotaExceededError("queries", a.tenant.plan, a.used, limit ?? a.used, 1, t);
+        return { tenant: a.tenant, scope: a.scope };
+      }
     },
 
     /** The tenant's usage this period against its plan's limits (GET /me). */

@@ -1,5 +1,5 @@
 import type { Pool, Queryable } from "./db.js";
-import type { ApiKeyRow, ApiKeyStore, Scope } from "../types.js";
+import type { ApiKeyRow, ApiKeyStore, Scope, TenantRow } from "../types.js";
 
 type Raw = Omit<ApiKeyRow, "scopes"> & { scopes: string };
 
@@ -37,6 +37,19 @@ export function pgApiKeys(pool: Pool): ApiKeyStore {
     async findByHash(hash) {
       const r = await pool.query<Raw>(`SELECT ${COLS} FROM api_keys WHERE hash = $1`, [hash]);
       return r.rows[0] ? toRow(r.rows[0]) : null;
+    },
+    async findByHashWithTenant(hash) {
+      const r = await pool.query<Raw & { tenant: TenantRow | null }>(
+        `SELECT ${COLS.split(", ").map((c) => `k.${c}`).join(", ")},
+           (SELECT json_build_object('id', t.id, 'name', t.name, 'slug', t.slug, 'plan', t.plan, 'verified', t.verified, 'created_at', t.created_at)
+            FROM tenants t WHERE t.id = k.tenant_id) AS tenant
+         FROM api_keys k WHERE k.hash = $1`,
+        [hash],
+      );
+      const row = r.rows[0];
+      if (!row) return null;
+      const { tenant, ...key } = row;
+      return { key: toRow(key), tenant };
     },
     async revoke(tenantId, id, at) {
       const r = await pool.query("UPDATE api_keys SET revoked_at = $1 WHERE tenant_id = $2 AND id = $3 AND revoked_at IS NULL", [at, tenantId, id]);

@@ -1,5 +1,5 @@
 import type { DB } from "./db.js";
-import type { ApiKeyRow, ApiKeyStore, Scope } from "../types.js";
+import type { ApiKeyRow, ApiKeyStore, Scope, TenantRow } from "../types.js";
 
 interface Raw extends Omit<ApiKeyRow, "scopes"> {
   scopes: string;
@@ -17,6 +17,7 @@ export function insertKey(db: DB, k: ApiKeyRow): void {
 export function sqliteApiKeys(db: DB): ApiKeyStore {
   const byHash = db.prepare("SELECT * FROM api_keys WHERE hash = ?");
   const touch = db.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ?");
+  const tenantOf = db.prepare("SELECT id, name, slug, plan, verified, created_at FROM tenants WHERE id = ?");
   return {
     async create(k) {
       insertKey(db, k);
@@ -31,6 +32,12 @@ export function sqliteApiKeys(db: DB): ApiKeyStore {
     async findByHash(hash) {
       const r = byHash.get(hash) as Raw | undefined;
       return r ? toRow(r) : null;
+    },
+    async findByHashWithTenant(hash) {
+      const r = byHash.get(hash) as Raw | undefined;
+      if (!r) return null;
+      const t = tenantOf.get(r.tenant_id) as (Omit<TenantRow, "verified"> & { verified: number }) | undefined;
+      return { key: toRow(r), tenant: t ? { ...t, verified: t.verified === 1 } : null };
     },
     async revoke(tenantId, id, at) {
       const res = db

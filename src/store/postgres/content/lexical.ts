@@ -21,10 +21,10 @@ import { searchSql } from "./lexical-sql.js";
 export const MAX_TERM_BYTES = 1000;
 
 // One statement: statistics, per-term weights and the scored chunks read one snapshot, only the
-// postings of the query's terms (migration 051), pruned to those that can reach the top k
-// (lexical-sql.ts). A search filter's chunks (parameters from $11) restrict the postings inside
+// postings of the query's terms (migration 051), summed per chunk, the best `pool` kept
+// (lexical-sql.ts; no top-k pruning: docs/decisions.md "PostgreSQL lexical top-k pruning"). A search filter's chunks (parameters from $11) restrict the postings inside
 // the scan, so the top k is the filtered set's own.
-const SEARCH = searchSql(null);
+const SEARCH = { phrases: searchSql(null, true), plain: searchSql(null, false) };
 
 interface Hit {
   id: string;
@@ -68,10 +68,9 @@ async function boostHits(q: Queryable, tenantId: string, hits: Hit[], phrases: s
   return boostPhrases(hits, cand, textOf, phrases, stats, w, analyzerOfTerms(phrases));
 }
 
-async function search(q: Queryable, tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights, filter?: SearchFilter) {
-  const pool = query.phrases.length ? limit * PHRASE_POOL_FACTOR : limit;
-  const f = filter ? postgresFilter(filter, 11) : null;
-  const r = await q.query<Hit>(f ? searchSql(f.sql) : SEARCH, [
+/** The statement's parameters $1-$10 (lexical-sql.ts), for `pool` results. */
+export function searchParams(tenantId: string, sourceIds: string[], query: LexicalQuery, pool: number, w: LexicalWeights): unknown[] {
+  return [
     tenantId,
     query.terms.map((t) => t.term),
     query.terms.map(termWeight),
@@ -82,8 +81,15 @@ async function search(q: Queryable, tenantId: string, sourceIds: string[], query
     pool,
     query.phrases.map((p) => p.join(" ")),
     query.terms.map((t) => t.rule ?? ""),
-    ...(f ? f.params : []),
-  ]);
+  ];
+}
+
+async function search(q: Queryable, tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights, filter?: SearchFilter) {
+  const pool = query.phrases.length ? limit * PHRASE_POOL_FACTOR : limit;
+  const f = filter ? postgresFilter(filter, 11) : null;
+  const phrases = query.phrases.length > 0;
+  const sql = f ? searchSql(f.sql, phrases) : phrases ? SEARCH.phrases : SEARCH.plain;
+  const r = await q.query<Hit>(sql, [...searchParams(tenantId, sourceIds, query, pool, w), ...(f ? f.params : [])]);
   let hits = r.rows;
   if (query.phrases.length) hits = await boostHits(q, tenantId, hits, query.phrases, w);
   // the statement collects a chunk's rules with repeats (lexical-sql.ts): each once, sorted
