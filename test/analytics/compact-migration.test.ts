@@ -14,7 +14,7 @@ import type { Store } from "../../src/store/types.js";
 
 const OLD = {
   sqlite: ["023_search_analytics.sql", ["027_analytics_compact_events.sql", "028_analytics_query_ids.sql"], []],
-  postgres: ["115_search_analytics.sql", ["120_analytics_compact_events.sql", "121_analytics_query_ids.sql", "123_analytics_event_ids.sql", "124_analytics_rollup_numbers.sql"], ["analytics_actors"]],
+  postgres: ["115_search_analytics.sql", ["120_analytics_compact_events.sql", "121_analytics_query_ids.sql", "123_analytics_event_ids.sql", "124_analytics_rollup_numbers.sql", "125_analytics_rollup_fillfactor.sql"], ["analytics_actors"]],
 } as const;
 
 /** each stored event's time, first hits, actor and filter, as the store keeps them since its latest migration */
