@@ -47,9 +47,13 @@ export function unpackId(b: Buffer, at: number): [string, number] {
   return [b.toString("utf8", i, i + n), i + n];
 }
 
-/** The first hits as bytes: each a packed id and its score in millionths (4 bytes, big-endian). */
-export function encodeTop(top: SearchEventRow["top"]): Buffer {
-  return Buffer.concat(top.flatMap((t) => [packId(t.document_id), int32(millionths(t.score))]));
+/**
+ * The first hits as bytes: each a packed id and its score, in millionths (4 bytes, signed,
+ * big-endian; SQLite) or, with scoreBytes 2, as the calibrated score's 65,535ths clamped to 0..1
+ * (PostgreSQL since migration 123; the first hit's exact score is top_score).
+ */
+export function encodeTop(top: SearchEventRow["top"], scoreBytes: 2 | 4 = 4): Buffer {
+  return Buffer.concat(top.flatMap((t) => [packId(t.document_id), scoreBytes === 4 ? int32(millionths(t.score)) : uint16(t.score)]));
 }
 
 const int32 = (n: number) => {
@@ -57,13 +61,18 @@ const int32 = (n: number) => {
   b.writeInt32BE(Math.max(-(2 ** 31), Math.min(2 ** 31 - 1, n)));
   return b;
 };
+const uint16 = (score: number) => {
+  const b = Buffer.alloc(2);
+  b.writeUInt16BE(Math.round(Math.max(0, Math.min(1, score)) * 65_535));
+  return b;
+};
 
-export function decodeTop(b: Buffer): SearchEventRow["top"] {
+export function decodeTop(b: Buffer, scoreBytes: 2 | 4 = 4): SearchEventRow["top"] {
   const out: SearchEventRow["top"] = [];
   for (let i = 0; i < b.length; ) {
     const [document_id, next] = unpackId(b, i);
-    out.push({ document_id, score: b.readInt32BE(next) / 1e6 });
-    i = next + 4;
+    out.push({ document_id, score: scoreBytes === 4 ? b.readInt32BE(next) / 1e6 : b.readUInt16BE(next) / 65_535 });
+    i = next + scoreBytes;
   }
   return out;
 }
@@ -95,12 +104,32 @@ export const EVENT_COLUMNS = "scope, at, rnd, kind, origin, mode, query_id, filt
 /** A (tenant, collection) pair as one map key. */
 export const scopeKey = (tenantId: string, collectionId: string) => `${tenantId}\u0000${collectionId}`;
 
-/** A logged search's id: 6 bytes of epoch ms, then 6 random bytes, base64url (16 characters). */
+/** the 21-bit parts (eventIdOf) of the keys this process made in its latest millisecond */
+const lastKeys = { ms: -1, parts: new Set<number>() };
+
+/**
+ * A logged search's id: 6 bytes of epoch ms, then 6 random bytes, base64url (16 characters). Two
+ * keys this process makes in one millisecond differ in their first 21 random bits, so their
+ * PostgreSQL event ids (eventIdOf) differ too; processes apart share one with odds of 1 in 2^21
+ * for two searches of one collection in one millisecond (the second is then not logged).
+ */
 export function newSearchKey(ms: number): string {
   const b = Buffer.alloc(12);
   b.writeUIntBE(ms, 0, 6);
-  randomFillSync(b, 6, 6);
+  if (lastKeys.ms !== ms) lastKeys.parts.clear();
+  lastKeys.ms = ms;
+  do randomFillSync(b, 6, 6);
+  while (lastKeys.parts.has(b.readUIntBE(6, 3) >> 3));
+  lastKeys.parts.add(b.readUIntBE(6, 3) >> 3);
   return b.toString("base64url");
+}
+
+/**
+ * The PostgreSQL search log's key of a search (a decimal int8): its epoch ms * 2^21 plus the first
+ * 21 bits of its key's random half, so that time ranges are key ranges and the key is 8 bytes.
+ */
+export function eventIdOf(key: string): string {
+  return ((BigInt(atOf(key)) << 21n) | BigInt(Math.floor(rndOf(key) / 2 ** 27))).toString();
 }
 
 /** The random half of a search key as a number (6 bytes: exact in a double and in a bigint column). */

@@ -9,9 +9,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { PLATFORM_KEY, startServer, type TestServer } from "../kit/index.js";
 import { indexedFixture, type AgentFixture } from "./fixtures.js";
+import { newSearchKey } from "../../src/store/analytics-codec.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const READ_TOOLS = ["get_chunk", "get_document", "list_collections", "retrieve", "search"];
+const READ_TOOLS = ["get_chunk", "get_document", "list_collections", "retrieve", "search", "suggest"];
 const INGEST_TOOLS = ["add_url", "upload_text"];
 
 let s: TestServer;
@@ -108,6 +109,32 @@ describe("MCP over Streamable HTTP", () => {
     expect(client.getServerVersion()?.name).toBe("quarry");
     expect(client.getInstructions()).toContain("list_collections");
     await readScenario(client);
+    await client.close();
+  });
+
+  it("suggests completions: the collection's popular queries first, then its words", async () => {
+    const client = await httpClient(fx.searchKey);
+    const words = await client.callTool({ name: "suggest", arguments: { collection_id: fx.collectionId, prefix: "gearbox lubr" } });
+    expect(words.isError).toBeFalsy();
+    expect((words.structuredContent as { suggestions: string[] }).suggestions).toEqual(["gearbox lubrication"]);
+    // a query that found results 3 times on each of 2 days is popular (popular-queries.ts)
+    const at = (day: number, i: number) => Date.now() - day * 86_400_000 - i - 1;
+    const logged = [1, 2].flatMap((day) => [0, 1, 2].map((i) => ({
+      id: newSearchKey(at(day, i)), tenant_id: fx.tenantId, collection_id: fx.collectionId, at: at(day, i), kind: "search" as const, origin: "mcp" as const,
+      query: "gearbox oil interval", mode: "hybrid", filter: null, hits: 2, top_score: 0.8, top: [], took_ms: 5, actor: null,
+    })));
+    await s.rt.store.analytics.recordSearches(logged, 0.3);
+    const both = await client.callTool({ name: "suggest", arguments: { collection_id: fx.collectionId, prefix: "gearbox ", limit: 3 } });
+    expect((both.structuredContent as { suggestions: string[] }).suggestions[0]).toBe("gearbox oil interval");
+    expect(textOf(both)).toContain("1. gearbox oil interval");
+    const none = await client.callTool({ name: "suggest", arguments: { collection_id: fx.collectionId, prefix: "zzzq" } });
+    expect(textOf(none)).toContain("No suggestions");
+    // bad arguments and another workspace's collection come back as tool errors the model can act on
+    const bad = await client.callTool({ name: "suggest", arguments: { collection_id: fx.collectionId, prefix: "", limit: 50 } });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/prefix.*limit|limit.*prefix/s);
+    const missing = await client.callTool({ name: "suggest", arguments: { collection_id: "col_nope", prefix: "gear" } });
+    expect(missing.isError).toBe(true);
     await client.close();
   });
 

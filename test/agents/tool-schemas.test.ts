@@ -134,7 +134,7 @@ describe("tool definitions over HTTP and POST /tool-calls", () => {
   it("GET /openai-tools.json keeps the Chat Completions array without non-standard keys, filtered by scope", async () => {
     const read = await s.call("GET", "/openai-tools.json", { key: fx.searchKey });
     expect(read.status).toBe(200);
-    expect(read.body.map((t: any) => t.function.name)).toEqual(["list_collections", "search", "retrieve", "get_document", "get_chunk"]);
+    expect(read.body.map((t: any) => t.function.name)).toEqual(["list_collections", "search", "retrieve", "get_document", "get_chunk", "suggest"]);
     for (const t of read.body) expect(Object.keys(t).sort()).toEqual(["function", "type"]);
     const ingest = await s.call("GET", "/openai-tools.json", { key: fx.adminKey });
     expect(ingest.body.map((t: any) => t.function.name)).toEqual(expect.arrayContaining(["add_url", "upload_text"]));

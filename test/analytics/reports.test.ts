@@ -2,7 +2,7 @@
 // weeks, empty intervals kept), report orders, and the compact forms of ids and hits.
 import { describe, expect, it } from "vitest";
 import { bucketStart, percentile, series, sortQueries, type QueryStat } from "../../src/services/analytics/analytics-reports.js";
-import { atOf, decodeTop, encodeTop, newSearchKey, packId, rndOf, unpackId } from "../../src/store/analytics-codec.js";
+import { atOf, decodeTop, encodeTop, eventIdOf, newSearchKey, packId, rndOf, unpackId } from "../../src/store/analytics-codec.js";
 import { normaliseQuery } from "../../src/services/analytics/query-text.js";
 
 describe("reports", () => {
@@ -54,11 +54,20 @@ describe("compact forms", () => {
     expect(decodeTop(encodeTop([]))).toEqual([]);
     for (const id of ["key_0123456789abcdef0123", "ses_ab", "doc_", "doc_ABCD", "ünïcode", ""]) expect(unpackId(packId(id), 0)).toEqual([id, packId(id).length]);
     expect(packId("key_0123456789abcdef0123").length).toBe(11);
+    // PostgreSQL's 2-byte scores: 65,535ths of a calibrated score, clamped to 0..1
+    const short = encodeTop(top, 2);
+    expect(short.length).toBe(b.length - 3 * 2);
+    expect(decodeTop(short, 2)).toEqual([{ ...top[0]!, score: 57_219 / 65_535 }, { ...top[1]!, score: 32_768 / 65_535 }, { ...top[2]!, score: 0 }]);
   });
 
   it("a search key's random half is a number the stores keep", () => {
     const k = newSearchKey(1);
     expect(rndOf(k)).toBe(Buffer.from(k, "base64url").readUIntBE(6, 6));
+    // PostgreSQL's event key: the time, then the random half's first 21 bits
+    expect(BigInt(eventIdOf(k))).toBe((1n << 21n) + BigInt(Math.floor(rndOf(k) / 2 ** 27)));
+    // keys of one millisecond made by one process never share an event key
+    const same = Array.from({ length: 5000 }, () => eventIdOf(newSearchKey(7)));
+    expect(new Set(same).size).toBe(same.length);
   });
 
   it("normalises queries", () => {

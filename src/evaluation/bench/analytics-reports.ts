@@ -24,16 +24,20 @@ const DAY = 86_400_000;
 const dbName = `quarry_anbench_${process.pid}`;
 
 type Sizes = Record<string, number>;
-async function open(): Promise<{ store: Store; bytes: () => Promise<Sizes>; done: () => Promise<void> }> {
+/** bytes of each table with its indexes, and (PostgreSQL) the free space inside some of their heaps */
+type Measured = { sizes: Sizes; free: Sizes };
+async function open(): Promise<{ store: Store; bytes: () => Promise<Measured>; done: () => Promise<void> }> {
   if (kind === "sqlite") {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "anbench-"));
     const store = openSqliteStore(dir);
     const db = store.db;
         // bytes of the analytics tables, rollups and indexes (dbstat), not of the whole file
-    const bytes = async () =>
-      Object.fromEntries(
+    const bytes = async () => ({
+      free: {},
+      sizes: Object.fromEntries(
         (db.prepare("SELECT name, sum(pgsize) AS b FROM dbstat WHERE name IN ('search_events', 'search_feedback', 'search_feedback_search', 'search_hourly', 'query_daily', 'analytics_queries', 'sqlite_autoindex_analytics_queries_1') GROUP BY name").all() as { name: string; b: number }[]).map((r) => [r.name, r.b]),
-      );
+      ),
+    });
     return { store, bytes, done: async () => (await store.close(), fs.rmSync(dir, { recursive: true, force: true })) };
   }
   const admin = new pg.Client({ connectionString: ADMIN });
@@ -44,12 +48,20 @@ async function open(): Promise<{ store: Store; bytes: () => Promise<Sizes>; done
   const store = await openPostgresStore(url.toString());
   const bytes = async () => {
     // as autovacuum leaves a table that has grown: visibility map and planner statistics current
-    await store.pool.query("VACUUM ANALYZE search_events, search_feedback, search_hourly, query_daily, analytics_queries");
+    await store.pool.query("VACUUM ANALYZE search_events, search_feedback, search_hourly, query_daily, analytics_queries, analytics_actors");
     // each table with its indexes and TOAST
     const r = await store.pool.query<{ name: string; b: string }>(
-      `SELECT t AS name, pg_total_relation_size(t::regclass) AS b FROM unnest(ARRAY['search_events', 'search_feedback', 'search_hourly', 'query_daily', 'analytics_queries']) AS t`,
+      `SELECT t AS name, pg_total_relation_size(t::regclass) AS b FROM unnest(ARRAY['search_events', 'search_feedback', 'search_hourly', 'query_daily', 'analytics_queries', 'analytics_actors']) AS t`,
     );
-    return Object.fromEntries(r.rows.map((x) => [x.name, Number(x.b)]));
+    const sizes: Sizes = Object.fromEntries(r.rows.map((x) => [x.name, Number(x.b)]));
+    // Free space inside the heaps (pgstattuple, where installed): what VACUUM reclaimed from dead
+    // rollup versions stays in the file, counted above, and is reused by later rows; reported
+    // apart so the figure with it and the one without can both be read.
+    const stat = await store.pool.query("CREATE EXTENSION IF NOT EXISTS pgstattuple").then(
+      () => store.pool.query<{ name: string; free: string }>(`SELECT t AS name, (pgstattuple(t::regclass)).free_space AS free FROM unnest(ARRAY['search_events', 'search_hourly', 'query_daily']) AS t`),
+      () => null,
+    );
+    return { sizes, free: Object.fromEntries((stat?.rows ?? []).map((x) => [x.name, Number(x.free)])) };
   };
   return { store, bytes, done: async () => (await store.close(), await admin.query(`DROP DATABASE ${dbName}`), await admin.end()) };
 }
@@ -88,8 +100,9 @@ const clickCount = Math.min(clicks.length, kind === "sqlite" ? clicks.length : 2
 for (const c of clicks.slice(0, clickCount)) {
   await store.analytics.recordFeedback({ tenant_id: tenant.id, search_id: c.id, at: now, type: "click", document_id: "doc_x", position: 1 });
 }
-const sizes = await bytes();
+const { sizes, free } = await bytes();
 const size = Object.values(sizes).reduce((a, b) => a + b, 0);
+const freeSize = Object.values(free).reduce((a, b) => a + b, 0);
 
 const f = { tenant_id: tenant.id, collection_id: collection, from: now - 30 * DAY, to: now + 1, origins: ["api" as const, "mcp" as const] };
 async function timed(fn: () => Promise<unknown>): Promise<number> {
@@ -120,5 +133,6 @@ const findMs = await timed(async () => store.analytics.findSearch(tenant.id, cli
 const popular = popularQueries(store.analytics, () => now);
 const suggestMs = await timed(async () => Promise.all(["g", "gearbox o"].map((p) => popular(tenant.id, collection, p, 5))));
 console.log(JSON.stringify({ store: kind, order: inTimeOrder ? "time" : "random", events: N, clicks: clickCount, load_s: +loadS.toFixed(1), bytes_per_event: Math.round(size / N), searches_report_ms: seriesMs, queries_report_ms: queriesMs, find_search_ms: findMs, popular_suggest_ms: suggestMs,
-  bytes_per_event_by_table: Object.fromEntries(Object.entries(sizes).map(([k, v]) => [k, +(v / N).toFixed(1)])) }));
+  bytes_per_event_by_table: Object.fromEntries(Object.entries(sizes).map(([k, v]) => [k, +(v / N).toFixed(1)])),
+  ...(freeSize > 0 ? { bytes_per_event_without_heap_free_space: Math.round((size - freeSize) / N), heap_free_space_per_event: Object.fromEntries(Object.entries(free).map(([k, v]) => [k, +(v / N).toFixed(1)])) } : {}) }));
 await done();

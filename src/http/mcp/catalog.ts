@@ -188,6 +188,26 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     ),
   },
   {
+    name: "suggest",
+    title: "Complete a partly typed query",
+    scope: "search",
+    readOnly: true,
+    description:
+      "Complete a partly typed query in one collection, best first: queries people often asked there that begin with the text and found results, then the text with its last word completed from the collection's own titles, headings and text. Use it to see how a collection words a topic before searching, or to offer completions in a search box. Example: {\"collection_id\": \"col_3k9x2mqp\", \"prefix\": \"gearbox o\", \"limit\": 5}.",
+    input: Type.Object(
+      {
+        collection_id: collectionId,
+        prefix: Type.String({
+          minLength: 1,
+          maxLength: 200,
+          description: "The text typed so far; its last word is completed (none when it ends in a space). Example: \"gearbox o\".",
+        }),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 5, description: "How many suggestions at most, 1 to 20. Default 5." })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  {
     name: "add_url",
     title: "Crawl a website into a collection",
     scope: "ingest",

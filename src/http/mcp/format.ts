@@ -92,3 +92,8 @@ export function retrieveText(res: { query: string; text: string | null; contexts
     .map(([n, e]) => `[${n}] document_id ${e.id}, positions ${[...new Set(e.positions)].sort((a, b) => a - b).join(", ")}`);
   return `${block.trimEnd()}\n\nSources (for get_chunk / get_document):\n${lines.join("\n")}`;
 }
+
+export function suggestions(prefix: string, list: string[]): string {
+  if (list.length === 0) return `No suggestions for "${prefix}" in this collection. Search with the text as it is.`;
+  return [`Suggestions for "${prefix}", best first:`, ...list.map((x, i) => `${i + 1}. ${x}`)].join("\n");
+}

@@ -131,6 +131,11 @@ const RUNNERS: Record<string, Runner> = {
     const res = await svc.documents.chunksAround(p, String(a.document_id), Number(a.position), num(a.context_window) ?? 0);
     return { text: text.documentText(res.document, res.chunks, res.document.chunk_count), structured: res };
   },
+  async suggest(svc, p, a) {
+    // the logged search service's suggest: popular queries of the collection in front of the word completions
+    const res = await svc.search.suggest(p, String(a.collection_id), String(a.prefix), num(a.limit) ?? 5);
+    return { text: text.suggestions(String(a.prefix), res.suggestions), structured: res };
+  },
   async add_url(svc, p, a) {
     const job = await svc.crawls.create(p, {
       url: String(a.url),

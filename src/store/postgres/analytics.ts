@@ -1,24 +1,33 @@
 import { transaction, type Client, type Pool } from "./db.js";
 import type { AnalyticsStore, BucketCounts, EventFilter, PopularQuery, QueryCounts, SearchEventRow } from "../analytics-types.js";
-import { atOf, code, DAY, EVENT_COLUMNS, eventValues, FEEDBACK_TYPES, firstKeptDay, millionths, ORIGINS, POSITIVE_FEEDBACK, rndOf, rollupDeltas, scopeKey } from "../analytics-codec.js";
+import { atOf, code, DAY, encodeTop, eventIdOf, FEEDBACK_TYPES, firstKeptDay, HOUR, KINDS, millionths, MODES, ORIGINS, packId, POSITIVE_FEEDBACK, rollupDeltas, scopeKey } from "../analytics-codec.js";
 
 /** Numbered placeholders from $start on. */
 const marks = (n: number, start: number) => Array.from({ length: n }, (_, i) => `$${start + i}`).join(", ");
 
+/** an event's time from its key (migration 123: the key is epoch ms * 2^21 and 21 random bits) */
+const AT = (alias: string) => `(${alias}.id >> 21)`;
+
 /**
- * The window's condition on search_events `s`, its parameters numbered from `start`. The scope
- * ids are looked up first and passed as an array: joined as a subquery, the planner cannot
- * estimate how many rows one scope holds and sorts a large report on disk instead of hashing it.
+ * The window's condition on search_events `s` (or, with `time`, on that time column of a rollup
+ * `s`), its parameters numbered from `start`. The scope ids are looked up first and passed as an
+ * array: joined as a subquery, the planner cannot estimate how many rows one scope holds and sorts
+ * a large report on disk instead of hashing it.
  */
-async function windowOf(pool: Pool, f: EventFilter, start: number): Promise<{ sql: string; params: unknown[] }> {
+async function windowOf(pool: Pool, f: EventFilter, start: number, time?: "hour" | "day"): Promise<{ sql: string; params: unknown[] }> {
   const byCollection = f.collection_id !== undefined;
   const found = await pool.query<{ id: number }>(
     `SELECT id FROM analytics_scopes WHERE tenant_id = $1${byCollection ? " AND collection_id = $2" : ""}`,
     byCollection ? [f.tenant_id, f.collection_id] : [f.tenant_id],
   );
   const origins = f.origins.map((o) => code(ORIGINS, o));
+  // a rollup's hour or day number n stands for epoch ms n * unit: n * unit >= from when n >= ceil(from / unit)
+  const unit = time === "hour" ? HOUR : DAY;
+  const range = time
+    ? `s.${time} >= ($${start + 1}::bigint + ${unit - 1}) / ${unit} AND s.${time} < ($${start + 2}::bigint + ${unit - 1}) / ${unit}`
+    : `s.id >= $${start + 1}::bigint << 21 AND s.id < $${start + 2}::bigint << 21`;
   return {
-    sql: `s.scope = ANY($${start}::int[]) AND s.at >= $${start + 1} AND s.at < $${start + 2} AND s.origin = ANY($${start + 3}::smallint[])`,
+    sql: `s.scope = ANY($${start}::int[]) AND ${range} AND s.origin = ANY($${start + 3}::smallint[])`,
     params: [found.rows.map((r) => r.id), f.from, f.to, origins],
   };
 }
@@ -42,57 +51,75 @@ async function scopesFor(pool: Pool, rows: SearchEventRow[]): Promise<Map<string
 }
 
 const FOREIGN_KEY_VIOLATION = "23503";
-/** rows per INSERT: 13 parameters each, well under PostgreSQL's 65,535 */
+/** rows per INSERT: 12 parameters each, well under PostgreSQL's 65,535 */
 const INSERT_ROWS = 2_000;
+const EVENT_COLUMNS = "id, scope, query_id, actor, hits, top_score, took_ms, kind, origin, mode, filter, top";
 
 type Scoped = { scope: number; row: SearchEventRow };
 
+/** what a scope's texts (queries) and actors are interned in: table, value column and its type */
+const INTERNED = { query: ["analytics_queries", "text", "text"], actor: ["analytics_actors", "actor", "bytea"] } as const;
+const valueKey = (v: string | Buffer) => (typeof v === "string" ? v : v.toString("hex"));
+
 /**
- * The interned ids of the batch's queries, made where new. The INSERT comes first and holds its
- * table lock to the batch's commit, so prune (which locks the table against it) cannot remove a
- * text this batch is about to refer to.
+ * The interned ids of (scope, value) pairs, made where new, by scopeKey(scope, value). The INSERT
+ * comes first and holds its table lock to the batch's commit, so prune (which locks the table
+ * against it) cannot remove a value this batch is about to refer to.
  */
-async function queryIdsFor(c: Client, rows: Scoped[]): Promise<Map<string, number>> {
-  const pairs = [...new Map(rows.map((x) => [scopeKey(String(x.scope), x.row.query), x])).values()];
-  const scopes = pairs.map((x) => x.scope);
-  const texts = pairs.map((x) => x.row.query);
-  await c.query("INSERT INTO analytics_queries (scope, text) SELECT * FROM unnest($1::int[], $2::text[]) ON CONFLICT DO NOTHING", [scopes, texts]);
-  const found = await c.query<{ id: number; scope: number; text: string }>(
-    "SELECT q.id, q.scope, q.text FROM analytics_queries q JOIN unnest($1::int[], $2::text[]) AS p(s, t) ON q.scope = p.s AND q.text = p.t",
-    [scopes, texts],
+async function internedIds(c: Client, what: keyof typeof INTERNED, pairs: { scope: number; value: string | Buffer }[]): Promise<Map<string, number>> {
+  const [table, column, type] = INTERNED[what];
+  const unique = [...new Map(pairs.map((p) => [scopeKey(String(p.scope), valueKey(p.value)), p])).values()];
+  const scopes = unique.map((p) => p.scope);
+  const values = unique.map((p) => p.value);
+  if (unique.length === 0) return new Map();
+  await c.query(`INSERT INTO ${table} (scope, ${column}) SELECT * FROM unnest($1::int[], $2::${type}[]) ON CONFLICT DO NOTHING`, [scopes, values]);
+  const found = await c.query<{ id: number; scope: number; value: string | Buffer }>(
+    `SELECT t.id, t.scope, t.${column} AS value FROM ${table} t JOIN unnest($1::int[], $2::${type}[]) AS p(s, v) ON t.scope = p.s AND t.${column} = p.v`,
+    [scopes, values],
   );
-  return new Map(found.rows.map((r) => [scopeKey(String(r.scope), r.text), r.id]));
+  return new Map(found.rows.map((r) => [scopeKey(String(r.scope), valueKey(r.value)), r.id]));
+}
+
+/** one event's values in EVENT_COLUMNS order (the key as eventIdOf, no actor as 0, no filter as "", 2-byte hit scores) */
+function eventValues(x: Scoped, queryId: number, actorId: number): unknown[] {
+  const r = x.row;
+  const score = r.top_score === null ? null : millionths(r.top_score);
+  return [eventIdOf(r.id), x.scope, queryId, actorId, r.hits, score, r.took_ms, code(KINDS, r.kind), code(ORIGINS, r.origin), code(MODES, r.mode), r.filter ?? "", encodeTop(r.top, 2)];
 }
 
 /** Inserts the rows (duplicates skipped) and adds the ones written to the rollups, in the caller's transaction. */
 async function insertBatch(c: Client, rows: Scoped[], lowScore: number): Promise<void> {
-  const ids = await queryIdsFor(c, rows);
+  const ids = await internedIds(c, "query", rows.map((x) => ({ scope: x.scope, value: x.row.query })));
+  const actors = rows.flatMap((x) => (x.row.actor === null ? [] : [{ scope: x.scope, value: packId(x.row.actor) }]));
+  const actorIds = await internedIds(c, "actor", actors);
+  const actorOf = (x: Scoped) => (x.row.actor === null ? 0 : actorIds.get(scopeKey(String(x.scope), packId(x.row.actor).toString("hex")))!);
   const withIds = rows.map((x) => ({ ...x, queryId: ids.get(scopeKey(String(x.scope), x.row.query))! }));
   const width = EVENT_COLUMNS.split(",").length;
   const written: typeof withIds = [];
   for (let i = 0; i < withIds.length; i += INSERT_ROWS) {
     const part = withIds.slice(i, i + INSERT_ROWS);
-    const values = part.flatMap((x) => [x.scope, ...eventValues(x.row, x.queryId)]);
+    const values = part.flatMap((x) => eventValues(x, x.queryId, actorOf(x)));
     const tuples = part.map((_, k) => `(${marks(width, k * width + 1)})`);
-    const r = await c.query<{ at: string; rnd: string }>(`INSERT INTO search_events (${EVENT_COLUMNS}) VALUES ${tuples.join(", ")} ON CONFLICT DO NOTHING RETURNING at, rnd`, values);
-    const keys = new Set(r.rows.map((x) => `${x.at}|${x.rnd}`));
-    written.push(...part.filter((x) => keys.has(`${x.row.at}|${rndOf(x.row.id)}`)));
+    const r = await c.query<{ scope: number; id: string }>(`INSERT INTO search_events (${EVENT_COLUMNS}) VALUES ${tuples.join(", ")} ON CONFLICT DO NOTHING RETURNING scope, id::text AS id`, values);
+    // the key as text: the pool reads int8 as a JS number, which cannot hold it exactly
+    const keys = new Set(r.rows.map((x) => `${x.scope}|${x.id}`));
+    written.push(...part.filter((x) => keys.has(`${x.scope}|${eventIdOf(x.row.id)}`)));
   }
   const { hourly, daily } = rollupDeltas(written, lowScore);
   const col = <T, K extends keyof T>(xs: T[], k: K) => xs.map((x) => x[k]);
   await c.query(
     `INSERT INTO search_hourly (scope, hour, origin, took_ms, searches, zero_results, low_score)
-     SELECT * FROM unnest($1::int[], $2::bigint[], $3::smallint[], $4::int[], $5::int[], $6::int[], $7::int[])
+     SELECT * FROM unnest($1::int[], $2::int[], $3::smallint[], $4::int[], $5::int[], $6::int[], $7::int[])
      ON CONFLICT (scope, hour, origin, took_ms) DO UPDATE SET searches = search_hourly.searches + excluded.searches,
        zero_results = search_hourly.zero_results + excluded.zero_results, low_score = search_hourly.low_score + excluded.low_score`,
-    [col(hourly, "scope"), col(hourly, "hour"), col(hourly, "origin"), col(hourly, "took_ms"), col(hourly, "searches"), col(hourly, "zero_results"), col(hourly, "low_score")],
+    [col(hourly, "scope"), hourly.map((h) => h.hour / HOUR), col(hourly, "origin"), col(hourly, "took_ms"), col(hourly, "searches"), col(hourly, "zero_results"), col(hourly, "low_score")],
   );
   await c.query(
     `INSERT INTO query_daily (scope, day, origin, query_id, searches, zero_results, low_score)
-     SELECT * FROM unnest($1::int[], $2::bigint[], $3::smallint[], $4::int[], $5::int[], $6::int[], $7::int[])
+     SELECT * FROM unnest($1::int[], $2::int[], $3::smallint[], $4::int[], $5::int[], $6::int[], $7::int[])
      ON CONFLICT (scope, day, origin, query_id) DO UPDATE SET searches = query_daily.searches + excluded.searches,
        zero_results = query_daily.zero_results + excluded.zero_results, low_score = query_daily.low_score + excluded.low_score`,
-    [col(daily, "scope"), col(daily, "day"), col(daily, "origin"), col(daily, "query_id"), col(daily, "searches"), col(daily, "zero_results"), col(daily, "low_score")],
+    [col(daily, "scope"), daily.map((d) => d.day / DAY), col(daily, "origin"), col(daily, "query_id"), col(daily, "searches"), col(daily, "zero_results"), col(daily, "low_score")],
   );
 }
 
@@ -105,13 +132,13 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
   const lookup = async (tenantId: string, id: string) => {
     const at = atOf(id);
     if (Number.isNaN(at)) return undefined;
-    const r = await pool.query<{ scope: number; at: number; rnd: string; origin: number; query_id: number; query: string; collection_id: string }>(
-      `SELECT s.scope, s.at, s.rnd, s.origin, s.query_id, q.text AS query, sc.collection_id FROM search_events s
+    const r = await pool.query<{ scope: number; key: string; origin: number; query_id: number; query: string; collection_id: string }>(
+      `SELECT s.scope, s.id::text AS key, s.origin, s.query_id, q.text AS query, sc.collection_id FROM search_events s
        JOIN analytics_scopes sc ON sc.id = s.scope JOIN analytics_queries q ON q.id = s.query_id
-       WHERE sc.tenant_id = $1 AND s.at = $2 AND s.rnd = $3`,
-      [tenantId, at, rndOf(id)],
+       WHERE sc.tenant_id = $1 AND s.id = $2`,
+      [tenantId, eventIdOf(id)],
     );
-    return r.rows[0] ? { ...r.rows[0], id } : undefined;
+    return r.rows[0] ? { ...r.rows[0], at, id } : undefined;
   };
   return {
     async recordSearches(rows, lowScore) {
@@ -135,16 +162,16 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
       const type = code(FEEDBACK_TYPES, row.type);
       await transaction(pool, async (c) => {
         // the search's daily row is locked first, so two first clicks on one search count once
-        if (type === 0) await c.query("SELECT 1 FROM query_daily WHERE scope = $1 AND day = $2 AND origin = $3 AND query_id = $4 FOR UPDATE", [s.scope, Math.floor(s.at / DAY) * DAY, s.origin, s.query_id]);
-        const prior = type === 0 ? (await c.query("SELECT 1 FROM search_feedback WHERE scope = $1 AND search_at = $2 AND search_rnd = $3 AND type = 0 LIMIT 1", [s.scope, s.at, s.rnd])).rowCount : 0;
-        await c.query("INSERT INTO search_feedback (scope, search_at, search_rnd, at, type, document_id, position) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
-          s.scope, s.at, s.rnd, row.at, type, row.document_id, row.position,
+        if (type === 0) await c.query("SELECT 1 FROM query_daily WHERE scope = $1 AND day = $2 AND origin = $3 AND query_id = $4 FOR UPDATE", [s.scope, Math.floor(s.at / DAY), s.origin, s.query_id]);
+        const prior = type === 0 ? (await c.query("SELECT 1 FROM search_feedback WHERE scope = $1 AND search = $2 AND type = 0 LIMIT 1", [s.scope, s.key])).rowCount : 0;
+        await c.query("INSERT INTO search_feedback (scope, search, at, type, document_id, position) VALUES ($1, $2, $3, $4, $5, $6)", [
+          s.scope, s.key, row.at, type, row.document_id, row.position,
         ]);
         if (type !== 0) return;
         await c.query(
           `UPDATE query_daily SET clicks = clicks + 1, position_sum = position_sum + $1, clicked_searches = clicked_searches + $2
            WHERE scope = $3 AND day = $4 AND origin = $5 AND query_id = $6`,
-          [row.position, prior ? 0 : 1, s.scope, Math.floor(s.at / DAY) * DAY, s.origin, s.query_id],
+          [row.position, prior ? 0 : 1, s.scope, Math.floor(s.at / DAY), s.origin, s.query_id],
         );
       });
       return true;
@@ -163,12 +190,13 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
     async prune(before) {
       return transaction(pool, async (c) => {
         // batches intern queries under a conflicting lock: none refers to a text removed here
-        await c.query("LOCK TABLE analytics_queries IN SHARE ROW EXCLUSIVE MODE");
-        await c.query("DELETE FROM search_hourly WHERE hour < $1", [before]);
-        await c.query("DELETE FROM query_daily WHERE day < $1", [firstKeptDay(before)]);
-        await c.query("DELETE FROM search_feedback WHERE search_at < $1", [before]);
-        const n = (await c.query("DELETE FROM search_events WHERE at < $1", [before])).rowCount ?? 0;
+        await c.query("LOCK TABLE analytics_queries, analytics_actors IN SHARE ROW EXCLUSIVE MODE");
+        await c.query("DELETE FROM search_hourly WHERE hour < $1", [Math.ceil(before / HOUR)]);
+        await c.query("DELETE FROM query_daily WHERE day < $1", [firstKeptDay(before) / DAY]);
+        await c.query("DELETE FROM search_feedback WHERE search < $1::bigint << 21", [before]);
+        const n = (await c.query("DELETE FROM search_events WHERE id < $1::bigint << 21", [before])).rowCount ?? 0;
         await c.query("DELETE FROM analytics_queries q WHERE NOT EXISTS (SELECT 1 FROM query_daily d WHERE d.query_id = q.id)");
+        await c.query("DELETE FROM analytics_actors a WHERE NOT EXISTS (SELECT 1 FROM search_events s WHERE s.scope = a.scope AND s.actor = a.id)");
         return n;
       });
     },
@@ -185,7 +213,7 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
     async buckets(f, interval, offset, lowScore) {
       const w = await windowOf(pool, f, 4);
       const r = await pool.query<BucketCounts>(
-        `SELECT ((s.at - $1::bigint) / $2::bigint) * $2::bigint + $1::bigint AS start, s.took_ms, count(*)::int AS searches,
+        `SELECT ((${AT("s")} - $1::bigint) / $2::bigint) * $2::bigint + $1::bigint AS start, s.took_ms, count(*)::int AS searches,
                 count(*) FILTER (WHERE s.hits = 0)::int AS zero_results, count(*) FILTER (WHERE s.hits > 0 AND s.top_score < $3)::int AS low_score
          FROM search_events s WHERE ${w.sql} GROUP BY 1, 2`,
         [offset, interval, millionths(lowScore), ...w.params],
@@ -200,10 +228,10 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
                   count(*) FILTER (WHERE s.hits > 0 AND s.top_score < $1)::int AS low_score,
                   coalesce(sum(c.clicks), 0)::int AS clicks, count(c.clicks)::int AS clicked_searches, coalesce(sum(c.positions), 0)::bigint AS position_sum
            FROM search_events s
-           LEFT JOIN (SELECT fb.scope, fb.search_at, fb.search_rnd, count(*) AS clicks, sum(fb.position) AS positions
-                      FROM search_feedback fb WHERE fb.type = 0 AND fb.scope = ANY($2::int[]) AND fb.search_at >= $3 AND fb.search_at < $4
-                      GROUP BY fb.scope, fb.search_at, fb.search_rnd) c
-             ON c.scope = s.scope AND c.search_at = s.at AND c.search_rnd = s.rnd
+           LEFT JOIN (SELECT fb.scope, fb.search, count(*) AS clicks, sum(fb.position) AS positions
+                      FROM search_feedback fb WHERE fb.type = 0 AND fb.scope = ANY($2::int[]) AND fb.search >= $3::bigint << 21 AND fb.search < $4::bigint << 21
+                      GROUP BY fb.scope, fb.search) c
+             ON c.scope = s.scope AND c.search = s.id
            WHERE ${w.sql} GROUP BY s.query_id) a JOIN analytics_queries q ON q.id = a.query_id`,
         [millionths(lowScore), ...w.params],
       );
@@ -215,7 +243,7 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
       const w = await windowOf(pool, f, 2);
       const r = await pool.query<{ query: string; document_id: string }>(
         `SELECT q.text AS query, fb.document_id, count(*) AS n FROM search_feedback fb
-         JOIN search_events s ON s.scope = fb.scope AND s.at = fb.search_at AND s.rnd = fb.search_rnd
+         JOIN search_events s ON s.scope = fb.scope AND s.id = fb.search
          JOIN analytics_queries q ON q.id = s.query_id
          WHERE fb.type IN (${POSITIVE_FEEDBACK.join(", ")}) AND q.text = ANY($1::text[]) AND ${w.sql}
          GROUP BY q.text, fb.document_id ORDER BY q.text, n DESC, fb.document_id`,
@@ -243,32 +271,32 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
 function rollups(pool: Pool): Pick<AnalyticsStore, RollupMethod> {
   return {
     async rolledBuckets(f, interval, offset) {
-      const w = await windowOf(pool, f, 3);
+      const w = await windowOf(pool, f, 3, "hour");
       const r = await pool.query<BucketCounts>(
-        `SELECT ((hour - $1::bigint) / $2::bigint) * $2::bigint + $1::bigint AS start, took_ms,
+        `SELECT ((s.hour::bigint * ${HOUR} - $1::bigint) / $2::bigint) * $2::bigint + $1::bigint AS start, took_ms,
                 sum(searches)::int AS searches, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score FROM search_hourly s
-         WHERE ${w.sql.replace("s.at >=", "s.hour >=").replace("s.at <", "s.hour <")} GROUP BY 1, 2`,
+         WHERE ${w.sql} GROUP BY 1, 2`,
         [offset, interval, ...w.params],
       );
       return r.rows.map((b) => ({ ...b, start: Number(b.start) }));
     },
     async rolledQueries(f) {
-      const w = await windowOf(pool, f, 1);
+      const w = await windowOf(pool, f, 1, "day");
       const r = await pool.query<QueryCounts>(
         `SELECT q.text AS query, a.* FROM (
            SELECT query_id, sum(searches)::int AS count, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score, sum(clicks)::int AS clicks,
                   sum(clicked_searches)::int AS clicked_searches, sum(position_sum)::bigint AS position_sum FROM query_daily s
-           WHERE ${w.sql.replace("s.at >=", "s.day >=").replace("s.at <", "s.day <")} GROUP BY query_id) a JOIN analytics_queries q ON q.id = a.query_id`,
+           WHERE ${w.sql} GROUP BY query_id) a JOIN analytics_queries q ON q.id = a.query_id`,
         w.params,
       );
       return r.rows;
     },
     async popularQueries(f, rule) {
-      const w = await windowOf(pool, f, 1);
+      const w = await windowOf(pool, f, 1, "day");
       // starts_with, not a range on the text: the database's collation need not order by code point
       const r = await pool.query<PopularQuery>(
         `SELECT q.text AS query, sum(s.searches - s.zero_results)::int AS found FROM query_daily s JOIN analytics_queries q ON q.id = s.query_id
-         WHERE ${w.sql.replace("s.at >=", "s.day >=").replace("s.at <", "s.day <")} AND s.searches > s.zero_results AND starts_with(q.text, $5)
+         WHERE ${w.sql} AND s.searches > s.zero_results AND starts_with(q.text, $5)
          GROUP BY q.text HAVING sum(s.searches - s.zero_results) >= $6 AND count(DISTINCT s.day) >= $7
          ORDER BY found DESC, q.text COLLATE "C" LIMIT $8`,
         [...w.params, rule.prefix, rule.minFound, rule.minDays, rule.limit],

@@ -28,6 +28,7 @@ export const DISTRIBUTION: ReadonlyArray<readonly [table: string, placement: Pla
   // the coordinator until its tables carry the tenant (docs/decisions.md, "The search log's shape and write path")
   ["analytics_scopes", "coordinator"],
   ["analytics_queries", "coordinator"],
+  ["analytics_actors", "coordinator"],
   ["search_events", "coordinator"],
   ["search_feedback", "coordinator"],
   ["search_hourly", "coordinator"],
