@@ -3,6 +3,7 @@
 // only partly embedded (written on its own path) and one never embedded. The copy keeps every
 // chunk, vector, status and updated_at; the chunk rows of each tenant's whole-embedded documents
 // carry one transaction id (xmin), where a write per document would leave one per document.
+// `npm run test:citus` runs it with a Citus database as the target (each tenant's rows on one shard).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -10,6 +11,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, createSource, type TestServer } from "../kit/index.js";
 import { createTestDatabase, pgUnavailableReason, type TestDatabase } from "../helpers/pg.js";
+import { CITUS_WORKERS } from "../helpers/citus.js";
 import { loadConfig } from "../../src/config.js";
 import { openStore } from "../../src/store/open.js";
 import { migrateData } from "../../src/store/migrate-data.js";
@@ -74,7 +76,13 @@ describe.skipIf(skip !== null)("migrate-data chunk batches", () => {
 
   beforeAll(async () => {
     db = await createTestDatabase("quarry_migrate_batches");
-    const s = await startServer({ DEFAULT_PLAN: "enterprise" }, { dataDir });
+    // the source is an embedded deployment whichever store the suite's project tests (npm run
+    // test:citus sets TEST_STORE=postgres for its servers; the target is then a Citus database)
+    const store = process.env.TEST_STORE;
+    delete process.env.TEST_STORE;
+    const s = await startServer({ DEFAULT_PLAN: "enterprise" }, { dataDir }).finally(() => {
+      if (store !== undefined) process.env.TEST_STORE = store;
+    });
     try {
       expect(s.rt.store.kind, "the source deployment must be SQLite: run without TEST_STORE=postgres").toBe("sqlite");
       made.push(await fill(s, "Acme", 6, true), await fill(s, "Globex", 4, false));
@@ -106,6 +114,10 @@ describe.skipIf(skip !== null)("migrate-data chunk batches", () => {
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
     try {
+      if (CITUS_WORKERS.length) {
+        const placed = await c.query("SELECT count(*)::int AS n FROM pg_dist_partition WHERE logicalrelid = 'chunks'::regclass AND partmethod = 'h'");
+        expect(placed.rows[0].n, "chunks distributed on the Citus target").toBe(1);
+      }
       const docQuery = "SELECT id, status, updated_at, chunk_count FROM documents ORDER BY id";
       expect((await c.query(docQuery)).rows).toEqual(sqlite.prepare(docQuery).all());
       const chunkQuery = "SELECT document_id, position, text, embedded_in FROM chunks ORDER BY document_id, position";
