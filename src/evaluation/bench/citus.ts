@@ -24,7 +24,8 @@ export interface BenchCitus {
   stop(): void;
 }
 
-const nodeUrl = (adminUrl: string, n: CitusNode, db: string) => {
+/** `adminUrl` with another node and database */
+export const nodeUrl = (adminUrl: string, n: CitusNode, db: string) => {
   const u = new URL(adminUrl);
   u.hostname = n.host;
   u.port = String(n.port);
@@ -32,7 +33,8 @@ const nodeUrl = (adminUrl: string, n: CitusNode, db: string) => {
   return u.toString();
 };
 
-async function onNode(url: string, statements: string[]): Promise<void> {
+/** runs `statements` in turn on one node's database */
+export async function onNode(url: string, statements: string[]): Promise<void> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
@@ -55,28 +57,39 @@ export function parseWorkers(list: string): CitusNode[] {
     });
 }
 
-function benchCitus(adminUrl: string, workers: CitusNode[], stop: () => void): BenchCitus {
+/**
+ * Makes database `name` (already created on the coordinator at `adminUrl`) usable by Citus: the
+ * same database on each worker, the extension everywhere, the workers registered in the
+ * coordinator's copy (Citus keeps its metadata per database).
+ */
+export async function prepareCitusNodes(adminUrl: string, workers: CitusNode[], name: string): Promise<void> {
   const coordinator = new URL(adminUrl);
+  const port = Number(coordinator.port || 5432);
+  await Promise.all(
+    workers.map(async (w) => {
+      await onNode(nodeUrl(adminUrl, w, "postgres"), [`CREATE DATABASE ${name}`]);
+      await onNode(nodeUrl(adminUrl, w, name), ["CREATE EXTENSION citus"]);
+    }),
+  );
+  await onNode(nodeUrl(adminUrl, { host: coordinator.hostname, port }, name), [
+    "CREATE EXTENSION citus",
+    `SELECT citus_set_coordinator_host('${coordinator.hostname}', ${port})`,
+    ...workers.map((w) => `SELECT citus_add_node('${w.host}', ${w.port})`),
+  ]);
+}
+
+/** After DROP DATABASE on the coordinator: the workers' copies. */
+export async function dropOnWorkers(adminUrl: string, workers: CitusNode[], name: string): Promise<void> {
+  await Promise.all(workers.map((w) => onNode(nodeUrl(adminUrl, w, "postgres"), [`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`])));
+}
+
+function benchCitus(adminUrl: string, workers: CitusNode[], stop: () => void): BenchCitus {
   return {
     adminUrl,
     workers,
     stop,
-    async prepare(name) {
-      await Promise.all(
-        workers.map(async (w) => {
-          await onNode(nodeUrl(adminUrl, w, "postgres"), [`CREATE DATABASE ${name}`]);
-          await onNode(nodeUrl(adminUrl, w, name), ["CREATE EXTENSION citus"]);
-        }),
-      );
-      await onNode(nodeUrl(adminUrl, { host: coordinator.hostname, port: Number(coordinator.port || 5432) }, name), [
-        "CREATE EXTENSION citus",
-        `SELECT citus_set_coordinator_host('${coordinator.hostname}', ${Number(coordinator.port || 5432)})`,
-        ...workers.map((w) => `SELECT citus_add_node('${w.host}', ${w.port})`),
-      ]);
-    },
-    async dropOnWorkers(name) {
-      await Promise.all(workers.map((w) => onNode(nodeUrl(adminUrl, w, "postgres"), [`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`])));
-    },
+    prepare: (name) => prepareCitusNodes(adminUrl, workers, name),
+    dropOnWorkers: (name) => dropOnWorkers(adminUrl, workers, name),
   };
 }
 
