@@ -154,15 +154,29 @@ async function pass(run: StoreRun, t: number, queries: BenchQuery[]): Promise<nu
   return out;
 }
 
+interface Latencies {
+  /** every sample of the store */
+  all: Map<string, LatencySummary>;
+  /** Citus p95 / PostgreSQL p95 of each round: a load spike on the machine moves one round, not all */
+  roundRatios: number[];
+}
+
 /** A warm-up pass each, then `rounds` passes each, the order alternating. */
-async function measureRounds(runs: StoreRun[], t: number, queries: BenchQuery[], rounds: number): Promise<Map<string, LatencySummary>> {
+async function measureRounds(runs: StoreRun[], t: number, queries: BenchQuery[], rounds: number): Promise<Latencies> {
   const samples = new Map<string, number[]>(runs.map((r) => [r.name, []]));
+  const roundRatios: number[] = [];
   for (const r of runs) await pass(r, t, queries);
   for (let i = 0; i < rounds; i++) {
-    for (const r of i % 2 === 0 ? runs : [...runs].reverse()) samples.get(r.name)!.push(...(await pass(r, t, queries)));
-    log(`round ${i + 1}/${rounds}: ${runs.map((r) => `${r.name} p95 ${latencySummary(samples.get(r.name)!).p95!.toFixed(1)} ms`).join(", ")}`);
+    const p95 = new Map<string, number>();
+    for (const r of i % 2 === 0 ? runs : [...runs].reverse()) {
+      const ms = await pass(r, t, queries);
+      samples.get(r.name)!.push(...ms);
+      p95.set(r.name, latencySummary(ms).p95!);
+    }
+    roundRatios.push(p95.get("citus")! / p95.get("postgres")!);
+    log(`round ${i + 1}/${rounds}: ${runs.map((r) => `${r.name} p95 ${p95.get(r.name)!.toFixed(1)} ms`).join(", ")} (${roundRatios.at(-1)!.toFixed(2)}x)`);
   }
-  return new Map([...samples].map(([k, v]) => [k, latencySummary(v)]));
+  return { all: new Map([...samples].map(([k, v]) => [k, latencySummary(v)])), roundRatios };
 }
 
 interface RoutingResult {
@@ -205,10 +219,13 @@ function readCorpus(o: Options): { corpus: Corpus; df: DfSample } {
   return { corpus, df: dfSample(corpus.real.flatMap((d) => d.chunks).slice(0, 20_000)) };
 }
 
-function render(o: Options, argv: string[], runs: StoreRun[], lat: Map<string, LatencySummary>, routing: RoutingResult[], queries: number): string {
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function render(o: Options, argv: string[], runs: StoreRun[], lat: Latencies, routing: RoutingResult[], queries: number): string {
   const f = (x: number | null) => (x === null ? "—" : x.toFixed(1));
-  const pgP95 = lat.get("postgres")!.p95!;
-  const ciP95 = lat.get("citus")!.p95!;
+  const pgP95 = lat.all.get("postgres")!.p95!;
+  const ciP95 = lat.all.get("citus")!.p95!;
+  const ratio = median(lat.roundRatios);
   const stray = routing.reduce((n, r) => n + r.strays.length, 0);
   const m = machineInfo();
   return [
@@ -217,13 +234,15 @@ function render(o: Options, argv: string[], runs: StoreRun[], lat: Map<string, L
     `Command: \`npx tsx src/evaluation/bench/citus-tenants.ts ${argv.join(" ")}\``,
     `Machine: ${m.cpus} cores, load average at the end ${m.load_average.join(" / ")}. Hybrid search of tenant 1 over HTTP, ${queries} queries x ${o.rounds} rounds per store, alternating.`,
     "",
-    "| store | chunks loaded | load s | hybrid p50 ms | hybrid p95 ms |",
+    "| store | chunks loaded | load s | hybrid p50 ms | hybrid p95 ms (all rounds) |",
     "| --- | ---: | ---: | ---: | ---: |",
-    ...runs.map((r) => `| ${r.name} | ${r.loaded.chunks} | ${r.loadSeconds.toFixed(0)} | ${f(lat.get(r.name)!.p50)} | ${f(lat.get(r.name)!.p95)} |`),
+    ...runs.map((r) => `| ${r.name} | ${r.loaded.chunks} | ${r.loadSeconds.toFixed(0)} | ${f(lat.all.get(r.name)!.p50)} | ${f(lat.all.get(r.name)!.p95)} |`),
+    "",
+    `Citus p95 / PostgreSQL p95 per round: ${lat.roundRatios.map((x) => x.toFixed(2)).join(", ")}; all rounds together ${(ciP95 / pgP95).toFixed(2)}x.`,
     "",
     `| target | measured | met |`,
     `| --- | --- | --- |`,
-    `| Citus hybrid p95 <= 1.5x single-node PostgreSQL | ${ciP95.toFixed(1)} vs ${pgP95.toFixed(1)} ms (${(ciP95 / pgP95).toFixed(2)}x) | ${ciP95 <= 1.5 * pgP95 ? "yes" : "**no**"} |`,
+    `| Citus hybrid p95 <= 1.5x single-node PostgreSQL (median of the rounds' ratios) | ${ratio.toFixed(2)}x | ${ratio <= 1.5 ? "yes" : "**no**"} |`,
     `| every statement of a search on one shard group (tenants ${routing.map((r) => r.tenant + 1).join(", ")}) | ${routing.map((r) => r.statements).join(" + ")} statements, ${stray} elsewhere | ${stray === 0 ? "yes" : "**no**"} |`,
     ...routing.flatMap((r) => r.strays.map((s) => `- tenant ${r.tenant + 1}: \`${s}\``)),
     "",
