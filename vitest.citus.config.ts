@@ -36,6 +36,8 @@ export default defineConfig({
       "test/store/**/*.test.ts",
       // the search log's text-form rows converted by migrations 120-121 on the cluster
       "test/analytics/compact-migration.test.ts",
+      // migrate-data's batched chunk writes into a distributed database
+      "test/scaleout/migrate-data-batches.test.ts",
       ...(process.env.CITUS_PG_SUITES === "all" ? PG_SUITES : CITUS_HTTP_SUITES),
       "test/scaleout/two-by-two.test.ts",
     ],

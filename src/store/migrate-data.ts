@@ -29,11 +29,15 @@ export interface CountLine {
   status: "OK" | "MISMATCH";
 }
 
-/** documents per chunk batch: a document has tens of chunks, each with a vector */
-const CHUNK_DOCS_PER_BATCH = 20;
+/**
+ * documents per chunk batch (at most --batch-size): a document has up to tens of chunks, each with
+ * a vector; the target writes a batch's documents of one tenant in one transaction, so larger
+ * batches mean fewer rounds of statements and triggers (docs/decisions.md, "migrate-data")
+ */
+const CHUNK_DOCS_PER_BATCH = 100;
 
 async function copyEntity(entity: TransferEntity, source: TransferSource, target: TransferTarget, after: (string | number)[] | null, o: MigrateDataOptions, tick: (n: number) => void): Promise<void> {
-  const limit = entity === "chunks" ? CHUNK_DOCS_PER_BATCH : o.batchSize;
+  const limit = entity === "chunks" ? Math.min(CHUNK_DOCS_PER_BATCH, o.batchSize) : o.batchSize;
   let cursor = after;
   for (;;) {
     const batch = await source.readBatch(entity, cursor, limit);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCollection, createSource, startServer, upload, waitIndexed, type TestServer } from "../kit/index.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.js";
 import { CITUS_WORKERS } from "../helpers/citus.js";
-import { explainable, recordStatements, routing, type Recorded } from "./explain.js";
+import { explainable, groupsOf, recordStatements, tenantGroup } from "./explain.js";
 
 describe.skipIf(CITUS_WORKERS.length === 0)("search routing on Citus", () => {
   let db: TestDatabase;
@@ -42,32 +42,6 @@ describe.skipIf(CITUS_WORKERS.length === 0)("search routing on Citus", () => {
     await db?.drop();
   });
 
-  /** shard id -> [table, shard group (hash range start), placement method] */
-  async function shardInfo(ids: number[]): Promise<Map<number, { table: string; group: string | null; method: string }>> {
-    const r = await admin.query<{ shardid: number; tbl: string; minv: string | null; partmethod: string }>(
-      `SELECT s.shardid, s.logicalrelid::text AS tbl, s.shardminvalue AS minv, p.partmethod
-       FROM pg_dist_shard s JOIN pg_dist_partition p USING (logicalrelid) WHERE s.shardid = ANY($1)`,
-      [ids],
-    );
-    return new Map(r.rows.map((x) => [Number(x.shardid), { table: x.tbl, group: x.minv, method: x.partmethod }]));
-  }
-
-  async function tenantGroup(tenantId: string): Promise<string> {
-    const r = await admin.query<{ minv: string }>(
-      "SELECT shardminvalue AS minv FROM pg_dist_shard WHERE shardid = get_shard_id_for_distribution_column('chunks', $1::text)",
-      [tenantId],
-    );
-    return r.rows[0]!.minv;
-  }
-
-  /** the hash shard groups a statement touches, its largest task count, and the tables of its shards */
-  async function groupsOf(st: Recorded): Promise<{ groups: Set<string>; maxTasks: number; tables: string[] }> {
-    const r = await routing(admin, st);
-    const info = await shardInfo(r.shards);
-    const hashed = [...info.values()].filter((x) => x.method === "h");
-    return { groups: new Set(hashed.map((x) => x.group!)), maxTasks: Math.max(0, ...r.taskCounts), tables: [...info.values()].map((x) => x.table) };
-  }
-
   /**
    * Runs `request` while recording its statements; expects each to be one task (at most) on the
    * tenant's shard group; returns the response and the tables whose shards the statements read.
@@ -75,12 +49,12 @@ describe.skipIf(CITUS_WORKERS.length === 0)("search routing on Citus", () => {
   async function routedToTenant(tenant: { id: string }, request: () => Promise<{ status: number; body: any }>): Promise<{ out: { status: number; body: any }; touched: Set<string> }> {
     const { out, statements } = await recordStatements(request);
     expect(out.status, JSON.stringify(out.body)).toBe(200);
-    const group = await tenantGroup(tenant.id);
+    const group = await tenantGroup(admin, tenant.id);
     const touched = new Set<string>();
     const explained = statements.filter(explainable);
     expect(explained.length).toBeGreaterThan(0);
     for (const st of explained) {
-      const g = await groupsOf(st);
+      const g = await groupsOf(admin, st);
       expect(g.maxTasks, st.text).toBeLessThanOrEqual(1);
       expect([...g.groups].every((x) => x === group), st.text).toBe(true);
       g.tables.forEach((x) => touched.add(x));
@@ -151,7 +125,7 @@ describe.skipIf(CITUS_WORKERS.length === 0)("search routing on Citus", () => {
 
 
   it("flags a statement that fans out to every shard", async () => {
-    const g = await groupsOf({ text: "SELECT count(*) FROM chunks WHERE position >= $1", values: [0] });
+    const g = await groupsOf(admin, { text: "SELECT count(*) FROM chunks WHERE position >= $1", values: [0] });
     // (EXPLAIN shows one of the tasks, so one shard name: the task count tells)
     expect(g.maxTasks).toBeGreaterThan(1);
   });

@@ -2,6 +2,7 @@
 // Citus keeps its metadata per database, so a test database exists on every node with the
 // extension, and the coordinator's copy has the workers registered. Unset, nothing here runs.
 import pg from "pg";
+import { dropOnWorkers, prepareCitusNodes } from "../../src/evaluation/bench/citus.js";
 
 export const CITUS_WORKERS = (process.env.TEST_CITUS_WORKERS ?? "")
   .split(",")
@@ -10,24 +11,6 @@ export const CITUS_WORKERS = (process.env.TEST_CITUS_WORKERS ?? "")
     const [host, port] = hp.split(":");
     return { host: host!, port: Number(port) };
   });
-
-async function onNode(url: string, statements: string[]): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    for (const s of statements) await c.query(s);
-  } finally {
-    await c.end();
-  }
-}
-
-const nodeUrl = (adminUrl: string, host: string, port: number, db: string) => {
-  const u = new URL(adminUrl);
-  u.hostname = host;
-  u.port = String(port);
-  u.pathname = `/${db}`;
-  return u.toString();
-};
 
 /** arbitrary constant: the advisory lock that takes test files' database preparations in turn */
 const PREPARE_LOCK = 7_261_190_031;
@@ -43,30 +26,13 @@ export async function prepareCitusDatabase(adminUrl: string, name: string): Prom
   await lock.connect();
   try {
     await lock.query("SELECT pg_advisory_lock($1)", [PREPARE_LOCK]);
-    await prepareNodes(adminUrl, name);
+    await prepareCitusNodes(adminUrl, CITUS_WORKERS, name);
   } finally {
     await lock.end();
   }
 }
 
-async function prepareNodes(adminUrl: string, name: string): Promise<void> {
-  const coordinator = new URL(adminUrl);
-  await Promise.all(
-    CITUS_WORKERS.map(async (w) => {
-      await onNode(nodeUrl(adminUrl, w.host, w.port, "postgres"), [`CREATE DATABASE ${name}`]);
-      await onNode(nodeUrl(adminUrl, w.host, w.port, name), ["CREATE EXTENSION citus"]);
-    }),
-  );
-  await onNode(nodeUrl(adminUrl, coordinator.hostname, Number(coordinator.port), name), [
-    "CREATE EXTENSION citus",
-    `SELECT citus_set_coordinator_host('${coordinator.hostname}', ${Number(coordinator.port)})`,
-    ...CITUS_WORKERS.map((w) => `SELECT citus_add_node('${w.host}', ${w.port})`),
-  ]);
-}
-
 /** After DROP DATABASE on the coordinator: the workers' copies. */
 export async function dropCitusDatabase(adminUrl: string, name: string): Promise<void> {
-  await Promise.all(
-    CITUS_WORKERS.map((w) => onNode(nodeUrl(adminUrl, w.host, w.port, "postgres"), [`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`])),
-  );
+  await dropOnWorkers(adminUrl, CITUS_WORKERS, name);
 }

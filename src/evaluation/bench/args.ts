@@ -35,10 +35,13 @@ export interface BenchOptions {
   pgUrl: string;
   /** keep the postgres run's database instead of dropping it */
   keep: boolean;
+  /** the citus store's coordinator and workers; null: a throwaway cluster on loopback (citus.ts) */
+  citusUrl?: string | null;
+  citusWorkers?: string | null;
 }
 
-export type BenchStore = "sqlite" | "postgres";
-export const BENCH_STORES: BenchStore[] = ["sqlite", "postgres"];
+export type BenchStore = "sqlite" | "postgres" | "citus";
+export const BENCH_STORES: BenchStore[] = ["sqlite", "postgres", "citus"];
 
 export const BENCH_DESCRIPTION =
   "Load a BEIR data set into a fresh DATA_DIR with the active embedding model, measure quality (nDCG@10, recall@10, MRR@10 per mode), " +
@@ -70,10 +73,12 @@ export function addBenchOptions(cmd: Command): Command {
     .option("--out <dir>", "report directory", "bench-results")
     .option("--suite <id>", "run an existing suite of the deployment's DATA_DIR and print its metrics")
     .option("--tenant <id>", "tenant of --suite (id or slug)")
-    .option("--stores <list>", "stores measured in one run, comma-separated: sqlite (always: the data set loads there), postgres (a copy made by migrate-data)", "sqlite")
+    .option("--stores <list>", "stores measured in one run, comma-separated: sqlite (always: the data set loads there), postgres (a copy made by migrate-data), citus (the same copy on a Citus cluster)", "sqlite")
     .addOption(new Option("--store <name>", "measure this store next to the embedded one (postgres = --stores sqlite,postgres)").choices(BENCH_STORES))
     .option("--pg-url <url>", "PostgreSQL server (with pgvector) where the postgres run creates and drops its own database", process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres")
-    .option("--keep", "keep the postgres run's database (its URL is printed)");
+    .option("--keep", "keep the postgres run's database (its URL is printed)")
+    .option("--citus-url <url>", "the citus store's coordinator (its workers registered); default: a throwaway coordinator and 2 workers on loopback (scripts/citus)", process.env.BENCH_CITUS_URL)
+    .option("--citus-workers <list>", "host:port,... of the --citus-url cluster's workers, where the bench database is made too", process.env.BENCH_CITUS_WORKERS);
 }
 
 interface RawBenchOptions {
@@ -104,6 +109,8 @@ interface RawBenchOptions {
   store?: BenchStore;
   pgUrl: string;
   keep?: boolean;
+  citusUrl?: string;
+  citusWorkers?: string;
 }
 
 /** --stores a,b (or --store postgres): known names, sqlite always first since the data set loads there. */
@@ -141,6 +148,8 @@ export function benchOptionsFrom(raw: RawBenchOptions, defaultDatasetsDir: strin
     stores: storesFrom(raw),
     pgUrl: raw.pgUrl,
     keep: raw.keep ?? false,
+    citusUrl: raw.citusUrl ?? null,
+    citusWorkers: raw.citusWorkers ?? null,
   };
 }
 

@@ -1,4 +1,5 @@
-// The bench's PostgreSQL deployment: a database of its own on --pg-url, filled by migrate-data
+// The bench's PostgreSQL deployment: a database of its own on --pg-url (or on a Citus cluster's
+// coordinator, citus.ts, made on every node and distributed by migrate), filled by migrate-data
 // from the SQLite load (same tenant, collection and document ids, the same stored vectors, so both
 // stores answer the same queries over the same embeddings), and a runtime on it. Dropped at the
 // end unless --keep.
@@ -9,6 +10,7 @@ import { migrateData, renderCounts } from "../../store/migrate-data.js";
 import { openSqliteTransferSource } from "../../store/sqlite/transfer.js";
 import { openPostgresTransferTarget } from "../../store/postgres/transfer.js";
 import { openBenchRuntime } from "./load.js";
+import type { BenchCitus } from "./citus.js";
 
 export interface BenchPostgres {
   rt: Runtime;
@@ -29,10 +31,14 @@ async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<
   }
 }
 
-/** A database of the bench's own on the server at `pgUrl`; `drop` removes it unless `keep`. */
-export async function createBenchDatabase(o: { pgUrl: string; keep: boolean }, log: (msg: string) => void): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A database of the bench's own on the server at `pgUrl`; `drop` removes it unless `keep`. With
+ * `citus`, `pgUrl` is its coordinator and the database is made (and dropped) on every node.
+ */
+export async function createBenchDatabase(o: { pgUrl: string; keep: boolean; citus?: BenchCitus }, log: (msg: string) => void): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `quarry_benchpg_${crypto.randomBytes(5).toString("hex")}`;
   await admin(o.pgUrl, (c) => c.query(`CREATE DATABASE ${name}`));
+  await o.citus?.prepare(name);
   const u = new URL(o.pgUrl);
   u.pathname = `/${name}`;
   const url = u.toString();
@@ -41,17 +47,18 @@ export async function createBenchDatabase(o: { pgUrl: string; keep: boolean }, l
     async drop() {
       if (o.keep) return log(`kept the PostgreSQL bench database: ${url}`);
       await admin(o.pgUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      await o.citus?.dropOnWorkers(name);
     },
   };
 }
 
-export async function openBenchPostgres(o: { pgUrl: string; keep: boolean }, sqliteDataDir: string, log: (msg: string) => void): Promise<BenchPostgres> {
+export async function openBenchPostgres(o: { pgUrl: string; keep: boolean; citus?: BenchCitus }, sqliteDataDir: string, log: (msg: string) => void): Promise<BenchPostgres> {
   const { url, drop } = await createBenchDatabase(o, log);
   let rt: Runtime | null = null;
   try {
     // the files stay in the SQLite load's DATA_DIR, which this runtime shares (read as earlier local files)
     rt = await openBenchRuntime(sqliteDataDir, log, { DATABASE_URL: url });
-    log(`copying the load into PostgreSQL (${new URL(url).pathname.slice(1)}) with migrate-data...`);
+    log(`copying the load into ${o.citus ? "Citus" : "PostgreSQL"} (${new URL(url).pathname.slice(1)}) with migrate-data...`);
     const t0 = performance.now();
     const source = openSqliteTransferSource(sqliteDataDir);
     const target = await openPostgresTransferTarget(url, rt.store.content);

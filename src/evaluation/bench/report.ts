@@ -30,9 +30,9 @@ export interface SuiteCheck {
 export interface BenchReport {
   date: string;
   command: string;
-  /** the store measured (sqlite, or postgres: a migrate-data copy of the same load) */
+  /** the store measured (sqlite, or postgres / citus: a migrate-data copy of the same load) */
   store?: string;
-  /** postgres: seconds migrate-data took to copy the load */
+  /** postgres, citus: seconds migrate-data took to copy the load */
   postgres_copy_s?: number;
   machine: { cpus: number; cpu_model: string; memory_gb: number; node: string; platform: string; load_average: number[] };
   dataset: { name: string; path: string; split: string; queries: number; documents: number; chunks: number; reduced_corpus: boolean };
@@ -125,7 +125,7 @@ export function renderMarkdown(r: BenchReport): string {
     `Machine: ${r.machine.cpus} cores (${r.machine.cpu_model}), ${r.machine.memory_gb} GB, Node ${r.machine.node}; load average at the end ${r.machine.load_average.join(" / ")}.`,
   );
   if (r.postgres_copy_s !== undefined) {
-    L.push(`Store: PostgreSQL, loaded by copying the SQLite load with migrate-data (stored vectors, no re-embedding) in ${f1(r.postgres_copy_s)} s.`);
+    L.push(`Store: ${r.store === "citus" ? "PostgreSQL on a Citus cluster (tables distributed by tenant)" : "PostgreSQL"}, loaded by copying the SQLite load with migrate-data (stored vectors, no re-embedding) in ${f1(r.postgres_copy_s)} s.`);
   }
   L.push(
     `Data: ${d.documents} documents, ${d.chunks} chunks, ${d.queries} queries${d.reduced_corpus ? " (reduced corpus: not comparable with published scores)" : ""}. Model: ${r.model.profile} (${r.model.state}).`,
@@ -219,11 +219,16 @@ export function renderComparison(reports: BenchReport[]): string {
   L.push("| target | measured | met |");
   L.push("| --- | --- | --- |");
   const lex = (r: BenchReport) => r.quality.find((q) => q.label === "lexical only")?.ndcg_at_10;
+  const hyb = (r: BenchReport) => r.quality.find((q) => q.label === "hybrid (deployment default)")?.ndcg_at_10;
   for (const r of others) {
     const a = lex(base);
     const b = lex(r);
     const d = a !== undefined && b !== undefined ? Math.abs(a - b) : null;
     L.push(`| ${r.store} lexical nDCG@10 within 0.01 of ${base.store} | ${f4(b)} vs ${f4(a)} (diff ${d === null ? "—" : d.toFixed(4)}) | ${d === null ? "n/a" : d <= 0.01 ? "yes" : "**no**"} |`);
+    const h = hyb(base);
+    const k = hyb(r);
+    const dh = h !== undefined && k !== undefined ? Math.abs(h - k) : null;
+    L.push(`| ${r.store} hybrid nDCG@10 within 0.005 of ${base.store} | ${f4(k)} vs ${f4(h)} (diff ${dh === null ? "—" : dh.toFixed(4)}) | ${dh === null ? "n/a" : dh <= 0.005 ? "yes" : "**no**"} |`);
     const p = base.speed?.hybrid.p95;
     const q = r.speed?.hybrid.p95;
     const ratio = p && q ? q / p : null;

@@ -13,6 +13,7 @@ import { measureSpeed } from "./speed.js";
 import { measureIngest } from "./ingest.js";
 import { checkTargets, machineInfo, renderComparison, renderMarkdown, writeReport, type BenchReport, type SuiteCheck } from "./report.js";
 import { openBenchPostgres } from "./postgres.js";
+import { openBenchCitus, type BenchCitus } from "./citus.js";
 import type { Runtime } from "../../runtime.js";
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
@@ -78,6 +79,19 @@ async function measureStore(ctx: BenchContext, rt: Runtime, o: BenchOptions, ing
   return { quality, suite_check: check, speed, ingest };
 }
 
+type MakeReport = (m: Measured, store: string, extra?: Partial<BenchReport>) => BenchReport;
+
+/** The load copied by migrate-data into a PostgreSQL database (on a Citus cluster with `citus`), measured there. */
+async function measureCopy(ctx: BenchContext, o: BenchOptions, citus: BenchCitus | null, report: MakeReport): Promise<BenchReport> {
+  const pgRun = await openBenchPostgres({ ...o, ...(citus ? { citus } : {}) }, ctx.dataDir, log);
+  try {
+    const m = await measureStore(ctx, pgRun.rt, o, { DATABASE_URL: pgRun.url });
+    return report(m, citus ? "citus" : "postgres", { postgres_copy_s: pgRun.copySeconds });
+  } finally {
+    await pgRun.close();
+  }
+}
+
 async function benchDataset(o: BenchOptions, command: string): Promise<number> {
   const t0 = performance.now();
   const ctx = await loadBenchContext(o, log);
@@ -115,16 +129,17 @@ async function benchDataset(o: BenchOptions, command: string): Promise<number> {
   };
   try {
     emit(report(await measureStore(ctx, rt, o, {}), "sqlite"));
-    if (o.stores.includes("postgres")) {
-      // the SQLite report is already written when the PostgreSQL half fails
-      const pgRun = await openBenchPostgres(o, ctx.dataDir, log);
+    // the SQLite report is already written when a PostgreSQL half fails
+    if (o.stores.includes("postgres")) emit(await measureCopy(ctx, o, null, report));
+    if (o.stores.includes("citus")) {
+      const citus = await openBenchCitus({ url: o.citusUrl ?? null, workers: o.citusWorkers ?? null }, log);
       try {
-        emit(report(await measureStore(ctx, pgRun.rt, o, { DATABASE_URL: pgRun.url }), "postgres", { postgres_copy_s: pgRun.copySeconds }));
+        emit(await measureCopy(ctx, { ...o, pgUrl: citus.adminUrl }, citus, report));
       } finally {
-        await pgRun.close();
+        citus.stop();
       }
-      process.stdout.write(renderComparison(reports));
     }
+    if (reports.length > 1) process.stdout.write(renderComparison(reports));
     return 0;
   } finally {
     await ctx.close();

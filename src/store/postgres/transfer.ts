@@ -1,10 +1,11 @@
 // The writing side of quarry migrate-data into PostgreSQL. Relational rows are inserted as they
 // come (ON CONFLICT DO NOTHING: a resumed run skips what a previous one wrote), each batch in one
 // transaction with the entity's cursor in migrate_data_progress. Chunks go through the content
-// store's own replaceDocumentIndex/storeEmbeddings, so the lexical statistics, tsvectors and
-// pgvector rows are written exactly as ingest writes them; their stored vectors are reused.
+// store's own replaceDocumentsIndex (a batch's documents of one tenant in one transaction, as an
+// ingest batch) and storeEmbeddings, so the lexical statistics, tsvectors and pgvector rows are
+// written exactly as ingest writes them; their stored vectors are reused.
 import type { NewChunk } from "../content-types.js";
-import type { ContentStore } from "../content-store.js";
+import type { ContentStore, DocumentIndex } from "../content-store.js";
 import {
   TRANSFER_ENTITIES,
   type TransferChunk,
@@ -80,42 +81,83 @@ function byDocument(rows: TransferChunk[]): TransferChunk[][] {
   return out;
 }
 
-/**
- * Writes one document's chunks through the content store, with their stored vectors, then puts
- * back the document's status and updated_at (the store's indexing sets them to indexed and now).
- */
-async function writeDocumentChunks(pool: Pool, content: ContentStore, chunks: TransferChunk[], ensureIndex: (name: string, dim: number) => Promise<void>): Promise<void> {
-  const { tenant_id: tenantId, document_id: documentId } = chunks[0];
-  const doc = (
-    await pool.query<{ title: string; metadata: unknown; status: string; updated_at: string }>(
-      "SELECT title, metadata, status, updated_at FROM documents WHERE tenant_id = $1 AND id = $2",
-      [tenantId, documentId],
-    )
-  ).rows[0];
-  if (!doc) throw new Error(`chunks of document ${documentId} (tenant ${tenantId}) whose document row is not in the target`);
-  const metadata = (typeof doc.metadata === "string" ? JSON.parse(doc.metadata) : doc.metadata) as Record<string, unknown>;
-  const newChunks: NewChunk[] = chunks.map((c) => ({ position: c.position, text: c.text, heading_path: c.heading_path, token_count: c.token_count, metadata: c.metadata }));
-  const indexes = new Set(chunks.map((c) => c.embedded_in));
-  const allIn = indexes.size === 1 && chunks[0].embedded_in !== null ? chunks[0].embedded_in : null;
-  for (const c of chunks) if (c.embedded_in && c.vector) await ensureIndex(c.embedded_in, c.vector.length);
-  await content.replaceDocumentIndex(
-    tenantId,
-    documentId,
-    { title: doc.title, metadata },
-    newChunks,
-    allIn ? { indexName: allIn, values: chunks.map((c) => c.vector!) } : null,
+/** A document's row in the target, as its chunks' write needs it (and puts back after it). */
+interface TargetDocument {
+  id: string;
+  title: string;
+  metadata: Record<string, unknown>;
+  status: string;
+  updated_at: string;
+}
+
+/** The target's rows of one tenant's documents, in one statement (one shard on Citus). */
+async function documentRows(pool: Pool, tenantId: string, ids: string[]): Promise<Map<string, TargetDocument>> {
+  const r = await pool.query<{ id: string; title: string; metadata: unknown; status: string; updated_at: string }>(
+    "SELECT id, title, metadata, status, updated_at FROM documents WHERE tenant_id = $1 AND id = ANY($2::text[])",
+    [tenantId, ids],
   );
-  if (!allIn && chunks.some((c) => c.vector)) {
-    // some chunks embedded (or in different indexes): map positions to the target's chunk ids
-    const { chunks: stored } = await content.listChunks(tenantId, documentId, chunks.length + 1);
-    const idAt = new Map(stored.map((s) => [s.position, s.id]));
-    for (const name of indexes) {
-      if (!name) continue;
-      const items = chunks.filter((c) => c.embedded_in === name && c.vector).map((c) => ({ chunkId: idAt.get(c.position)!, vector: c.vector! }));
-      if (items.length) await content.storeEmbeddings(name, items);
-    }
+  const meta = (m: unknown) => (typeof m === "string" ? JSON.parse(m) : m) as Record<string, unknown>;
+  return new Map(r.rows.map((d) => [d.id, { ...d, metadata: meta(d.metadata) }]));
+}
+
+const newChunksOf = (chunks: TransferChunk[]): NewChunk[] =>
+  chunks.map((c) => ({ position: c.position, text: c.text, heading_path: c.heading_path, token_count: c.token_count, metadata: c.metadata }));
+
+/** the one index every chunk of the document is embedded in; null when none is, undefined when mixed */
+function soleIndex(chunks: TransferChunk[]): string | null | undefined {
+  const indexes = new Set(chunks.map((c) => (c.vector ? c.embedded_in : null)));
+  if (indexes.size !== 1) return undefined;
+  return chunks[0].vector ? chunks[0].embedded_in : null;
+}
+
+/**
+ * A document whose chunks are embedded in several indexes, or only some of them: its chunks, then
+ * each index's vectors by the target's chunk ids (rare: a model change half-way through a backfill).
+ */
+async function writeMixedDocument(content: ContentStore, tenantId: string, doc: TargetDocument, chunks: TransferChunk[]): Promise<void> {
+  await content.replaceDocumentIndex(tenantId, doc.id, { title: doc.title, metadata: doc.metadata }, newChunksOf(chunks), null);
+  const { chunks: stored } = await content.listChunks(tenantId, doc.id, chunks.length + 1);
+  const idAt = new Map(stored.map((s) => [s.position, s.id]));
+  for (const name of new Set(chunks.map((c) => c.embedded_in))) {
+    if (!name) continue;
+    const items = chunks.filter((c) => c.embedded_in === name && c.vector).map((c) => ({ chunkId: idAt.get(c.position)!, vector: c.vector! }));
+    if (items.length) await content.storeEmbeddings(name, items);
   }
-  await pool.query("UPDATE documents SET status = $3, updated_at = $4 WHERE tenant_id = $1 AND id = $2", [tenantId, documentId, doc.status, doc.updated_at]);
+}
+
+/**
+ * Writes one tenant's documents' chunks through the content store with their stored vectors: all
+ * of them in one replaceDocumentsIndex (one transaction, one round of statements and lexical
+ * statistics triggers, as an ingest batch writes), then puts back each document's status and
+ * updated_at (indexing sets them to indexed and now) in one statement.
+ */
+async function writeTenantChunks(pool: Pool, content: ContentStore, tenantId: string, docs: TransferChunk[][], ensureIndex: (name: string, dim: number) => Promise<void>): Promise<void> {
+  const rows = await documentRows(pool, tenantId, docs.map((d) => d[0].document_id));
+  const batched: DocumentIndex[] = [];
+  const mixed: [TargetDocument, TransferChunk[]][] = [];
+  for (const chunks of docs) {
+    const doc = rows.get(chunks[0].document_id);
+    if (!doc) throw new Error(`chunks of document ${chunks[0].document_id} (tenant ${tenantId}) whose document row is not in the target`);
+    for (const c of chunks) if (c.embedded_in && c.vector) await ensureIndex(c.embedded_in, c.vector.length);
+    const index = soleIndex(chunks);
+    if (index === undefined) mixed.push([doc, chunks]);
+    else batched.push({ documentId: doc.id, doc: { title: doc.title, metadata: doc.metadata }, chunks: newChunksOf(chunks), vectors: index ? { indexName: index, values: chunks.map((c) => c.vector!) } : null });
+  }
+  await content.replaceDocumentsIndex(tenantId, batched);
+  for (const [doc, chunks] of mixed) await writeMixedDocument(content, tenantId, doc, chunks);
+  const written = [...rows.values()];
+  await pool.query(
+    `UPDATE documents d SET status = x.status, updated_at = x.updated_at
+     FROM unnest($2::text[], $3::text[], $4::text[]) AS x(id, status, updated_at) WHERE d.tenant_id = $1 AND d.id = x.id`,
+    [tenantId, written.map((d) => d.id), written.map((d) => d.status), written.map((d) => d.updated_at)],
+  );
+}
+
+/** A batch's documents (each its chunks) by tenant, in order of first appearance. */
+function byTenant(docs: TransferChunk[][]): Map<string, TransferChunk[][]> {
+  const out = new Map<string, TransferChunk[][]>();
+  for (const d of docs) out.set(d[0].tenant_id, [...(out.get(d[0].tenant_id) ?? []), d]);
+  return out;
 }
 
 /** Opens the target: `content` is the PostgreSQL store's content store on the same database. */
@@ -144,7 +186,7 @@ export async function openPostgresTransferTarget(url: string, content: ContentSt
     },
     async writeBatch(entity, rows, cursor) {
       if (entity === "chunks") {
-        for (const doc of byDocument(rows as unknown as TransferChunk[])) await writeDocumentChunks(pool, content, doc, ensureIndex);
+        for (const [tenantId, docs] of byTenant(byDocument(rows as unknown as TransferChunk[]))) await writeTenantChunks(pool, content, tenantId, docs, ensureIndex);
         await saveProgress(pool, origin, entity, cursor, false);
         return;
       }

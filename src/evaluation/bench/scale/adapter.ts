@@ -1,7 +1,7 @@
 // Everything the scale bench needs from Quarry itself, in one place so that changes to the store
 // and engine (chunk ids, query parsing, vector index) need edits here only. Public interfaces only:
 // the tenant/source/collection/key services, ContentStore's bulk paths (upsertDocuments +
-// replaceDocumentIndex with precomputed vectors), the engine and search service, and buildApp.
+// replaceDocumentsIndex with precomputed vectors), the engine and search service, and buildApp.
 import type { FastifyInstance } from "fastify";
 import type { Runtime } from "../../../runtime.js";
 import type { Principal } from "../../../services/auth/auth.js";
@@ -77,11 +77,16 @@ export async function writeDocuments(rt: Runtime, tenantId: string, sourceId: st
     null,
   );
   const indexName = rt.activeProfile.index_name!;
-  for (let i = 0; i < rows.length; i++) {
-    const d = docs[i];
-    const drafts = d.chunks.map((text, position) => ({ position, text, heading_path: [], token_count: tokensOf(text), metadata: {} }));
-    await content.replaceDocumentIndex(tenantId, rows[i].id, { title: d.title, metadata: d.metadata ?? {} }, drafts, d.vectors ? { indexName, values: d.vectors } : null);
-  }
+  // one transaction for the batch (what ingest does): one round of statements and lexical
+  // triggers per batch instead of per document
+  await content.replaceDocumentsIndex(
+    tenantId,
+    rows.map((row, i) => {
+      const d = docs[i];
+      const chunks = d.chunks.map((text, position) => ({ position, text, heading_path: [], token_count: tokensOf(text), metadata: {} }));
+      return { documentId: row.id, doc: { title: d.title, metadata: d.metadata ?? {} }, chunks, vectors: d.vectors ? { indexName, values: d.vectors } : null };
+    }),
+  );
   return rows.map((r) => r.id);
 }
 

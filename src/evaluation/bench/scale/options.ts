@@ -46,7 +46,7 @@ bench-results/scale-<timestamp>.json and .md.
 
 export class ScaleUsageError extends Error {}
 
-function parseSources(list: string, roots: TextRoots): TextRoots {
+export function parseSources(list: string, roots: TextRoots): TextRoots {
   const want = new Set(list.split(",").map((s) => s.trim()));
   for (const s of want) if (!["package", "man", "doc"].includes(s)) throw new ScaleUsageError(`--sources takes package, man and doc; got ${s}`);
   return {
