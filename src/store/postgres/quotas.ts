@@ -2,6 +2,7 @@ import type { Pool } from "./db.js";
 import type { QueryAdmission, QuotaStore } from "../account-types.js";
 import type { TenantRow } from "../types.js";
 import { parseJson, toTenant } from "./rows.js";
+import { retryStaleShard } from "./stale-shard-retry.js";
 
 // Check and increment are one statement: the upsert's row lock serialises concurrent requests of
 // every API process, so none slips past the limit and none is counted twice. DO UPDATE ... WHERE
@@ -54,7 +55,7 @@ export function pgQuotas(pool: Pool): QuotaStore {
       return { ok: false, used: c.rows[0]?.queries ?? 0 };
     },
     async admitQueries(tenantId, collectionId, period, n, plan, limit) {
-      const r = await pool.query<AdmitRow>(ADMIT, [tenantId, collectionId, period, n, plan, limit ?? Number.MAX_SAFE_INTEGER]);
+      const r = await retryStaleShard(() => pool.query<AdmitRow>(ADMIT, [tenantId, collectionId, period, n, plan, limit ?? Number.MAX_SAFE_INTEGER]));
       const a = admission(r.rows[0]);
       if (a.ok || !a.tenant || !a.scope || a.tenant.plan !== plan) return a;
       // refused at the limit: the statement's own read of the counter predates the increments it
