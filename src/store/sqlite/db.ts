@@ -28,13 +28,18 @@ export function migrate(db: DB): void {
     (db.prepare("SELECT name FROM schema_migrations").all() as { name: string }[]).map((r) => r.name),
   );
   const files = fs.readdirSync(MIGRATIONS_DIR).filter((f) => /^\d+_.*\.sql$/.test(f)).sort();
+  const done = db.prepare("SELECT 1 FROM schema_migrations WHERE name = ?");
   for (const f of files) {
     if (applied.has(f)) continue;
     const sql = fs.readFileSync(path.join(MIGRATIONS_DIR, f), "utf8");
+    // processes started together (an API and a worker on one DATA_DIR) race here: the write lock
+    // is taken at BEGIN (immediate) and the migration is looked up again under it, so the one
+    // that waited skips what the other applied instead of failing "table ... already exists"
     db.transaction(() => {
+      if (done.get(f)) return;
       db.exec(sql);
       db.prepare("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)").run(f, new Date().toISOString());
-    })();
+    }).immediate();
   }
 }
 
