@@ -33,24 +33,14 @@ export function dimensionCache(pool: Pool): Dimensions {
   };
 }
 
-// New tables keep their vectors as halfvec (2 bytes a dimension) where the HNSW graph can index
-// them: a 512-d halfvec row (1 KB) stays in the heap page where a float4 vector (2 KB, pgvector's
-// type is EXTERNAL) goes to TOAST, and pgvector's halfvec distances use the CPU's F16C/AVX
-// kernels. An exact scan of 6,082 512-d vectors took 20.9-24.1 ms as vector and 3.2-3.8 ms as
-// halfvec (docs/decisions.md, "Vectors as halfvec"); cosine ranks agree to about 1e-3. Searches
-// and inserts pass vector literals, which PostgreSQL casts to halfvec implicitly, so tables made
-// before this (vector) keep working unchanged. Above HNSW's limit the table stays vector (exact).
-const columnType = (dimension: number) => (dimension <= HNSW_MAX_DIM ? "halfvec" : "vector");
-
 async function createVectorTable(c: Client, indexName: string, dimension: number): Promise<void> {
   const t = vectorTable(indexName);
-  const type = columnType(dimension);
   await c.query(
     `CREATE TABLE IF NOT EXISTS ${t} (
        tenant_id TEXT NOT NULL,
        chunk_id BIGINT NOT NULL,
        data_source_id TEXT NOT NULL,
-       embedding ${type}(${dimension}) NOT NULL,
+       embedding vector(${dimension}) NOT NULL,
        PRIMARY KEY (tenant_id, chunk_id),
        FOREIGN KEY (tenant_id, chunk_id) REFERENCES chunks (tenant_id, id) ON DELETE CASCADE
      )`,
@@ -60,7 +50,7 @@ async function createVectorTable(c: Client, indexName: string, dimension: number
   await c.query(`CREATE INDEX IF NOT EXISTS ${t}_scope ON ${t} (tenant_id, data_source_id)`);
   if (dimension <= HNSW_MAX_DIM) {
     await c.query(
-      `CREATE INDEX IF NOT EXISTS ${t}_hnsw ON ${t} USING hnsw (embedding ${type}_cosine_ops)
+      `CREATE INDEX IF NOT EXISTS ${t}_hnsw ON ${t} USING hnsw (embedding vector_cosine_ops)
        WITH (m = ${HNSW_M}, ef_construction = ${HNSW_EF_CONSTRUCTION})`,
     );
   }
