@@ -86,13 +86,17 @@ describe.each(shapes)("fair scheduling (%s)", (shape, envOf) => {
     expect(backlog).toHaveLength(SOURCES * PER_SOURCE);
     const finishedBefore = backlog.filter((d) => d.status === "indexed" && Date.parse(d.updated_at) <= arrived).length;
     const finishedWhileWaiting = backlog.filter((d) => d.status === "indexed" && Date.parse(d.updated_at) > arrived && Date.parse(d.updated_at) <= done);
-    // the test means something only if the backlog was still large when the upload arrived
-    expect(SOURCES * PER_SOURCE - finishedBefore).toBeGreaterThan(200);
-    // FIFO would have run the whole remaining backlog first (469 jobs when tried); fair scheduling
+    // the test means something only if the backlog was still large when the upload arrived: on a
+    // quiet machine one worker drains 350-380 of the 500 while the test uploads them, so the
+    // bar is a backlog FIFO would make the newcomer wait behind (over 60 jobs), not a fixed share
+    const backlogAtArrival = SOURCES * PER_SOURCE - finishedBefore;
+    expect(backlogAtArrival).toBeGreaterThan(60);
+    // FIFO would have run the whole remaining backlog first (backlogAtArrival jobs); fair scheduling
     // lets finish the jobs running when the upload was queued (WORKERS) and, while the newcomer's
     // job runs, at most one job on each other worker (WORKERS - 1)
     expect(finishedWhileWaiting.length).toBeLessThanOrEqual(2 * WORKERS - 1);
     const stillQueued = (await listAll(s, big.adminKey, sources)).filter((d) => d.status === "queued").length;
-    expect(stillQueued).toBeGreaterThan(150);
+    // and most of that backlog was still waiting after the newcomer's document was done
+    expect(stillQueued).toBeGreaterThan(backlogAtArrival / 2);
   }, 300_000);
 });
