@@ -17,7 +17,8 @@ const UNIT = [
   "test/docs/{references,links}.test.ts", // docs/reference/api.md needs a server: api-reference stays in api
   "test/scaleout/compose.test.ts",
   "test/jobs/sleepers.test.ts",
-  "test/model/{tokenizer,pooling,train,eigen,held-out-sources}.test.ts",
+  "test/model/{tokenizer,pooling,train,eigen}.test.ts",
+  "test/evaluation/held-out-corpora.test.ts",
   "test/analytics/reports.test.ts",
   "test/console/search-filter.test.ts", // the console's filter builder rules, no browser
 ];

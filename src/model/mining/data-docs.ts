@@ -37,7 +37,7 @@ summary) and the passage that answers it. The per-package list with versions and
 
 The documentation that Quarry's evaluation sets and benchmarks are built from is refused by the
 miner, by package and by path (\`HELD_OUT_PACKAGES\` and \`HELD_OUT_PATHS\` in
-\`src/model/mining/sources.ts\`; \`test/model/held-out-sources.test.ts\` proves it). Benchmark
+\`src/held-out-corpora.ts\`; \`test/evaluation/held-out-corpora.test.ts\` proves it). Benchmark
 data sets are not packages and are never read. The list is in [docs/model.md](../docs/model.md).
 
 ## Sources

@@ -9,7 +9,8 @@ import { createRequire } from "node:module";
 import { createProgress } from "../../terminal/progress.js";
 import { DebianPackages, type PackageInfo } from "./debian.js";
 import { filePairs } from "./read-source.js";
-import { HELD_OUT_PACKAGES, HELD_OUT_PATHS, heldOutPackage, heldOutPath, NPM_SOURCE, SOURCES, type SourceSpec } from "./sources.js";
+import { NPM_SOURCE, SOURCES, type SourceSpec } from "./sources.js";
+import { HELD_OUT_PACKAGES, HELD_OUT_PATHS, heldOutPackage, heldOutPath } from "../../held-out-corpora.js";
 import type { Pair } from "./sections.js";
 
 export const MAX_PER_QUERY = 8;

@@ -3,9 +3,8 @@
 // how its files are read; files come from the package database (what the package installed), so
 // the pair set is a function of the installed packages and their versions.
 //
-// Held out for evaluation and never read here: PostgreSQL's documentation (any postgresql*
-// package), the Node.js API docs (nodejs), LibreOffice's help (libreoffice*), and no BEIR data
-// set is ever installed by a package.
+// Held out for evaluation and never read here: the corpora of src/held-out-corpora.ts, refused
+// by package and by path (mine.ts).
 export type SourceFormat = "html" | "xml-help" | "man" | "info" | "pod" | "dictd" | "wordnet" | "markdown";
 
 export interface SourceSpec {
@@ -17,11 +16,6 @@ export interface SourceSpec {
   files: RegExp;
   description: string;
 }
-
-/** Package names held out for evaluation: never training text. */
-export const HELD_OUT_PACKAGES = [/^postgresql/, /^libpq/, /^nodejs/, /^libnode/, /^libreoffice/];
-/** Paths held out whatever package installed them. */
-export const HELD_OUT_PATHS = [/postgres/i, /\/nodejs\//, /libreoffice/i, /\bbeir\b/i, /scifact/i];
 
 export const SOURCES: SourceSpec[] = [
   { id: "python-docs", format: "html", packages: ["python3.11-doc"], files: /\/html\/.*\.html$/, description: "Python 3.11 documentation" },
@@ -96,10 +90,3 @@ export const NPM_SOURCE: SourceSpec = {
   description: "READMEs of the npm packages this project installs",
 };
 
-export function heldOutPackage(name: string): boolean {
-  return HELD_OUT_PACKAGES.some((re) => re.test(name));
-}
-
-export function heldOutPath(file: string): boolean {
-  return HELD_OUT_PATHS.some((re) => re.test(file));
-}

@@ -3,7 +3,7 @@
 // resolved from where the tests run, so a clone anywhere checks the same rules.
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { heldOutPackage, heldOutPath } from "../../src/model/mining/sources.js";
+import { heldOutPackage, heldOutPath } from "../../src/held-out-corpora.js";
 
 describe("held-out training sources", () => {
   it("refuses PostgreSQL's, Node.js's and LibreOffice's documentation packages", () => {
