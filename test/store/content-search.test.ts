@@ -187,6 +187,39 @@ describeEachContentStore("content store: search", (open) => {
       expect(st.kind).toMatch(b.kind === "postgres" ? /pgvector/ : /sqlite-vec|usearch/);
     });
   }
+
+  it("PostgreSQL stores new vector tables as halfvec, and a float4 table made before still searches and takes vectors", async () => {
+    const b = await open({ pg: { vectors: { exactBelow: 1_000_000 } } });
+    cleanup.push(b);
+    if (b.kind !== "postgres") return; // SQLite keeps float32 vectors
+    const c = b.content;
+    await b.addTenants("t");
+    await c.ensureVectorIndex("half_vec", 4);
+    await source(c, "t", "s1");
+    const type = async () => (await b.sql<{ t: string }>("SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute WHERE attrelid = 'vec_half_vec'::regclass AND attname = 'embedding'"))[0]!.t;
+    expect(await type()).toBe("halfvec(4)");
+    expect((await c.vectorIndexStatus("half_vec")).kind).toMatch(/halfvec/);
+    await index(c, "t", "s1", "d1", "One", ["a", "b"], { indexName: "half_vec", values: [unit([1, 0, 0, 0]), unit([0.6, 0.8, 0, 0])] });
+    const hits = await c.vectorSearch("half_vec", "t", ["s1"], unit([0.6, 0.8, 0, 0]), 2);
+    expect(hits[0]!.score).toBeCloseTo(1, 3);
+    expect(hits[1]!.score).toBeCloseTo(0.6, 3);
+    // the backfill's write path casts to the column's type as well
+    await index(c, "t", "s1", "d2", "Two", ["c"]);
+    const pending = await c.unembeddedChunks("half_vec", 10, "t");
+    await c.storeEmbeddings("half_vec", [{ chunkId: pending[0]!.id, vector: unit([0, 0, 1, 0]) }]);
+    expect((await c.vectorSearch("half_vec", "t", ["s1"], unit([0, 0, 1, 0]), 1))[0]!.score).toBeCloseTo(1, 3);
+    // the float4 form of a table made before halfvec, met by another process (its own cache)
+    await b.sql("DROP INDEX vec_half_vec_hnsw");
+    await b.sql("ALTER TABLE vec_half_vec ALTER COLUMN embedding TYPE vector(4)");
+    expect(await type()).toBe("vector(4)");
+    const older = await b.reopen();
+    cleanup.push(older);
+    await index(older.content, "t", "s1", "d3", "Three", ["d"], { indexName: "half_vec", values: [unit([0, 0, 0, 1])] });
+    const again = await older.content.vectorSearch("half_vec", "t", ["s1"], unit([0, 0, 0, 1]), 4);
+    expect(again[0]!.score).toBeCloseTo(1, 5);
+    expect(again).toHaveLength(4);
+    expect((await older.content.vectorIndexStatus("half_vec")).kind).toMatch(/pgvector vector/);
+  });
 });
 
 describe("lexical rankings: PostgreSQL against SQLite on one corpus", () => {

@@ -11,6 +11,7 @@ import { analyzeChunk, headingsField, type ChunkTerms } from "../../../search/le
 import { MAX_TERM_BYTES } from "./lexical.js";
 import { DEFAULT_LANGUAGE, SOURCE_LANGUAGE_SQL, documentAnalyzer, openingOf } from "../../../search/lexical/languages.js";
 import { insertVectors } from "./vector-embeddings.js";
+import type { VectorColumns } from "./vector-tables.js";
 
 /** the analysed chunk as stored: terms too long for a postings index entry are left out (the length keeps them) */
 function lexicalEntry(a: ChunkTerms): { terms: string[]; tfs: number[]; length: number } {
@@ -70,7 +71,7 @@ async function insertChunks(c: Client, tenantId: string, targets: Target[]): Pro
 }
 
 /** Vectors of the targets that brought them, one statement per (index, source). */
-async function insertAllVectors(c: Client, tenantId: string, targets: Target[], ids: string[][]): Promise<void> {
+async function insertAllVectors(c: Client, columns: VectorColumns, tenantId: string, targets: Target[], ids: string[][]): Promise<void> {
   const groups = new Map<string, { indexName: string; sourceId: string; ids: string[]; values: Float32Array[] }>();
   targets.forEach((t, i) => {
     if (!t.vectors || t.chunks.length === 0) return;
@@ -80,11 +81,11 @@ async function insertAllVectors(c: Client, tenantId: string, targets: Target[], 
     g.values.push(...t.vectors.values);
     groups.set(key, g);
   });
-  for (const g of groups.values()) await insertVectors(c, g.indexName, tenantId, g.sourceId, g.ids, g.values);
+  for (const g of groups.values()) await insertVectors(c, columns, g.indexName, tenantId, g.sourceId, g.ids, g.values);
 }
 
 /** replaceDocumentsIndex inside its transaction: the document rows are locked first, in id order. */
-async function replaceIndexes(c: Client, tenantId: string, items: DocumentIndex[]): Promise<void> {
+async function replaceIndexes(c: Client, columns: VectorColumns, tenantId: string, items: DocumentIndex[]): Promise<void> {
   // the last item of a document named twice wins, as sequential replacements would leave it
   const byId = new Map(items.map((it) => [it.documentId, it]));
   const locked = await c.query<{ id: string; data_source_id: string }>(
@@ -100,7 +101,7 @@ async function replaceIndexes(c: Client, tenantId: string, items: DocumentIndex[
   // vectors and lexical statistics of the old chunks go by cascade and trigger
   await c.query("DELETE FROM chunks WHERE tenant_id = $1 AND document_id = ANY($2::text[])", [tenantId, docIds]);
   const withChunks = targets.filter((t) => t.chunks.length > 0);
-  if (withChunks.length) await insertAllVectors(c, tenantId, withChunks, await insertChunks(c, tenantId, withChunks));
+  if (withChunks.length) await insertAllVectors(c, columns, tenantId, withChunks, await insertChunks(c, tenantId, withChunks));
   await c.query(
     `UPDATE documents d SET title = x.title, metadata = x.metadata, status = 'indexed', error = NULL, chunk_count = x.n, updated_at = $6
      FROM unnest($2::text[], $3::text[], $4::text[], $5::int[]) AS x(id, title, metadata, n)
@@ -109,13 +110,14 @@ async function replaceIndexes(c: Client, tenantId: string, items: DocumentIndex[
   );
 }
 
-export function indexWriteMethods(pool: Pool): IndexWrites {
+/** `columns`: the vector tables' element types, shared with the vector methods. */
+export function indexWriteMethods(pool: Pool, columns: VectorColumns): IndexWrites {
   return {
     async replaceDocumentIndex(tenantId, documentId, doc, chunks, vectors) {
-      await transaction(pool, (c) => replaceIndexes(c, tenantId, [{ documentId, doc, chunks, vectors }]));
+      await transaction(pool, (c) => replaceIndexes(c, columns, tenantId, [{ documentId, doc, chunks, vectors }]));
     },
     async replaceDocumentsIndex(tenantId, items) {
-      if (items.length) await transaction(pool, (c) => replaceIndexes(c, tenantId, items));
+      if (items.length) await transaction(pool, (c) => replaceIndexes(c, columns, tenantId, items));
     },
   };
 }

@@ -13,6 +13,7 @@ import { facetMethods } from "./facets.js";
 import { lexicalMethods } from "./lexical.js";
 import { lexicalTermMethods } from "./lexical-terms.js";
 import { vectorMethods, type VectorSearchOptions } from "./vectors.js";
+import { vectorColumns } from "./vector-tables.js";
 import { jobMethods } from "./jobs.js";
 import { HIT, bigintIds, toHit, type RawHit } from "./rows.js";
 import { rangePositions } from "../../chunk-ranges.js";
@@ -63,14 +64,16 @@ function hitMethods(pool: Pool): Pick<ChunkSearch, "hydrateChunks" | "chunkDocum
 
 /** The content store on a pool whose database has the migrations applied (db.ts `migrate`). */
 export function postgresContent(pool: Pool, opts: PostgresContentOptions = {}): PostgresContent {
+  // one cache of the vector tables' dimensions and element types, for writes and searches
+  const columns = vectorColumns(pool);
   return {
     ...collectionMethods(pool),
     ...sourceMethods(pool),
     ...documentMethods(pool),
-    ...indexWriteMethods(pool),
+    ...indexWriteMethods(pool, columns),
     ...lexicalMethods(pool),
     ...lexicalTermMethods(pool),
-    ...vectorMethods(pool, opts.vectors),
+    ...vectorMethods(pool, columns, opts.vectors),
     ...hitMethods(pool),
     ...facetMethods(pool),
     ...jobMethods(pool),

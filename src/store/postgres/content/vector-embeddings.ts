@@ -6,27 +6,34 @@ import type { VectorStore } from "../../content-store.js";
 import { vectorTable } from "../../json.js";
 import { vectorLiteral } from "./pgvector.js";
 import { CHUNK_COLS, bigintIds, toChunk, type RawChunk } from "./rows.js";
+import type { VectorColumns } from "./vector-tables.js";
 
 type EmbeddingMethods = Pick<VectorStore, "unembeddedChunks" | "storeEmbeddings" | "countUnembedded">;
 
+// Literals are cast to the column's own type: left to an implicit vector -> halfvec assignment
+// cast, Citus deparses the cast function with too few arguments ("not enough default arguments")
+// and the write fails on the workers.
+
 /** Writes the vectors of newly inserted chunks (ids parallel to values). */
-export async function insertVectors(c: Client, indexName: string, tenantId: string, sourceId: string, ids: string[], values: Float32Array[]) {
+export async function insertVectors(c: Client, columns: VectorColumns, indexName: string, tenantId: string, sourceId: string, ids: string[], values: Float32Array[]) {
+  const type = (await columns.of(indexName))?.type ?? "vector";
   await c.query(
     `INSERT INTO ${vectorTable(indexName)} (tenant_id, chunk_id, data_source_id, embedding)
-     SELECT $1, x.id, $2, x.v::vector FROM unnest($3::bigint[], $4::text[]) AS x(id, v)`,
+     SELECT $1, x.id, $2, x.v::${type} FROM unnest($3::bigint[], $4::text[]) AS x(id, v)`,
     [tenantId, sourceId, ids, values.map(vectorLiteral)],
   );
 }
 
-async function storeEmbeddings(pool: Pool, indexName: string, items: { chunkId: string; vector: Float32Array }[]): Promise<void> {
+async function storeEmbeddings(pool: Pool, columns: VectorColumns, indexName: string, items: { chunkId: string; vector: Float32Array }[]): Promise<void> {
   const t = vectorTable(indexName);
+  const type = (await columns.of(indexName))?.type ?? "vector";
   const ok = items.filter((it) => bigintIds([it.chunkId]).length === 1);
   if (ok.length === 0) return;
   await transaction(pool, async (c) => {
     // chunks replaced or deleted meanwhile drop out of the join
     const r = await c.query<{ tenant_id: string; id: string }>(
       `INSERT INTO ${t} (tenant_id, chunk_id, data_source_id, embedding)
-       SELECT c.tenant_id, c.id, c.data_source_id, x.v::vector
+       SELECT c.tenant_id, c.id, c.data_source_id, x.v::${type}
        FROM unnest($1::bigint[], $2::text[]) AS x(id, v) JOIN chunks c ON c.id = x.id
        ORDER BY c.tenant_id, c.id
        ON CONFLICT (tenant_id, chunk_id) DO UPDATE SET embedding = excluded.embedding
@@ -41,7 +48,7 @@ async function storeEmbeddings(pool: Pool, indexName: string, items: { chunkId: 
   });
 }
 
-export function embeddingMethods(pool: Pool): EmbeddingMethods {
+export function embeddingMethods(pool: Pool, columns: VectorColumns): EmbeddingMethods {
   return {
     async unembeddedChunks(indexName, limit, tenantId) {
       void indexName; // embedded_in is NULL for every chunk without a vector in the active index
@@ -51,7 +58,7 @@ export function embeddingMethods(pool: Pool): EmbeddingMethods {
       return r.rows.map(toChunk) as ChunkRow[];
     },
     async storeEmbeddings(indexName, items) {
-      await storeEmbeddings(pool, indexName, items);
+      await storeEmbeddings(pool, columns, indexName, items);
     },
     async countUnembedded(indexName, tenantId) {
       void indexName;

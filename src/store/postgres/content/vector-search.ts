@@ -7,7 +7,7 @@ import type { Scored } from "../../content-types.js";
 import type { ChunkSearch } from "../../content-store.js";
 import { vectorTable } from "../../json.js";
 import { HNSW_MAX_DIM, vectorLiteral } from "./pgvector.js";
-import type { Dimensions } from "./vector-tables.js";
+import type { VectorColumns, VectorType } from "./vector-tables.js";
 import type { SearchFilter } from "../../../search/filter/types.js";
 import { filteredChunksSql, postgresFilter } from "./filter-sql.js";
 
@@ -23,6 +23,8 @@ export interface VectorSearchOptions {
 /** one search: the vector table, the tenant, its sources in scope, the query vector and k */
 interface Query {
   t: string;
+  /** the column's element type: the query vector is cast to it (an index on halfvec is used only for halfvec) */
+  type: VectorType;
   tenantId: string;
   sourceIds: string[];
   vector: Float32Array;
@@ -78,7 +80,7 @@ async function exactSearch(pool: Pool, q: Query): Promise<Scored[]> {
   // table), so the planner cannot turn the ORDER BY into a walk of the HNSW graph
   const r = await pool.query<{ id: string; d: number }>(
     `${q.cte ? `WITH ${q.cte.slice(0, -2)} ` : ""}SELECT chunk_id::text AS id, d FROM (
-       SELECT chunk_id, embedding <=> $3::vector AS d FROM ${q.t}
+       SELECT chunk_id, embedding <=> $3::${q.type} AS d FROM ${q.t}
        WHERE tenant_id = $1 AND data_source_id = ANY($2::text[])${q.where} OFFSET 0) s
      ORDER BY d, chunk_id LIMIT $4`,
     [q.tenantId, q.sourceIds, vectorLiteral(q.vector), q.k, ...q.params],
@@ -103,8 +105,8 @@ async function graphSearch(pool: Pool, q: Query, opts: VectorSearchOptions, maxS
     // relaxed_order may return rows slightly out of order: the outer query sorts the k found
     const r = await c.query<{ id: string; d: number }>(
       `WITH ${q.cte}hits AS MATERIALIZED (
-         SELECT chunk_id, embedding <=> $3::vector AS d FROM ${q.t}
-         WHERE tenant_id = $1 AND data_source_id = ANY($2::text[])${q.where} ORDER BY embedding <=> $3::vector LIMIT $4)
+         SELECT chunk_id, embedding <=> $3::${q.type} AS d FROM ${q.t}
+         WHERE tenant_id = $1 AND data_source_id = ANY($2::text[])${q.where} ORDER BY embedding <=> $3::${q.type} LIMIT $4)
        SELECT chunk_id::text AS id, d FROM hits ORDER BY d, chunk_id`,
       [q.tenantId, q.sourceIds, vectorLiteral(q.vector), q.k, ...q.params],
     );
@@ -119,17 +121,17 @@ async function graphSearch(pool: Pool, q: Query, opts: VectorSearchOptions, maxS
 }
 
 /** `exactBelow` arrives resolved: the index status reports the same threshold. */
-export function vectorSearchMethods(pool: Pool, dims: Dimensions, opts: VectorSearchOptions & { exactBelow: number }): Pick<ChunkSearch, "vectorSearch"> {
+export function vectorSearchMethods(pool: Pool, columns: VectorColumns, opts: VectorSearchOptions & { exactBelow: number }): Pick<ChunkSearch, "vectorSearch"> {
   const maxScan = opts.maxScanTuples ?? 200_000;
   const scopeSize = scopeSizer(pool, opts.exactBelow);
   return {
     async vectorSearch(indexName, tenantId, sourceIds, vector, k, filter) {
       if (sourceIds.length === 0 || k <= 0) return [];
       const t = vectorTable(indexName);
-      const dim = await dims.of(indexName);
-      if (dim === null) return [];
-      const q: Query = { t, tenantId, sourceIds, vector, k, ...filterCondition(filter, 5) };
-      const graph = dim <= HNSW_MAX_DIM && (await scopeSize(t, tenantId, sourceIds, filter)) >= opts.exactBelow;
+      const col = await columns.of(indexName);
+      if (col === null) return [];
+      const q: Query = { t, type: col.type, tenantId, sourceIds, vector, k, ...filterCondition(filter, 5) };
+      const graph = col.dimension <= HNSW_MAX_DIM && (await scopeSize(t, tenantId, sourceIds, filter)) >= opts.exactBelow;
       return graph ? graphSearch(pool, q, opts, maxScan) : exactSearch(pool, q);
     },
   };

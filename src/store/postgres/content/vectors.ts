@@ -5,12 +5,12 @@
 // HNSW graph with pgvector 0.8's iterative scan, which keeps going until k rows pass the filter.
 // A search is one statement (exact) or one transaction of two round trips (graph).
 // docs/decisions.md ("PostgreSQL vectors") has the measurements behind the threshold.
-// The parts: vector-tables.ts (tables, dimensions, status), vector-embeddings.ts (writes),
+// The parts: vector-tables.ts (tables, their column types, status), vector-embeddings.ts (writes),
 // vector-search.ts (the two scans); pgvector.ts holds what they share.
 import type { Pool } from "../db.js";
 import type { ChunkSearch, VectorStore } from "../../content-store.js";
 import { vectorTable } from "../../json.js";
-import { dimensionCache, vectorTableMethods } from "./vector-tables.js";
+import { vectorTableMethods, type VectorColumns } from "./vector-tables.js";
 import { embeddingMethods, insertVectors } from "./vector-embeddings.js";
 import { vectorSearchMethods, type VectorSearchOptions } from "./vector-search.js";
 import { vectorLiteral } from "./pgvector.js";
@@ -19,13 +19,12 @@ export { vectorTable, vectorLiteral, insertVectors, type VectorSearchOptions };
 
 type VectorMethods = VectorStore & Pick<ChunkSearch, "vectorSearch">;
 
-export function vectorMethods(pool: Pool, opts: VectorSearchOptions = {}): VectorMethods {
+/** `columns` is the store's one cache: ensureVectorIndex fills it for the writes, searches and status. */
+export function vectorMethods(pool: Pool, columns: VectorColumns, opts: VectorSearchOptions = {}): VectorMethods {
   const exactBelow = opts.exactBelow ?? 20_000;
-  // one dimension cache: ensureVectorIndex fills it for the searches and the status
-  const dims = dimensionCache(pool);
   return {
-    ...vectorTableMethods(pool, dims, exactBelow),
-    ...embeddingMethods(pool),
-    ...vectorSearchMethods(pool, dims, { ...opts, exactBelow }),
+    ...vectorTableMethods(pool, columns, exactBelow),
+    ...embeddingMethods(pool, columns),
+    ...vectorSearchMethods(pool, columns, { ...opts, exactBelow }),
   };
 }
