@@ -9,6 +9,8 @@ export interface Config {
   publicUrl: string;
   dataDir: string;
   databaseUrl: string | null;
+  /** PostgreSQL: chunks of settled tenants held as in-memory BM25 indexes per process (0: none) */
+  pgLexicalCacheChunks: number;
   redisUrl: string | null;
   /** where the originals of documents live (store/open-files.ts) */
   fileStore: FileStoreSetting;
@@ -100,6 +102,7 @@ export const SETTINGS: Setting[] = [
   { env: "PUBLIC_URL", default: "http://127.0.0.1:8000", doc: "Base URL used in emailed links; https makes the session cookie Secure" },
   { env: "DATA_DIR", default: "./data", doc: "Where the SQLite database, uploaded files and the mail outbox live" },
   { env: "DATABASE_URL", default: "(unset)", doc: "Unset: SQLite at DATA_DIR/quarry.db. postgres://... selects PostgreSQL with pgvector (scale-out: docs/scale-out.md)" },
+  { env: "PG_LEXICAL_CACHE_CHUNKS", default: "1000000", doc: "DATABASE_URL set: chunks each API process holds as in-memory BM25 indexes of tenants whose content has not changed for 2 s (searched without the lexical SQL statement; least recently searched tenants dropped first; about 150-300 bytes a chunk). 0 turns it off" },
   { env: "REDIS_URL", default: "(unset)", doc: "Unset: durable job queue in the database. redis://... runs jobs on BullMQ in Redis (scale-out)" },
   { env: "FILE_STORE_URL", default: "local without DATABASE_URL, postgres with it", doc: "Where the originals of documents are kept for reindexing: local (DATA_DIR/files), postgres (in the database, so scale-out processes share no disk) or s3://bucket/prefix (S3-compatible storage; docs/scale-out.md)" },
   { env: "S3_ENDPOINT", default: "(unset: AWS)", doc: "FILE_STORE_URL=s3://...: the S3-compatible endpoint, e.g. http://minio:9000 or https://<account>.r2.cloudflarestorage.com" },
@@ -266,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (str(env, "PUBLIC_URL") ?? `http://${host}:${port}`).replace(/\/+$/, ""),
     dataDir,
     databaseUrl,
+    pgLexicalCacheChunks: int(env, "PG_LEXICAL_CACHE_CHUNKS", 1_000_000, 0, 100_000_000),
     redisUrl,
     fileStore: fileStoreSetting(env, databaseUrl),
     platformApiKey,

@@ -8,7 +8,7 @@ import type { SqliteStoreOptions } from "./sqlite/index.js";
 export async function openStore(config: Config, opts: SqliteStoreOptions = {}): Promise<Store> {
   if (config.databaseUrl) {
     const { openPostgresStore } = await import("./postgres/index.js");
-    return openPostgresStore(config.databaseUrl);
+    return openPostgresStore(config.databaseUrl, { lexicalCacheChunks: config.pgLexicalCacheChunks });
   }
   const { openSqliteStore } = await import("./sqlite/index.js");
   return openSqliteStore(config.dataDir, opts);

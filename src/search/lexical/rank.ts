@@ -3,18 +3,28 @@
 import type { Analyzer, ChunkFields } from "./analyze.js";
 import type { Bm25Index, IndexHit } from "./bm25-index.js";
 import { PHRASE_POOL_FACTOR, boostPhrases } from "./phrases.js";
-import type { LexicalQuery, LexicalWeights } from "./types.js";
+import type { ExpansionRule, LexicalQuery, LexicalWeights } from "./types.js";
+
+/** a hit as stores return it (the store interface's Scored) */
+export interface ScoredHit {
+  chunkId: string;
+  score: number;
+  rules?: ExpansionRule[];
+}
 
 /** The text of these chunks (by index key); missing keys are left out. */
 export type FieldsOf = (keys: number[]) => Map<number, ChunkFields>;
 
-/** Adds the phrases' scores to the candidates that hold every query term of some phrase, then re-sorts. */
-function boostIndexHits(index: Bm25Index, hits: IndexHit[], query: LexicalQuery, w: LexicalWeights, fieldsOf: FieldsOf, analyzer: Analyzer): IndexHit[] {
+/** The candidates that hold every query term of some phrase: only their text is read. */
+function phraseCandidates(hits: IndexHit[], query: LexicalQuery): IndexHit[] {
   const pos = new Map(query.terms.map((q, i) => [q.term, i]));
   const needed = query.phrases.map((p) => p.map((x) => pos.get(x)).filter((i): i is number => i !== undefined));
-  const cand = hits.filter((h) => needed.some((ix) => ix.every((i) => h.present[i])));
+  return hits.filter((h) => needed.some((ix) => ix.every((i) => h.present[i])));
+}
+
+/** Adds the phrases' scores to the candidates (their text in `fields`), then re-sorts. */
+function boostIndexHits(index: Bm25Index, hits: IndexHit[], cand: IndexHit[], query: LexicalQuery, w: LexicalWeights, fields: Map<number, ChunkFields>, analyzer: Analyzer): IndexHit[] {
   if (cand.length === 0) return hits;
-  const fields = fieldsOf(cand.map((h) => h.key));
   const textOf = (h: IndexHit) => {
     const f = fields.get(h.key);
     return f && { fields: f, length: index.lengthOf(h.key) };
@@ -40,6 +50,37 @@ export function rankLexical(
   if (query.terms.length === 0 || limit <= 0) return [];
   const phrases = query.phrases.length > 0;
   let hits = index.search(query.terms, phrases ? limit * PHRASE_POOL_FACTOR : limit, w, allowed, accept);
-  if (phrases) hits = boostIndexHits(index, hits, query, w, fieldsOf, analyzer);
+  if (phrases) {
+    const cand = phraseCandidates(hits, query);
+    hits = boostIndexHits(index, hits, cand, query, w, cand.length ? fieldsOf(cand.map((h) => h.key)) : new Map(), analyzer);
+  }
   return hits.slice(0, limit);
+}
+
+/** rankLexical where the candidates' text is read asynchronously (a database client). */
+export async function rankLexicalAsync(
+  index: Bm25Index,
+  allowed: Uint8Array,
+  query: LexicalQuery,
+  limit: number,
+  w: LexicalWeights,
+  fieldsOf: (keys: number[]) => Promise<Map<number, ChunkFields>>,
+  analyzer: Analyzer,
+): Promise<IndexHit[]> {
+  if (query.terms.length === 0 || limit <= 0) return [];
+  const phrases = query.phrases.length > 0;
+  let hits = index.search(query.terms, phrases ? limit * PHRASE_POOL_FACTOR : limit, w, allowed);
+  if (phrases) {
+    const cand = phraseCandidates(hits, query);
+    hits = boostIndexHits(index, hits, cand, query, w, cand.length ? await fieldsOf(cand.map((h) => h.key)) : new Map(), analyzer);
+  }
+  return hits.slice(0, limit);
+}
+
+/** Hits as a store returns them: the chunk id as a string, and the expansion rules its terms matched. */
+export function scoredHits(hits: IndexHit[], query: LexicalQuery): ScoredHit[] {
+  return hits.map((h) => {
+    const rules = [...new Set(query.terms.flatMap((q, i) => (q.rule && h.present[i] ? [q.rule] : [])))];
+    return rules.length > 0 ? { chunkId: String(h.key), score: h.score, rules } : { chunkId: String(h.key), score: h.score };
+  });
 }

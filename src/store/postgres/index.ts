@@ -23,6 +23,8 @@ export interface PostgresStore extends Store {
 export interface PostgresStoreOptions {
   /** connections per process (default 10) */
   poolSize?: number;
+  /** chunks held as in-memory BM25 indexes of settled tenants (content/lexical-cache.ts; default 0: none) */
+  lexicalCacheChunks?: number;
 }
 
 export async function openPostgresStore(url: string, opts: PostgresStoreOptions = {}): Promise<PostgresStore> {
@@ -37,7 +39,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
   // per search). A crash may forget the last moments of counts (in the tenant's favour); the
   // upsert stays one atomic statement, so limits are still exact across processes.
   const counters = createPool(url, { max: 4, asyncCommit: true });
-  const content = postgresContent(pool);
+  const content = postgresContent(pool, { lexicalCache: { maxChunks: opts.lexicalCacheChunks ?? 0 } });
   let closed: Promise<void> | null = null;
   return {
     kind: "postgres",

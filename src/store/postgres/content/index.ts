@@ -14,16 +14,21 @@ import { lexicalMethods } from "./lexical.js";
 import { lexicalTermMethods } from "./lexical-terms.js";
 import { vectorMethods, type VectorSearchOptions } from "./vectors.js";
 import { vectorColumns } from "./vector-tables.js";
+import { PgLexicalCache, type LexicalCacheOptions } from "./lexical-cache.js";
 import { jobMethods } from "./jobs.js";
 import { HIT, bigintIds, toHit, type RawHit } from "./rows.js";
 import { rangePositions } from "../../chunk-ranges.js";
 
 export interface PostgresContent extends ContentStore {
+  /** settled tenants' in-memory BM25 indexes (status, tests) */
+  readonly lexicalCache: PgLexicalCache;
   close(): Promise<void>;
 }
 
 export interface PostgresContentOptions {
   vectors?: VectorSearchOptions;
+  /** in-memory BM25 of settled tenants (lexical-cache.ts; default: none) */
+  lexicalCache?: LexicalCacheOptions;
 }
 
 function hitMethods(pool: Pool): Pick<ChunkSearch, "hydrateChunks" | "chunkDocuments" | "chunksInRanges"> {
@@ -66,17 +71,19 @@ function hitMethods(pool: Pool): Pick<ChunkSearch, "hydrateChunks" | "chunkDocum
 export function postgresContent(pool: Pool, opts: PostgresContentOptions = {}): PostgresContent {
   // one cache of the vector tables' dimensions and element types, for writes and searches
   const columns = vectorColumns(pool);
+  const lexical = new PgLexicalCache(pool, opts.lexicalCache ?? { maxChunks: 0 });
   return {
     ...collectionMethods(pool),
     ...sourceMethods(pool),
     ...documentMethods(pool),
     ...indexWriteMethods(pool, columns),
-    ...lexicalMethods(pool),
-    ...lexicalTermMethods(pool),
+    ...lexicalMethods(pool, lexical),
+    ...lexicalTermMethods(pool, lexical),
     ...vectorMethods(pool, columns, opts.vectors),
     ...hitMethods(pool),
     ...facetMethods(pool),
     ...jobMethods(pool),
+    lexicalCache: lexical,
     // the pool belongs to the caller (the store shares it with the other tables)
     async close() {},
   };

@@ -7,6 +7,8 @@
 import type { Pool } from "../db.js";
 import type { ChunkSearch } from "../../content-store.js";
 import type { TermFrequency } from "../../../search/lexical/types.js";
+import { answerLookup } from "../../../search/lexical/term-dictionary.js";
+import type { PgLexicalCache } from "./lexical-cache.js";
 
 const FREQUENCIES = `
   SELECT (SELECT chunks FROM lexical_stats WHERE tenant_id = $1)::float8 AS n,
@@ -32,9 +34,12 @@ export function prefixEnd(prefix: string): string {
   return String.fromCodePoint(...cps, Math.min(next, 0x10ffff));
 }
 
-export function lexicalTermMethods(pool: Pool): Pick<ChunkSearch, "lexicalTerms"> {
+export function lexicalTermMethods(pool: Pool, cache: PgLexicalCache): Pick<ChunkSearch, "lexicalTerms"> {
   return {
     async lexicalTerms(tenantId, lookup) {
+      // the tenant's in-memory index answers as the embedded store's does (lexical-cache.ts)
+      const held = await cache.current(tenantId);
+      if (held) return answerLookup(held.index, lookup);
       const ranges = lookup.ranges;
       const [freq, bands] = await Promise.all([
         pool.query<{ n: number | null; dfs: Record<string, number> | null; present: string[] | null }>(FREQUENCIES, [

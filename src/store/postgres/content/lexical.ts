@@ -16,6 +16,9 @@ import { analyzerOfTerms } from "../../../search/lexical/languages.js";
 import type { SearchFilter } from "../../../search/filter/types.js";
 import { postgresFilter } from "./filter-sql.js";
 import { searchSql } from "./lexical-sql.js";
+import { allowedSources, type HeldIndex, type PgLexicalCache } from "./lexical-cache.js";
+import { rankLexicalAsync, scoredHits } from "../../../search/lexical/rank.js";
+import type { ChunkFields } from "../../../search/lexical/analyze.js";
 
 /** terms above this many bytes are left out of the postings (a B-tree entry must fit a third of a page) */
 export const MAX_TERM_BYTES = 1000;
@@ -96,10 +99,34 @@ async function search(q: Queryable, tenantId: string, sourceIds: string[], query
   return hits.slice(0, limit).map((h): Scored => (h.rules ? { chunkId: h.id, score: h.score, rules: [...new Set(h.rules)].sort() } : { chunkId: h.id, score: h.score }));
 }
 
-export function lexicalMethods(pool: Pool): Pick<ChunkSearch, "lexicalSearch"> {
+/** The text of phrase candidates, read for the in-memory index's phrase check. */
+async function fieldsOf(pool: Pool, tenantId: string, keys: number[]): Promise<Map<number, ChunkFields>> {
+  const r = await pool.query<{ id: string; title: string; heading_path: string; text: string }>(
+    `SELECT c.id::text AS id, d.title, c.heading_path, c.text FROM chunks c
+     JOIN documents d ON d.tenant_id = c.tenant_id AND d.id = c.document_id
+     WHERE c.tenant_id = $1 AND c.id = ANY($2::bigint[])`,
+    [tenantId, keys.map(String)],
+  );
+  return new Map(r.rows.map((f) => [Number(f.id), { title: f.title, headings: headingsField(parseJson<string[]>(f.heading_path, [])), body: f.text }]));
+}
+
+/**
+ * The tenant's in-memory index (lexical-cache.ts) answers as the statement would. Phrase
+ * candidates' text is read after the generation check: a chunk removed meanwhile has no text, is
+ * not boosted, and is dropped by hydration like any hit deleted after its search.
+ */
+async function searchHeld(pool: Pool, h: HeldIndex, tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights): Promise<Scored[]> {
+  const hits = await rankLexicalAsync(h.index, allowedSources(h, sourceIds), query, limit, w, (keys) => fieldsOf(pool, tenantId, keys), analyzerOfTerms(query.phrases));
+  return scoredHits(hits, query);
+}
+
+export function lexicalMethods(pool: Pool, cache: PgLexicalCache): Pick<ChunkSearch, "lexicalSearch"> {
   return {
     async lexicalSearch(tenantId, sourceIds, query, limit, w, filter) {
       if (sourceIds.length === 0 || limit <= 0 || query.terms.length === 0) return [];
+      // a filter's chunks are a SQL condition: those searches stay in the statement
+      const held = filter ? null : await cache.current(tenantId);
+      if (held) return searchHeld(pool, held, tenantId, sourceIds, query, limit, w);
       if (query.phrases.length === 0) return search(pool, tenantId, sourceIds, query, limit, w, filter);
       // phrase scoring reads the statistics again: one snapshot for both reads
       return transaction(pool, async (c) => {

@@ -19,7 +19,7 @@ import type { LexicalQuery, LexicalWeights, TermAnswer, TermLookup } from "../..
 import { answerLookup } from "../../../search/lexical/term-dictionary.js";
 import { analyzeChunk, headingsField, DEFAULT_ANALYZER, type Analyzer, type ChunkFields, type ChunkTerms } from "../../../search/lexical/analyze.js";
 import { Bm25Index } from "../../../search/lexical/bm25-index.js";
-import { rankLexical } from "../../../search/lexical/rank.js";
+import { rankLexical, scoredHits } from "../../../search/lexical/rank.js";
 import { analyzerOfTerms } from "../../../search/lexical/languages.js";
 import { parseJson } from "./json.js";
 
@@ -166,11 +166,7 @@ export class LexicalIndexes {
     const t = this.tenant(tenantId);
     const allowed = this.allowedSources(t, sourceIds);
     const filter = accept && ((key: number) => accept.has(key));
-    const hits = rankLexical(t.index, allowed, query, limit, w, (keys) => this.fieldsOf(keys), analyzerOfTerms(query.phrases), filter);
-    return hits.map((h) => {
-      const rules = [...new Set(query.terms.flatMap((q, i) => (q.rule && h.present[i] ? [q.rule] : [])))];
-      return rules.length > 0 ? { chunkId: String(h.key), score: h.score, rules } : { chunkId: String(h.key), score: h.score };
-    });
+    return scoredHits(rankLexical(t.index, allowed, query, limit, w, (keys) => this.fieldsOf(keys), analyzerOfTerms(query.phrases), filter), query);
   }
 
   /** The tenant's term dictionary (typo tolerance, prefix search). */
