@@ -82,11 +82,15 @@ export class PgLexicalCache {
     await Promise.all([...this.loading.values()]);
   }
 
-  /** tenants held and their chunks, for status and tests */
-  stats(): { tenants: number; chunks: number } {
+  /** tenants held, their chunks and the indexes' bytes, for status and tests */
+  stats(): { tenants: number; chunks: number; bytes: number } {
     let chunks = 0;
-    for (const h of this.held.values()) chunks += h.index.docCount;
-    return { tenants: this.held.size, chunks };
+    let bytes = 0;
+    for (const h of this.held.values()) {
+      chunks += h.index.docCount;
+      bytes += h.index.memoryBytes();
+    }
+    return { tenants: this.held.size, chunks, bytes };
   }
 
   private settle(tenantId: string, generation: string): void {

@@ -1,0 +1,17 @@
+import { createPool } from "../src/store/postgres/db.js";
+import { postgresContent } from "../src/store/postgres/content/index.js";
+import { analyzeQuery } from "../src/search/lexical/analyze-query.js";
+import { DEFAULT_ANALYZER } from "../src/search/lexical/analyze.js";
+const pool = createPool(process.argv[2]!, { max: 4 });
+const t = (await pool.query("SELECT tenant_id, array_agg(id) AS s FROM data_sources GROUP BY tenant_id ORDER BY count(*) DESC LIMIT 1")).rows[0];
+const c = postgresContent(pool, { lexicalCache: { maxChunks: 1e7, settleMs: 0 } });
+const gc = (globalThis as any).gc as () => void;
+gc(); const before = process.memoryUsage();
+const t0 = performance.now();
+await c.lexicalSearch(t.tenant_id, t.s, analyzeQuery({ terms: ["cell"], phrases: [] }, DEFAULT_ANALYZER), 10, { title: 2, headings: 1.5, body: 1 });
+await c.lexicalCache.idle();
+const ms = performance.now() - t0;
+gc(); const after = process.memoryUsage();
+const st = c.lexicalCache.stats();
+console.log(JSON.stringify({ ...st, loadMs: Math.round(ms), bytesPerChunk: Math.round(st.bytes / st.chunks), heapDelta: after.heapUsed - before.heapUsed, externalDelta: (after.external + after.arrayBuffers) - (before.external + before.arrayBuffers), rssDelta: after.rss - before.rss }));
+await pool.end();
