@@ -10,6 +10,9 @@ import type { NewChunk } from "../../src/store/content-types.js";
 import type { LexicalQuery, LexicalWeights, TermLookup } from "../../src/search/lexical/types.js";
 import { analyzeQuery } from "../../src/search/lexical/analyze-query.js";
 import { DEFAULT_ANALYZER } from "../../src/search/lexical/analyze.js";
+import { GENERATION_SQL, PAGE_SQL } from "../../src/store/postgres/content/lexical-cache.js";
+import { CITUS_WORKERS } from "../helpers/citus.js";
+import { groupsOf, tenantGroup } from "../citus/explain.js";
 
 const reason = await pgUnavailableReason();
 if (reason) console.warn(`skipping the PostgreSQL lexical cache tests: ${reason}`);
@@ -84,7 +87,7 @@ describe.skipIf(reason !== null)("PostgreSQL lexical cache", () => {
     const c = cached();
     expect(await c.lexicalSearch("t1", sources("t1"), QUERIES[0]!, 10, W)).not.toEqual([]);
     await c.lexicalCache.idle();
-    expect(c.lexicalCache.stats()).toMatchObject({ tenants: 1, chunks: 10 });
+    expect(c.lexicalCache.stats()).toMatchObject({ tenants: 1, chunks: 10, failures: 0 });
     await sameAsStatement(c, "t1");
   });
 
@@ -151,5 +154,20 @@ describe.skipIf(reason !== null)("PostgreSQL lexical cache", () => {
     }
     expect(one.lexicalCache.stats()).toMatchObject({ tenants: 1, chunks: 10 });
     await sameAsStatement(one, "t5");
+  });
+
+  it.skipIf(CITUS_WORKERS.length === 0)("on Citus, reads the generation and the tenant's rows on the tenant's shard group", async () => {
+    await tenantWithDocs("t6");
+    const admin = await pool.connect();
+    try {
+      const group = await tenantGroup(admin as never, "t6");
+      for (const st of [{ text: GENERATION_SQL, values: ["t6"] }, { text: PAGE_SQL, values: ["t6", "0", 100] }]) {
+        const g = await groupsOf(admin as never, st);
+        expect(g.maxTasks, st.text).toBeLessThanOrEqual(1);
+        expect([...g.groups], st.text).toEqual([group]);
+      }
+    } finally {
+      admin.release();
+    }
   });
 });

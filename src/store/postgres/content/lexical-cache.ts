@@ -42,6 +42,15 @@ interface ChunkTermsRow {
   lex_tfs: number[];
 }
 
+/** the tenant's generation and size ($1 tenant) */
+export const GENERATION_SQL = "SELECT generation::text AS generation, chunks FROM lexical_stats WHERE tenant_id = $1";
+/**
+ * A page of the tenant's stored terms ($1 tenant, $2 after this id, $3 rows), ordered by the
+ * column: ordered by the output column id (text), "100" would come before "96".
+ */
+export const PAGE_SQL = `SELECT c.id::text AS id, c.data_source_id, c.lex_length, c.lex_terms, c.lex_tfs FROM chunks c
+  WHERE c.tenant_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3`;
+
 /** tenants whose generation is remembered for the settle rule before the memory starts over */
 const SEEN_MAX = 10_000;
 
@@ -50,6 +59,8 @@ export class PgLexicalCache {
   /** the generation each tenant was last seen at, and since when */
   private readonly seen = new Map<string, { generation: string; since: number }>();
   private readonly loading = new Map<string, Promise<void>>();
+  /** loads that failed (the statement answered those tenants meanwhile) */
+  private failures = 0;
 
   constructor(
     private readonly pool: Pool,
@@ -62,10 +73,7 @@ export class PgLexicalCache {
    */
   async current(tenantId: string): Promise<HeldIndex | null> {
     if (this.opts.maxChunks <= 0) return null;
-    const r = await this.pool.query<{ generation: string | null; chunks: string }>(
-      "SELECT generation::text AS generation, chunks FROM lexical_stats WHERE tenant_id = $1",
-      [tenantId],
-    );
+    const r = await this.pool.query<{ generation: string | null; chunks: string }>(GENERATION_SQL, [tenantId]);
     const row = r.rows[0];
     const h = this.held.get(tenantId);
     if (h && row && h.generation === row.generation) {
@@ -83,14 +91,14 @@ export class PgLexicalCache {
   }
 
   /** tenants held, their chunks and the indexes' bytes, for status and tests */
-  stats(): { tenants: number; chunks: number; bytes: number } {
+  stats(): { tenants: number; chunks: number; bytes: number; failures: number } {
     let chunks = 0;
     let bytes = 0;
     for (const h of this.held.values()) {
       chunks += h.index.docCount;
       bytes += h.index.memoryBytes();
     }
-    return { tenants: this.held.size, chunks, bytes };
+    return { tenants: this.held.size, chunks, bytes, failures: this.failures };
   }
 
   private settle(tenantId: string, generation: string): void {
@@ -103,7 +111,8 @@ export class PgLexicalCache {
     } else if (now - s.since < (this.opts.settleMs ?? 2000)) return;
     if (this.loading.has(tenantId)) return;
     const p = this.load(tenantId, generation)
-      .catch(() => {}) // the SQL statement keeps answering; the next settled search tries again
+      // the SQL statement keeps answering; the next settled search tries again
+      .catch(() => void this.failures++)
       .finally(() => this.loading.delete(tenantId));
     this.loading.set(tenantId, p);
   }
@@ -112,18 +121,13 @@ export class PgLexicalCache {
     const c = await this.pool.connect();
     try {
       await c.query("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-      const g = await c.query<{ generation: string | null; chunks: string }>("SELECT generation::text AS generation, chunks FROM lexical_stats WHERE tenant_id = $1", [tenantId]);
+      const g = await c.query<{ generation: string | null; chunks: string }>(GENERATION_SQL, [tenantId]);
       if (g.rows[0]?.generation !== generation) return; // changed again: a later search starts over
       const held: HeldIndex = { index: new Bm25Index(), sources: new Map(), generation, chunks: Number(g.rows[0].chunks), usedAt: Date.now() };
       held.index.startLoad();
       const size = this.opts.page ?? 5000;
       for (let after = "0"; ; ) {
-        const page = await c.query<ChunkTermsRow>(
-          // ordered by the column: an output column named id (text) would order "100" before "96"
-          `SELECT c.id::text AS id, c.data_source_id, c.lex_length, c.lex_terms, c.lex_tfs FROM chunks c
-           WHERE c.tenant_id = $1 AND c.id > $2 ORDER BY c.id LIMIT $3`,
-          [tenantId, after, size],
-        );
+        const page = await c.query<ChunkTermsRow>(PAGE_SQL, [tenantId, after, size]);
         held.index.loadMore(page.rows.map((r) => ({ key: Number(r.id), source: ordinal(held.sources, r.data_source_id), chunk: { terms: r.lex_terms, tfs: Uint16Array.from(r.lex_tfs), length: r.lex_length } })));
         if (page.rows.length < size) break;
         after = page.rows[page.rows.length - 1]!.id;
