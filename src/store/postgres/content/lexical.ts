@@ -52,21 +52,26 @@ async function statisticsOf(q: Queryable, tenantId: string, terms: string[]): Pr
 }
 
 /** Adds the phrases' scores to the candidates whose terms hold a whole phrase, then re-sorts (phrases.ts). */
+/** The title, headings and text of these chunks (phrase candidates), by chunk id. */
+async function candidateFields(q: Queryable, tenantId: string, ids: string[]): Promise<Map<string, ChunkFields>> {
+  const r = await q.query<{ id: string; title: string; heading_path: string; text: string }>(
+    `SELECT c.id::text AS id, d.title, c.heading_path, c.text FROM chunks c
+     JOIN documents d ON d.tenant_id = c.tenant_id AND d.id = c.document_id
+     WHERE c.tenant_id = $1 AND c.id = ANY($2::bigint[])`,
+    [tenantId, ids],
+  );
+  return new Map(r.rows.map((f) => [f.id, { title: f.title, headings: headingsField(parseJson<string[]>(f.heading_path, [])), body: f.text }]));
+}
+
 async function boostHits(q: Queryable, tenantId: string, hits: Hit[], phrases: string[][], w: LexicalWeights): Promise<Hit[]> {
   const cand = hits.filter((h) => h.phrase_candidate);
   if (cand.length === 0) return hits;
   const stats = await statisticsOf(q, tenantId, [...new Set(phrases.flat())]);
   if (!stats) return hits;
-  const fields = await q.query<{ id: string; title: string; heading_path: string; text: string }>(
-    `SELECT c.id::text AS id, d.title, c.heading_path, c.text FROM chunks c
-     JOIN documents d ON d.tenant_id = c.tenant_id AND d.id = c.document_id
-     WHERE c.tenant_id = $1 AND c.id = ANY($2::bigint[])`,
-    [tenantId, cand.map((h) => h.id)],
-  );
-  const byId = new Map(fields.rows.map((f) => [f.id, f]));
+  const byId = await candidateFields(q, tenantId, cand.map((h) => h.id));
   const textOf = (h: Hit): CandidateText | undefined => {
-    const f = byId.get(h.id);
-    return f && { fields: { title: f.title, headings: headingsField(parseJson<string[]>(f.heading_path, [])), body: f.text }, length: h.lex_length };
+    const fields = byId.get(h.id);
+    return fields && { fields, length: h.lex_length };
   };
   return boostPhrases(hits, cand, textOf, phrases, stats, w, analyzerOfTerms(phrases));
 }
@@ -99,24 +104,14 @@ async function search(q: Queryable, tenantId: string, sourceIds: string[], query
   return hits.slice(0, limit).map((h): Scored => (h.rules ? { chunkId: h.id, score: h.score, rules: [...new Set(h.rules)].sort() } : { chunkId: h.id, score: h.score }));
 }
 
-/** The text of phrase candidates, read for the in-memory index's phrase check. */
-async function fieldsOf(pool: Pool, tenantId: string, keys: number[]): Promise<Map<number, ChunkFields>> {
-  const r = await pool.query<{ id: string; title: string; heading_path: string; text: string }>(
-    `SELECT c.id::text AS id, d.title, c.heading_path, c.text FROM chunks c
-     JOIN documents d ON d.tenant_id = c.tenant_id AND d.id = c.document_id
-     WHERE c.tenant_id = $1 AND c.id = ANY($2::bigint[])`,
-    [tenantId, keys.map(String)],
-  );
-  return new Map(r.rows.map((f) => [Number(f.id), { title: f.title, headings: headingsField(parseJson<string[]>(f.heading_path, [])), body: f.text }]));
-}
-
 /**
  * The tenant's in-memory index (lexical-cache.ts) answers as the statement would. Phrase
  * candidates' text is read after the generation check: a chunk removed meanwhile has no text, is
  * not boosted, and is dropped by hydration like any hit deleted after its search.
  */
 async function searchHeld(pool: Pool, h: HeldIndex, tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights): Promise<Scored[]> {
-  const hits = await rankLexicalAsync(h.index, allowedSources(h, sourceIds), query, limit, w, (keys) => fieldsOf(pool, tenantId, keys), analyzerOfTerms(query.phrases));
+  const fieldsOf = async (keys: number[]) => new Map([...(await candidateFields(pool, tenantId, keys.map(String)))].map(([id, f]) => [Number(id), f]));
+  const hits = await rankLexicalAsync(h.index, allowedSources(h, sourceIds), query, limit, w, fieldsOf, analyzerOfTerms(query.phrases));
   return scoredHits(hits, query);
 }
 
