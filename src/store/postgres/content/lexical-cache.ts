@@ -53,12 +53,16 @@ export const PAGE_SQL = `SELECT c.id::text AS id, c.data_source_id, c.lex_length
 
 /** tenants whose generation is remembered for the settle rule before the memory starts over */
 const SEEN_MAX = 10_000;
+/** a tenant too large for the cache is probed again after this long (it may have shrunk) */
+const TOO_LARGE_RECHECK_MS = 30_000;
 
 export class PgLexicalCache {
   private readonly held = new Map<string, HeldIndex>();
   /** the generation each tenant was last seen at, and since when */
   private readonly seen = new Map<string, { generation: string; since: number }>();
   private readonly loading = new Map<string, Promise<void>>();
+  /** tenants found larger than the cache, until when they are not probed again (the statement answers them) */
+  private readonly tooLarge = new Map<string, number>();
   /** loads that failed (the statement answered those tenants meanwhile) */
   private failures = 0;
 
@@ -73,6 +77,8 @@ export class PgLexicalCache {
    */
   async current(tenantId: string): Promise<HeldIndex | null> {
     if (this.opts.maxChunks <= 0) return null;
+    const until = this.tooLarge.get(tenantId);
+    if (until !== undefined && Date.now() < until) return null;
     const r = await this.pool.query<{ generation: string | null; chunks: string }>(GENERATION_SQL, [tenantId]);
     const row = r.rows[0];
     const h = this.held.get(tenantId);
@@ -81,7 +87,11 @@ export class PgLexicalCache {
       return h;
     }
     if (h) this.held.delete(tenantId);
-    if (row?.generation && Number(row.chunks) > 0 && Number(row.chunks) <= this.opts.maxChunks) this.settle(tenantId, row.generation);
+    const chunks = Number(row?.chunks ?? 0);
+    if (chunks > this.opts.maxChunks) {
+      if (this.tooLarge.size >= SEEN_MAX) this.tooLarge.clear();
+      this.tooLarge.set(tenantId, Date.now() + TOO_LARGE_RECHECK_MS);
+    } else if (row?.generation && chunks > 0) this.settle(tenantId, row.generation);
     return null;
   }
 
