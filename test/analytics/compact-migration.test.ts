@@ -14,13 +14,13 @@ import type { Store } from "../../src/store/types.js";
 
 const OLD = {
   sqlite: ["023_search_analytics.sql", ["027_analytics_compact_events.sql", "028_analytics_query_ids.sql"], []],
-  postgres: ["115_search_analytics.sql", ["120_analytics_compact_events.sql", "121_analytics_query_ids.sql", "123_analytics_event_ids.sql", "124_analytics_rollup_numbers.sql", "125_analytics_rollup_fillfactor.sql"], ["analytics_actors"]],
+  postgres: ["115_search_analytics.sql", ["120_analytics_compact_events.sql", "121_analytics_query_ids.sql", "123_analytics_event_ids.sql", "124_analytics_rollup_numbers.sql", "125_analytics_rollup_fillfactor.sql", "126_analytics_scope_keys.sql"], ["analytics_actors"]],
 } as const;
 
 /** each stored event's time, first hits, actor and filter, as the store keeps them since its latest migration */
 const EVENTS = {
   sqlite: "SELECT at, top, actor, filter FROM search_events ORDER BY at",
-  postgres: "SELECT (s.id >> 21)::float8 AS at, s.top, a.actor, s.filter FROM search_events s LEFT JOIN analytics_actors a ON a.id = s.actor ORDER BY s.id",
+  postgres: "SELECT (s.id >> 21)::float8 AS at, s.top, a.actor, s.filter FROM search_events s LEFT JOIN analytics_actors a ON a.scope = s.scope AND a.id = s.actor ORDER BY s.id",
 };
 
 /** runs SQL with `?` placeholders on either store */

@@ -9,17 +9,36 @@ const marks = (n: number, start: number) => Array.from({ length: n }, (_, i) => 
 const AT = (alias: string) => `(${alias}.id >> 21)`;
 
 /**
- * The window's condition on search_events `s` (or, with `time`, on that time column of a rollup
- * `s`), its parameters numbered from `start`. The scope ids are looked up first and passed as an
- * array: joined as a subquery, the planner cannot estimate how many rows one scope holds and sorts
- * a large report on disk instead of hashing it.
+ * The scope ids a report reads: the named collection's, or each of the tenant's collections'. Read
+ * first and passed as values: joined as a subquery, the planner cannot estimate how many rows one
+ * scope holds (and sorts a large report on disk instead of hashing it), and Citus cannot tell
+ * which shard holds them (the log is distributed by scope: docs/decisions.md, "The search log's
+ * shape and write path").
  */
-async function windowOf(pool: Pool, f: EventFilter, start: number, time?: "hour" | "day"): Promise<{ sql: string; params: unknown[] }> {
+async function scopesOf(pool: Pool, f: Pick<EventFilter, "tenant_id" | "collection_id">): Promise<number[]> {
   const byCollection = f.collection_id !== undefined;
   const found = await pool.query<{ id: number }>(
-    `SELECT id FROM analytics_scopes WHERE tenant_id = $1${byCollection ? " AND collection_id = $2" : ""}`,
+    `SELECT id FROM analytics_scopes WHERE tenant_id = $1${byCollection ? " AND collection_id = $2" : ""} ORDER BY id`,
     byCollection ? [f.tenant_id, f.collection_id] : [f.tenant_id],
   );
+  return found.rows.map((r) => r.id);
+}
+
+/**
+ * Runs a report's statement once per scope (each one shard's work on Citus, where
+ * `scope = ANY(...)` of a tenant's several collections would ask several shards) and returns
+ * the rows of all; the service merges them by bucket or query text as it merges raw and rolled parts.
+ */
+async function perScope<T>(pool: Pool, f: EventFilter, read: (scope: number) => Promise<T[]>): Promise<T[]> {
+  const scopes = await scopesOf(pool, f);
+  return (await Promise.all(scopes.map(read))).flat();
+}
+
+/**
+ * The window's condition on one scope's search_events `s` (or, with `time`, on that time column
+ * of a rollup `s`), its parameters numbered from `start`; given several scopes, on all of them.
+ */
+function windowOf(f: EventFilter, scope: number | number[], start: number, time?: "hour" | "day"): { sql: string; params: unknown[] } {
   const origins = f.origins.map((o) => code(ORIGINS, o));
   // a rollup's hour or day number n stands for epoch ms n * unit: n * unit >= from when n >= ceil(from / unit)
   const unit = time === "hour" ? HOUR : DAY;
@@ -27,8 +46,8 @@ async function windowOf(pool: Pool, f: EventFilter, start: number, time?: "hour"
     ? `s.${time} >= ($${start + 1}::bigint + ${unit - 1}) / ${unit} AND s.${time} < ($${start + 2}::bigint + ${unit - 1}) / ${unit}`
     : `s.id >= $${start + 1}::bigint << 21 AND s.id < $${start + 2}::bigint << 21`;
   return {
-    sql: `s.scope = ANY($${start}::int[]) AND ${range} AND s.origin = ANY($${start + 3}::smallint[])`,
-    params: [found.rows.map((r) => r.id), f.from, f.to, origins],
+    sql: `${Array.isArray(scope) ? `s.scope = ANY($${start}::int[])` : `s.scope = $${start}::int`} AND ${range} AND s.origin = ANY($${start + 3}::smallint[])`,
+    params: [scope, f.from, f.to, origins],
   };
 }
 
@@ -74,7 +93,9 @@ async function internedIds(c: Client, what: keyof typeof INTERNED, pairs: { scop
   if (unique.length === 0) return new Map();
   await c.query(`INSERT INTO ${table} (scope, ${column}) SELECT * FROM unnest($1::int[], $2::${type}[]) ON CONFLICT DO NOTHING`, [scopes, values]);
   const found = await c.query<{ id: number; scope: number; value: string | Buffer }>(
-    `SELECT t.id, t.scope, t.${column} AS value FROM ${table} t JOIN unnest($1::int[], $2::${type}[]) AS p(s, v) ON t.scope = p.s AND t.${column} = p.v`,
+    // the scopes named as well: on Citus only their shards are asked
+    `SELECT t.id, t.scope, t.${column} AS value FROM ${table} t JOIN unnest($1::int[], $2::${type}[]) AS p(s, v) ON t.scope = p.s AND t.${column} = p.v
+     WHERE t.scope = ANY($1::int[])`,
     [scopes, values],
   );
   return new Map(found.rows.map((r) => [scopeKey(String(r.scope), valueKey(r.value)), r.id]));
@@ -132,11 +153,15 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
   const lookup = async (tenantId: string, id: string) => {
     const at = atOf(id);
     if (Number.isNaN(at)) return undefined;
+    // a search id does not name its collection: the tenant's scopes are read first, so that Citus
+    // asks only their shards (one, for a tenant with one collection)
+    const scopes = await scopesOf(pool, { tenant_id: tenantId });
+    if (scopes.length === 0) return undefined;
     const r = await pool.query<{ scope: number; key: string; origin: number; query_id: number; query: string; collection_id: string }>(
       `SELECT s.scope, s.id::text AS key, s.origin, s.query_id, q.text AS query, sc.collection_id FROM search_events s
-       JOIN analytics_scopes sc ON sc.id = s.scope JOIN analytics_queries q ON q.id = s.query_id
-       WHERE sc.tenant_id = $1 AND s.id = $2`,
-      [tenantId, eventIdOf(id)],
+       JOIN analytics_scopes sc ON sc.id = s.scope JOIN analytics_queries q ON q.scope = s.scope AND q.id = s.query_id
+       WHERE sc.tenant_id = $1 AND s.scope = ANY($3::int[]) AND s.id = $2`,
+      [tenantId, eventIdOf(id), scopes],
     );
     return r.rows[0] ? { ...r.rows[0], at, id } : undefined;
   };
@@ -195,7 +220,7 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
         await c.query("DELETE FROM query_daily WHERE day < $1", [firstKeptDay(before) / DAY]);
         await c.query("DELETE FROM search_feedback WHERE search < $1::bigint << 21", [before]);
         const n = (await c.query("DELETE FROM search_events WHERE id < $1::bigint << 21", [before])).rowCount ?? 0;
-        await c.query("DELETE FROM analytics_queries q WHERE NOT EXISTS (SELECT 1 FROM query_daily d WHERE d.query_id = q.id)");
+        await c.query("DELETE FROM analytics_queries q WHERE NOT EXISTS (SELECT 1 FROM query_daily d WHERE d.scope = q.scope AND d.query_id = q.id)");
         await c.query("DELETE FROM analytics_actors a WHERE NOT EXISTS (SELECT 1 FROM search_events s WHERE s.scope = a.scope AND s.actor = a.id)");
         return n;
       });
@@ -210,48 +235,36 @@ type ReportMethod = "buckets" | "queries" | "clickedDocuments" | "appendImplicit
 function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
   return {
     ...rollups(pool),
-    async buckets(f, interval, offset, lowScore) {
-      const w = await windowOf(pool, f, 4);
-      const r = await pool.query<BucketCounts>(
-        `SELECT ((${AT("s")} - $1::bigint) / $2::bigint) * $2::bigint + $1::bigint AS start, s.took_ms, count(*)::int AS searches,
-                count(*) FILTER (WHERE s.hits = 0)::int AS zero_results, count(*) FILTER (WHERE s.hits > 0 AND s.top_score < $3)::int AS low_score
-         FROM search_events s WHERE ${w.sql} GROUP BY 1, 2`,
-        [offset, interval, millionths(lowScore), ...w.params],
-      );
-      return r.rows.map((b) => ({ ...b, start: Number(b.start) }));
-    },
-    async queries(f, lowScore) {
-      const w = await windowOf(pool, f, 2);
-      const r = await pool.query<QueryCounts>(
-        `SELECT q.text AS query, a.* FROM (
-           SELECT s.query_id, count(*)::int AS count, count(*) FILTER (WHERE s.hits = 0)::int AS zero_results,
-                  count(*) FILTER (WHERE s.hits > 0 AND s.top_score < $1)::int AS low_score,
-                  coalesce(sum(c.clicks), 0)::int AS clicks, count(c.clicks)::int AS clicked_searches, coalesce(sum(c.positions), 0)::bigint AS position_sum
-           FROM search_events s
-           LEFT JOIN (SELECT fb.scope, fb.search, count(*) AS clicks, sum(fb.position) AS positions
-                      FROM search_feedback fb WHERE fb.type = 0 AND fb.scope = ANY($2::int[]) AND fb.search >= $3::bigint << 21 AND fb.search < $4::bigint << 21
-                      GROUP BY fb.scope, fb.search) c
-             ON c.scope = s.scope AND c.search = s.id
-           WHERE ${w.sql} GROUP BY s.query_id) a JOIN analytics_queries q ON q.id = a.query_id`,
-        [millionths(lowScore), ...w.params],
-      );
-      return r.rows;
-    },
-    async clickedDocuments(f, queries) {
-      const out = new Map<string, string[]>();
-      if (queries.length === 0) return out;
-      const w = await windowOf(pool, f, 2);
-      const r = await pool.query<{ query: string; document_id: string }>(
-        `SELECT q.text AS query, fb.document_id, count(*) AS n FROM search_feedback fb
-         JOIN search_events s ON s.scope = fb.scope AND s.id = fb.search
-         JOIN analytics_queries q ON q.id = s.query_id
-         WHERE fb.type IN (${POSITIVE_FEEDBACK.join(", ")}) AND q.text = ANY($1::text[]) AND ${w.sql}
-         GROUP BY q.text, fb.document_id ORDER BY q.text, n DESC, fb.document_id`,
-        [queries, ...w.params],
-      );
-      for (const row of r.rows) out.set(row.query, [...(out.get(row.query) ?? []), row.document_id]);
-      return out;
-    },
+    buckets: (f, interval, offset, lowScore) =>
+      perScope(pool, f, async (scope) => {
+        const w = windowOf(f, scope, 4);
+        const r = await pool.query<BucketCounts>(
+          `SELECT ((${AT("s")} - $1::bigint) / $2::bigint) * $2::bigint + $1::bigint AS start, s.took_ms, count(*)::int AS searches,
+                  count(*) FILTER (WHERE s.hits = 0)::int AS zero_results, count(*) FILTER (WHERE s.hits > 0 AND s.top_score < $3)::int AS low_score
+           FROM search_events s WHERE ${w.sql} GROUP BY 1, 2`,
+          [offset, interval, millionths(lowScore), ...w.params],
+        );
+        return r.rows.map((b) => ({ ...b, start: Number(b.start) }));
+      }),
+    queries: (f, lowScore) =>
+      perScope(pool, f, async (scope) => {
+        const w = windowOf(f, scope, 2);
+        const r = await pool.query<QueryCounts>(
+          `SELECT q.text AS query, a.* FROM (
+             SELECT s.query_id, count(*)::int AS count, count(*) FILTER (WHERE s.hits = 0)::int AS zero_results,
+                    count(*) FILTER (WHERE s.hits > 0 AND s.top_score < $1)::int AS low_score,
+                    coalesce(sum(c.clicks), 0)::int AS clicks, count(c.clicks)::int AS clicked_searches, coalesce(sum(c.positions), 0)::bigint AS position_sum
+             FROM search_events s
+             LEFT JOIN (SELECT fb.scope, fb.search, count(*) AS clicks, sum(fb.position) AS positions
+                        FROM search_feedback fb WHERE fb.type = 0 AND fb.scope = $2::int AND fb.search >= $3::bigint << 21 AND fb.search < $4::bigint << 21
+                        GROUP BY fb.scope, fb.search) c
+               ON c.scope = s.scope AND c.search = s.id
+             WHERE ${w.sql} GROUP BY s.query_id) a JOIN analytics_queries q ON q.scope = $2::int AND q.id = a.query_id`,
+          [millionths(lowScore), ...w.params],
+        );
+        return r.rows;
+      }),
+    clickedDocuments: (f, queries) => clickedDocuments(pool, f, queries),
     async appendImplicitCases(tenantId, suiteId, cases) {
       await transaction(pool, async (c) => {
         // the suite row is locked so two appends never take the same positions
@@ -267,35 +280,66 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
   };
 }
 
+/** documents given positive feedback on the queries' searches, per query most often first: counted per scope, summed over them */
+async function clickedDocuments(pool: Pool, f: EventFilter, queries: string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  if (queries.length === 0) return out;
+  const rows = await perScope(pool, f, async (scope) => {
+    const w = windowOf(f, scope, 2);
+    const r = await pool.query<{ query: string; document_id: string; n: number }>(
+      `SELECT q.text AS query, fb.document_id, count(*)::int AS n FROM search_feedback fb
+       JOIN search_events s ON s.scope = fb.scope AND s.id = fb.search
+       JOIN analytics_queries q ON q.scope = s.scope AND q.id = s.query_id
+       WHERE fb.type IN (${POSITIVE_FEEDBACK.join(", ")}) AND fb.scope = $2::int AND q.text = ANY($1::text[]) AND ${w.sql}
+       GROUP BY q.text, fb.document_id`,
+      [queries, ...w.params],
+    );
+    return r.rows;
+  });
+  const counts = new Map<string, Map<string, number>>();
+  for (const r of rows) {
+    const docs = counts.get(r.query) ?? new Map<string, number>();
+    counts.set(r.query, docs.set(r.document_id, (docs.get(r.document_id) ?? 0) + r.n));
+  }
+  // most often first, ties by id (code points: ids are ASCII)
+  const byCount = (a: [string, number], b: [string, number]) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+  for (const [query, docs] of counts) out.set(query, [...docs].sort(byCount).map(([d]) => d));
+  return out;
+}
+
 /** reads of the daily and hourly rollups: long-range reports and suggest's popular queries */
 function rollups(pool: Pool): Pick<AnalyticsStore, RollupMethod> {
   return {
-    async rolledBuckets(f, interval, offset) {
-      const w = await windowOf(pool, f, 3, "hour");
-      const r = await pool.query<BucketCounts>(
-        `SELECT ((s.hour::bigint * ${HOUR} - $1::bigint) / $2::bigint) * $2::bigint + $1::bigint AS start, took_ms,
-                sum(searches)::int AS searches, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score FROM search_hourly s
-         WHERE ${w.sql} GROUP BY 1, 2`,
-        [offset, interval, ...w.params],
-      );
-      return r.rows.map((b) => ({ ...b, start: Number(b.start) }));
-    },
-    async rolledQueries(f) {
-      const w = await windowOf(pool, f, 1, "day");
-      const r = await pool.query<QueryCounts>(
-        `SELECT q.text AS query, a.* FROM (
-           SELECT query_id, sum(searches)::int AS count, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score, sum(clicks)::int AS clicks,
-                  sum(clicked_searches)::int AS clicked_searches, sum(position_sum)::bigint AS position_sum FROM query_daily s
-           WHERE ${w.sql} GROUP BY query_id) a JOIN analytics_queries q ON q.id = a.query_id`,
-        w.params,
-      );
-      return r.rows;
-    },
+    rolledBuckets: (f, interval, offset) =>
+      perScope(pool, f, async (scope) => {
+        const w = windowOf(f, scope, 3, "hour");
+        const r = await pool.query<BucketCounts>(
+          `SELECT ((s.hour::bigint * ${HOUR} - $1::bigint) / $2::bigint) * $2::bigint + $1::bigint AS start, took_ms,
+                  sum(searches)::int AS searches, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score FROM search_hourly s
+           WHERE ${w.sql} GROUP BY 1, 2`,
+          [offset, interval, ...w.params],
+        );
+        return r.rows.map((b) => ({ ...b, start: Number(b.start) }));
+      }),
+    rolledQueries: (f) =>
+      perScope(pool, f, async (scope) => {
+        const w = windowOf(f, scope, 1, "day");
+        const r = await pool.query<QueryCounts>(
+          `SELECT q.text AS query, a.* FROM (
+             SELECT query_id, sum(searches)::int AS count, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score, sum(clicks)::int AS clicks,
+                    sum(clicked_searches)::int AS clicked_searches, sum(position_sum)::bigint AS position_sum FROM query_daily s
+             WHERE ${w.sql} GROUP BY query_id) a JOIN analytics_queries q ON q.scope = $1::int AND q.id = a.query_id`,
+          w.params,
+        );
+        return r.rows;
+      }),
     async popularQueries(f, rule) {
-      const w = await windowOf(pool, f, 1, "day");
+      // one statement over the scopes (a day counts once whichever collection it was searched in):
+      // suggest names one collection, so on Citus it is one shard's work
+      const w = windowOf(f, await scopesOf(pool, f), 1, "day");
       // starts_with, not a range on the text: the database's collation need not order by code point
       const r = await pool.query<PopularQuery>(
-        `SELECT q.text AS query, sum(s.searches - s.zero_results)::int AS found FROM query_daily s JOIN analytics_queries q ON q.id = s.query_id
+        `SELECT q.text AS query, sum(s.searches - s.zero_results)::int AS found FROM query_daily s JOIN analytics_queries q ON q.scope = s.scope AND q.id = s.query_id
          WHERE ${w.sql} AND s.searches > s.zero_results AND starts_with(q.text, $5)
          GROUP BY q.text HAVING sum(s.searches - s.zero_results) >= $6 AND count(DISTINCT s.day) >= $7
          ORDER BY found DESC, q.text COLLATE "C" LIMIT $8`,

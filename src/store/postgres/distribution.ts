@@ -7,14 +7,17 @@ import type pg from "pg";
 // db.ts imports this module; its Queryable is restated here so the two do not import each other
 type Queryable = Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">;
 
-export type Placement = "reference" | "tenant" | "coordinator";
+export type Placement = "reference" | "tenant" | "scope" | "coordinator";
 
 /**
  * Every table of the schema, in an order where each foreign key's target comes first (Citus
  * distributes a referencing table only once its target is distributed). tenant: hash-distributed
- * by tenant_id, all co-located with `collections`; reference: a copy on every node, for small
- * tables read before the tenant is known (keys by hash, sessions by token, users by email);
- * coordinator: cross-tenant queues that stay on the coordinator.
+ * by tenant_id, all co-located with `collections`; scope: the search log, hash-distributed by its
+ * scope number (a tenant and collection, interned in the reference table `analytics_scopes`), all
+ * co-located with `search_events`, a group of its own (docs/decisions.md, "The search log's shape
+ * and write path"); reference: a copy on every node, for small tables read before the tenant is
+ * known (keys by hash, sessions by token, users by email); coordinator: cross-tenant queues that
+ * stay on the coordinator.
  */
 export const DISTRIBUTION: ReadonlyArray<readonly [table: string, placement: Placement]> = [
   ["tenants", "reference"],
@@ -23,16 +26,15 @@ export const DISTRIBUTION: ReadonlyArray<readonly [table: string, placement: Pla
   ["sessions", "reference"],
   ["account_tokens", "reference"],
   ["vector_indexes", "reference"],
+  ["analytics_scopes", "reference"],
   ["auth_attempts", "coordinator"],
-  // the search log is keyed by a scope number (tenant and collection), not tenant_id: it stays on
-  // the coordinator until its tables carry the tenant (docs/decisions.md, "The search log's shape and write path")
-  ["analytics_scopes", "coordinator"],
-  ["analytics_queries", "coordinator"],
-  ["analytics_actors", "coordinator"],
-  ["search_events", "coordinator"],
-  ["search_feedback", "coordinator"],
-  ["search_hourly", "coordinator"],
-  ["query_daily", "coordinator"],
+  // the search log is keyed by a scope number (tenant and collection), not tenant_id
+  ["search_events", "scope"],
+  ["analytics_queries", "scope"],
+  ["analytics_actors", "scope"],
+  ["search_feedback", "scope"],
+  ["search_hourly", "scope"],
+  ["query_daily", "scope"],
   ["jobs", "coordinator"],
   ["schema_migrations", "coordinator"],
   ["collections", "tenant"],
@@ -65,6 +67,15 @@ export const DISTRIBUTION: ReadonlyArray<readonly [table: string, placement: Pla
 
 /** the table every tenant table is co-located with */
 export const COLOCATION_ANCHOR = "collections";
+/** the table the search log's tables are co-located with, and their distribution column */
+export const SCOPE_ANCHOR = "search_events";
+/**
+ * The migration that gave the search log's interned tables a (scope, id) key. Before it, a
+ * deployment keeps the log on the coordinator, as the first Citus deployments did (their tables
+ * become Citus local tables through their keys to `tenants`), and the migrate that applies it
+ * distributes them.
+ */
+export const SCOPE_PLACEMENT_FROM = "126_analytics_scope_keys.sql";
 
 /** true when the database has the Citus extension (the operator ran CREATE EXTENSION citus) */
 export async function isCitus(q: Queryable): Promise<boolean> {
@@ -88,6 +99,13 @@ function isPlaced(p: Placed | null, placement: Placement): boolean {
   return p?.partmethod === "h";
 }
 
+/** the plan as it applies to this schema: the search log and its scopes stay on the coordinator before SCOPE_PLACEMENT_FROM */
+async function planFor(q: Queryable): Promise<typeof DISTRIBUTION> {
+  const r = await q.query("SELECT 1 FROM schema_migrations WHERE name = $1", [SCOPE_PLACEMENT_FROM]).catch(() => ({ rowCount: 0 }));
+  if ((r.rowCount ?? 0) > 0) return DISTRIBUTION;
+  return DISTRIBUTION.map(([t, p]) => [t, p === "scope" || t === "analytics_scopes" ? "coordinator" : p] as const);
+}
+
 function citusError(what: string, err: unknown): Error {
   const e = err as Error & { detail?: string; hint?: string };
   return new Error(`Citus: ${what} failed: ${[e.message, e.detail, e.hint].filter(Boolean).join("; ")}`, { cause: err });
@@ -95,13 +113,17 @@ function citusError(what: string, err: unknown): Error {
 
 /** Distributes a tenant table by tenant_id next to the others (no-op when it is already). */
 export async function distributeTenantTable(q: Queryable, table: string): Promise<boolean> {
+  return distributeBy(q, table, "tenant_id", COLOCATION_ANCHOR);
+}
+
+async function distributeBy(q: Queryable, table: string, column: string, anchor: string): Promise<boolean> {
   const p = await placedAs(q, table);
   if (isPlaced(p, "tenant")) return false;
   try {
     // a table Citus took into its metadata on its own (a foreign key to a reference table) is
     // handed back first: create_distributed_table wants a plain one
     if (p) await q.query("SELECT undistribute_table($1)", [table]);
-    await q.query("SELECT create_distributed_table($1, 'tenant_id', colocate_with => $2)", [table, table === COLOCATION_ANCHOR ? "none" : COLOCATION_ANCHOR]);
+    await q.query("SELECT create_distributed_table($1, $2, colocate_with => $3)", [table, column, table === anchor ? "none" : anchor]);
   } catch (err) {
     throw citusError(`distributing ${table}`, err);
   }
@@ -122,11 +144,22 @@ async function foreignKeys(q: Queryable): Promise<ForeignKey[]> {
   return r.rows;
 }
 
+/** a copy on every node; a Citus local table (analytics_scopes before SCOPE_PLACEMENT_FROM) is handed back first */
+async function referenceTable(q: Queryable, table: string): Promise<void> {
+  try {
+    if (await placedAs(q, table)) await q.query("SELECT undistribute_table($1)", [table]);
+    await q.query("SELECT create_reference_table($1)", [table]);
+  } catch (err) {
+    throw citusError(`replicating ${table}`, err);
+  }
+}
+
 async function placeAll(q: Queryable, plan: typeof DISTRIBUTION, vecTables: string[]): Promise<string[]> {
   const done: string[] = [];
   for (const [table, placement] of plan) {
     if (isPlaced(await placedAs(q, table), placement)) continue;
-    if (placement === "reference") await q.query("SELECT create_reference_table($1)", [table]);
+    if (placement === "reference") await referenceTable(q, table);
+    else if (placement === "scope") await distributeBy(q, table, "scope", SCOPE_ANCHOR);
     else await distributeTenantTable(q, table);
     done.push(table);
   }
@@ -147,7 +180,7 @@ export async function distribute(q: Queryable): Promise<string[]> {
   const existing = new Set(tables.rows.map((r) => r.name));
   const vecTables = [...existing].filter((t) => t.startsWith("vec_"));
   // a table of the plan that a later migration creates is placed by the migrate that runs it
-  const plan = DISTRIBUTION.filter(([table]) => existing.has(table));
+  const plan = (await planFor(q)).filter(([table]) => existing.has(table));
   let pending = false;
   for (const [table, placement] of plan) if (!isPlaced(await placedAs(q, table), placement)) pending = true;
   for (const t of vecTables) if (!isPlaced(await placedAs(q, t), "tenant")) pending = true;
