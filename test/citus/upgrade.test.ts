@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.js";
 import { CITUS_WORKERS } from "../helpers/citus.js";
 import { createPool, migrate, type Pool } from "../../src/store/postgres/db.js";
-import { DISTRIBUTION } from "../../src/store/postgres/distribution.js";
+import { DISTRIBUTION, SCOPE_PLACEMENT_FROM } from "../../src/store/postgres/distribution.js";
 
 /** the schema of the first Citus deployments (the plan was first proven on a cluster there) */
 const BASELINE = "115_search_analytics.sql";
@@ -45,6 +45,29 @@ async function schema(pool: Pool): Promise<string[]> {
   return r.rows.filter((x) => !/_\d{6,}$/.test(x.tbl)).map((x) => x.line);
 }
 
+/** a search of the baseline tenant in the log as migration 125 left it (the Citus local tables on the coordinator) */
+async function logRows(pool: Pool): Promise<{ scope: number; query: number }> {
+  const scope = (await pool.query<{ id: number }>("INSERT INTO analytics_scopes (tenant_id, collection_id) VALUES ('ten_upg', 'col_upg') RETURNING id")).rows[0]!.id;
+  const query = (await pool.query<{ id: number }>("INSERT INTO analytics_queries (scope, text) VALUES ($1, 'gearbox oil') RETURNING id", [scope])).rows[0]!.id;
+  await pool.query("INSERT INTO search_events (id, scope, query_id, actor, hits, top_score, took_ms, kind, origin, mode, filter, top) VALUES (12345 << 21, $1, $2, 0, 3, 900000, 12, 0, 0, 0, '', '')", [scope, query]);
+  await pool.query("INSERT INTO query_daily (scope, day, query_id, searches, zero_results, low_score, origin) VALUES ($1, 0, $2, 1, 0, 0, 0)", [scope, query]);
+  return { scope, query };
+}
+
+/** the log's rows read back from the shards by (scope, id), the coordinator's copies gone, new query ids after the old ones */
+async function expectLogDistributed(pool: Pool, logged: { scope: number; query: number }): Promise<void> {
+  const r = await pool.query(
+    `SELECT q.text, s.took_ms FROM search_events s JOIN analytics_queries q ON q.scope = s.scope AND q.id = s.query_id
+     JOIN query_daily d ON d.scope = s.scope AND d.query_id = s.query_id WHERE s.scope = $1`,
+    [logged.scope],
+  );
+  expect(r.rows).toEqual([{ text: "gearbox oil", took_ms: 12 }]);
+  const local = await pool.query<{ b: string }>("SELECT sum(pg_relation_size(t::regclass))::text AS b FROM unnest(ARRAY['search_events', 'analytics_queries', 'query_daily']) AS t");
+  expect(local.rows[0]!.b).toBe("0");
+  const next = await pool.query<{ id: number }>("INSERT INTO analytics_queries (scope, text) VALUES ($1, 'blade erosion') RETURNING id", [logged.scope]);
+  expect(next.rows[0]!.id).toBeGreaterThan(logged.query);
+}
+
 describe.skipIf(CITUS_WORKERS.length === 0)("upgrading a distributed database on Citus", () => {
   let upgraded: TestDatabase;
   let fresh: TestDatabase;
@@ -76,13 +99,18 @@ describe.skipIf(CITUS_WORKERS.length === 0)("upgrading a distributed database on
   });
 
   it.each(LATER)("runs %s on the distributed cluster and places what it adds", async (file) => {
+    const logged = file === SCOPE_PLACEMENT_FROM ? await logRows(pool) : null;
     expect(await migrate(pool, { through: file })).toEqual([file]);
+    if (logged) await expectLogDistributed(pool, logged);
     const placed = await placements(pool);
     for (const [table, placement] of DISTRIBUTION) {
       const m = placed.get(table);
       if (m === undefined) continue; // made by a later migration
       if (placement === "tenant") expect(m, table).toBe("h");
       if (placement === "reference") expect(m, table).toBe("n");
+      // the search log: Citus local tables on the coordinator (as the first deployments had it)
+      // until the migration that keys it by scope, distributed by the migrate that applies it
+      if (placement === "scope") expect(m, table).toBe(file >= SCOPE_PLACEMENT_FROM ? "h" : "n");
     }
   });
 

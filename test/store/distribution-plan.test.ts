@@ -35,6 +35,18 @@ describe.skipIf(reason !== null)("the Citus distribution plan", () => {
     expect(await placementSummary(pool)).toBeNull();
   });
 
+  it("keeps the distribution column in every unique key of a distributed table (Citus refuses one without it)", async () => {
+    const r = await pool.query<{ t: string; name: string; cols: string[] }>(
+      `SELECT conrelid::regclass::text AS t, conname AS name, array_agg(a.attname::text) AS cols FROM pg_constraint c
+       JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY(c.conkey)
+       WHERE c.contype IN ('p', 'u') AND c.connamespace = 'public'::regnamespace GROUP BY 1, 2`,
+    );
+    const column = new Map(DISTRIBUTION.flatMap(([t, p]) => (p === "tenant" ? [[t, "tenant_id"]] : p === "scope" ? [[t, "scope"]] : [])));
+    const keyed = r.rows.filter((x) => column.has(x.t));
+    expect(keyed.map((x) => x.t)).toEqual(expect.arrayContaining(["analytics_queries", "analytics_actors", "search_events", "chunks"]));
+    for (const k of keyed) expect(k.cols, `${k.t} ${k.name}`).toContain(column.get(k.t));
+  });
+
   it("gives every tenant table a tenant_id", async () => {
     const r = await pool.query<{ t: string }>("SELECT table_name AS t FROM information_schema.columns WHERE table_schema = 'public' AND column_name = 'tenant_id'");
     const withTenant = new Set(r.rows.map((x) => x.t));

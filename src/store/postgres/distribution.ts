@@ -123,7 +123,10 @@ async function distributeBy(q: Queryable, table: string, column: string, anchor:
     // a table Citus took into its metadata on its own (a foreign key to a reference table) is
     // handed back first: create_distributed_table wants a plain one
     if (p) await q.query("SELECT undistribute_table($1)", [table]);
+    const hadRows = ((await q.query(`SELECT 1 FROM ${table} LIMIT 1`)).rowCount ?? 0) > 0;
     await q.query("SELECT create_distributed_table($1, $2, colocate_with => $3)", [table, column, table === anchor ? "none" : anchor]);
+    // the rows were copied to the shards; the coordinator's own copy would stay on its disk, unread
+    if (hadRows) await q.query("SELECT truncate_local_data_after_distributing_table($1)", [table]);
   } catch (err) {
     throw citusError(`distributing ${table}`, err);
   }
@@ -132,26 +135,44 @@ async function distributeBy(q: Queryable, table: string, column: string, anchor:
 
 interface ForeignKey {
   tbl: string;
+  /** the table it references */
+  ref: string;
   name: string;
   def: string;
 }
 
 async function foreignKeys(q: Queryable): Promise<ForeignKey[]> {
   const r = await q.query<ForeignKey>(
-    `SELECT conrelid::regclass::text AS tbl, conname AS name, pg_get_constraintdef(oid) AS def
+    `SELECT conrelid::regclass::text AS tbl, confrelid::regclass::text AS ref, conname AS name, pg_get_constraintdef(oid) AS def
      FROM pg_constraint WHERE contype = 'f' AND connamespace = 'public'::regnamespace ORDER BY conrelid::regclass::text, conname`,
   );
   return r.rows;
 }
 
-/** a copy on every node; a Citus local table (analytics_scopes before SCOPE_PLACEMENT_FROM) is handed back first */
+/** a copy on every node (of a plain table or of a Citus local table, which Citus converts in place) */
 async function referenceTable(q: Queryable, table: string): Promise<void> {
   try {
-    if (await placedAs(q, table)) await q.query("SELECT undistribute_table($1)", [table]);
     await q.query("SELECT create_reference_table($1)", [table]);
   } catch (err) {
     throw citusError(`replicating ${table}`, err);
   }
+}
+
+/**
+ * Citus local tables the plan makes reference tables (analytics_scopes of a deployment from
+ * before SCOPE_PLACEMENT_FROM) are converted before any foreign key is dropped: without its keys
+ * Citus would hand such a table back as a plain one, which it cannot do for one with an identity
+ * column ("cannot complete operation on a table with identity column").
+ */
+async function referenceLocalTables(q: Queryable, plan: typeof DISTRIBUTION): Promise<string[]> {
+  const done: string[] = [];
+  for (const [table, placement] of plan) {
+    const p = await placedAs(q, table);
+    if (placement !== "reference" || !p || isPlaced(p, "reference")) continue;
+    await referenceTable(q, table);
+    done.push(table);
+  }
+  return done;
 }
 
 async function placeAll(q: Queryable, plan: typeof DISTRIBUTION, vecTables: string[]): Promise<string[]> {
@@ -170,7 +191,7 @@ async function placeAll(q: Queryable, plan: typeof DISTRIBUTION, vecTables: stri
 /**
  * Places every table of DISTRIBUTION (and the vector tables, vec_*) on a Citus database; returns
  * the tables it placed this time. Runs under the migration lock, in one transaction. The foreign
- * keys are dropped first and made again at the end: Citus would otherwise turn every table that
+ * keys of the tables to place are dropped first and made again at the end: Citus would otherwise turn every table that
  * references tenants into a coordinator-local table the moment tenants becomes a reference table,
  * and it distributes a table only once everything it references is placed.
  */
@@ -181,10 +202,10 @@ export async function distribute(q: Queryable): Promise<string[]> {
   const vecTables = [...existing].filter((t) => t.startsWith("vec_"));
   // a table of the plan that a later migration creates is placed by the migrate that runs it
   const plan = (await planFor(q)).filter(([table]) => existing.has(table));
-  let pending = false;
-  for (const [table, placement] of plan) if (!isPlaced(await placedAs(q, table), placement)) pending = true;
-  for (const t of vecTables) if (!isPlaced(await placedAs(q, t), "tenant")) pending = true;
-  if (!pending) return [];
+  const pending = new Set<string>();
+  for (const [table, placement] of plan) if (!isPlaced(await placedAs(q, table), placement)) pending.add(table);
+  for (const t of vecTables) if (!isPlaced(await placedAs(q, t), "tenant")) pending.add(t);
+  if (pending.size === 0) return [];
   await q.query("BEGIN");
   try {
     // the lexical statistics are kept by statement triggers on chunks (migration 051): Citus
@@ -193,9 +214,12 @@ export async function distribute(q: Queryable): Promise<string[]> {
     // reference tables written after a parallel shard operation in one transaction: Citus asks
     // for one connection per node throughout
     await q.query("SET LOCAL citus.multi_shard_modify_mode = 'sequential'");
-    const fks = await foreignKeys(q);
+    // only the keys from or to a table placed now: the others' shards keep theirs (an upgrade that
+    // places the search log leaves the keys among the tables placed before alone)
+    const fks = (await foreignKeys(q)).filter((fk) => pending.has(fk.tbl) || pending.has(fk.ref));
+    const converted = await referenceLocalTables(q, plan);
     for (const fk of fks) await q.query(`ALTER TABLE ${fk.tbl} DROP CONSTRAINT ${fk.name}`);
-    const done = await placeAll(q, plan, vecTables);
+    const done = [...converted, ...(await placeAll(q, plan, vecTables))];
     for (const fk of fks) {
       await q.query(`ALTER TABLE ${fk.tbl} ADD CONSTRAINT ${fk.name} ${fk.def}`).catch((err) => {
         throw citusError(`the foreign key ${fk.name} of ${fk.tbl} (${fk.def})`, err);
