@@ -76,10 +76,24 @@ export async function tenantGroup(c: pg.Client, tenantId: string): Promise<strin
   return r.rows[0]!.minv;
 }
 
-/** the hash shard groups a statement touches, its largest task count, and the tables of its shards */
-export async function groupsOf(c: pg.Client, st: Recorded): Promise<{ groups: Set<string>; maxTasks: number; tables: string[] }> {
+/**
+ * the hash shard groups a statement touches, its largest task count, the tables of its shards, and
+ * each hash-distributed shard's table and group (a group is a hash range: two co-location groups
+ * share their ranges, so the table tells which one)
+ */
+export async function groupsOf(c: pg.Client, st: Recorded): Promise<{ groups: Set<string>; maxTasks: number; tables: string[]; hashed: { table: string; group: string }[] }> {
   const r = await routing(c, st);
   const info = await shardInfo(c, r.shards);
-  const hashed = [...info.values()].filter((x) => x.method === "h");
-  return { groups: new Set(hashed.map((x) => x.group!)), maxTasks: Math.max(0, ...r.taskCounts), tables: [...info.values()].map((x) => x.table) };
+  const hashed = [...info.values()].filter((x) => x.method === "h").map((x) => ({ table: x.table, group: x.group! }));
+  return { groups: new Set(hashed.map((x) => x.group)), maxTasks: Math.max(0, ...r.taskCounts), tables: [...info.values()].map((x) => x.table), hashed };
+}
+
+/** the shard groups (hash range starts) of the search log holding a tenant's scopes, or one collection's */
+export async function scopeGroups(c: pg.Client, tenantId: string, collectionId?: string): Promise<Set<string>> {
+  const r = await c.query<{ minv: string }>(
+    `SELECT s.shardminvalue AS minv FROM analytics_scopes sc JOIN pg_dist_shard s ON s.shardid = get_shard_id_for_distribution_column('search_events', sc.id)
+     WHERE sc.tenant_id = $1 AND ($2::text IS NULL OR sc.collection_id = $2)`,
+    [tenantId, collectionId ?? null],
+  );
+  return new Set(r.rows.map((x) => x.minv));
 }

@@ -336,7 +336,10 @@ function rollups(pool: Pool): Pick<AnalyticsStore, RollupMethod> {
     async popularQueries(f, rule) {
       // one statement over the scopes (a day counts once whichever collection it was searched in):
       // suggest names one collection, so on Citus it is one shard's work
-      const w = windowOf(f, await scopesOf(pool, f), 1, "day");
+      const scopes = await scopesOf(pool, f);
+      // a collection nobody searched yet: nothing to ask (Citus would ask every shard for no scope)
+      if (scopes.length === 0) return [];
+      const w = windowOf(f, scopes, 1, "day");
       // starts_with, not a range on the text: the database's collation need not order by code point
       const r = await pool.query<PopularQuery>(
         `SELECT q.text AS query, sum(s.searches - s.zero_results)::int AS found FROM query_daily s JOIN analytics_queries q ON q.scope = s.scope AND q.id = s.query_id
