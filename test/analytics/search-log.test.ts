@@ -11,6 +11,7 @@ import { createCollection, createSource, expect422, makeKey, noModelEnv, startSe
 import { newSearchKey } from "../../src/store/analytics-codec.js";
 import { createSearchLog } from "../../src/services/analytics/analytics-log.js";
 import { storeSql, type StoreSql } from "../helpers/store-sql.js";
+import type { PostgresStore } from "../../src/store/postgres/index.js";
 
 // lexical scores of these tiny documents are small: the low-score line sits among them
 const LOW = 0.01;
@@ -310,9 +311,18 @@ async function refuseLogWrites(sql: StoreSql, refuse: boolean): Promise<void> {
     await sql.run(refuse ? "CREATE TRIGGER refuse_log BEFORE INSERT ON search_events BEGIN SELECT RAISE(ABORT, 'refused by the test'); END" : "DROP TRIGGER refuse_log");
     return;
   }
-  if (!refuse) return void (await sql.run("DROP TRIGGER refuse_log ON search_events"));
-  await sql.run("CREATE OR REPLACE FUNCTION refuse_log() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$");
-  await sql.run("CREATE TRIGGER refuse_log BEFORE INSERT ON search_events FOR EACH ROW EXECUTE FUNCTION refuse_log()");
+  // one connection: on Citus, where search_events is distributed, a trigger on it needs the
+  // session's consent (a placeholder setting on one PostgreSQL)
+  const c = await (s.rt.store as PostgresStore).pool.connect();
+  try {
+    await c.query("SET citus.enable_unsafe_triggers = on");
+    if (!refuse) return void (await c.query("DROP TRIGGER refuse_log ON search_events"));
+    await c.query("CREATE OR REPLACE FUNCTION refuse_log() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$");
+    await c.query("CREATE TRIGGER refuse_log BEFORE INSERT ON search_events FOR EACH ROW EXECUTE FUNCTION refuse_log()");
+  } finally {
+    await c.query("RESET citus.enable_unsafe_triggers");
+    c.release();
+  }
 }
 
 const metric = async (name: string) => Number(new RegExp(`^${name} (\\d+)`, "m").exec(String((await s.call("GET", "/metrics")).body))?.[1] ?? 0);
