@@ -4,6 +4,8 @@
 // nothing; every tenth search gets a click. Events are written in random time order over 30 days
 // (the worst case for the indexes), or with BENCH_ORDER=time in time order, as a live log writes them.
 // Usage: npx tsx src/evaluation/bench/analytics-reports.ts [sqlite|postgres] [events = 1000000] [postgres admin url]
+// With BENCH_CITUS_WORKERS=host:port,... the admin url is a Citus coordinator (as `node
+// scripts/citus/cluster.mjs` prints): the database is made on every node and the log distributed.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -16,12 +18,14 @@ import { newSearchKey } from "../../store/analytics-codec.js";
 import { mergeQueryCounts, queryStat, series, sortQueries, splitWindow } from "../../services/analytics/analytics-reports.js";
 import { DAY as DAY_MS, HOUR } from "../../store/analytics-codec.js";
 import { popularQueries } from "../../services/analytics/popular-queries.js";
+import { dropOnWorkers, parseWorkers, prepareCitusNodes } from "./citus.js";
 
 const kind = process.argv[2] ?? "sqlite";
 const N = Number(process.argv[3] ?? 1_000_000);
 const ADMIN = process.argv[4] ?? "postgres://postgres@127.0.0.1:5432/postgres";
 const DAY = 86_400_000;
 const dbName = `quarry_anbench_${process.pid}`;
+const citusWorkers = process.env.BENCH_CITUS_WORKERS ? parseWorkers(process.env.BENCH_CITUS_WORKERS) : [];
 
 type Sizes = Record<string, number>;
 /** bytes of each table with its indexes, and (PostgreSQL) the free space inside some of their heaps */
@@ -43,6 +47,7 @@ async function open(): Promise<{ store: Store; bytes: () => Promise<Measured>; d
   const admin = new pg.Client({ connectionString: ADMIN });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${dbName}`);
+  if (citusWorkers.length > 0) await prepareCitusNodes(ADMIN, citusWorkers, dbName);
   const url = new URL(ADMIN);
   url.pathname = `/${dbName}`;
   const store = await openPostgresStore(url.toString());
@@ -50,20 +55,27 @@ async function open(): Promise<{ store: Store; bytes: () => Promise<Measured>; d
     // as autovacuum leaves a table that has grown: visibility map and planner statistics current
     await store.pool.query("VACUUM ANALYZE search_events, search_feedback, search_hourly, query_daily, analytics_queries, analytics_actors");
     // each table with its indexes and TOAST
+    // on Citus the shards' sizes, on every node
+    const size = citusWorkers.length > 0 ? "citus_total_relation_size" : "pg_total_relation_size";
     const r = await store.pool.query<{ name: string; b: string }>(
-      `SELECT t AS name, pg_total_relation_size(t::regclass) AS b FROM unnest(ARRAY['search_events', 'search_feedback', 'search_hourly', 'query_daily', 'analytics_queries', 'analytics_actors']) AS t`,
+      `SELECT t AS name, ${size}(t::regclass) AS b FROM unnest(ARRAY['search_events', 'search_feedback', 'search_hourly', 'query_daily', 'analytics_queries', 'analytics_actors']) AS t`,
     );
     const sizes: Sizes = Object.fromEntries(r.rows.map((x) => [x.name, Number(x.b)]));
     // Free space inside the heaps (pgstattuple, where installed): what VACUUM reclaimed from dead
     // rollup versions stays in the file, counted above, and is reused by later rows; reported
     // apart so the figure with it and the one without can both be read.
-    const stat = await store.pool.query("CREATE EXTENSION IF NOT EXISTS pgstattuple").then(
+    const stat = await (citusWorkers.length > 0 ? Promise.reject(new Error("on the shards")) : store.pool.query("CREATE EXTENSION IF NOT EXISTS pgstattuple")).then(
       () => store.pool.query<{ name: string; free: string }>(`SELECT t AS name, (pgstattuple(t::regclass)).free_space AS free FROM unnest(ARRAY['search_events', 'search_hourly', 'query_daily']) AS t`),
       () => null,
     );
     return { sizes, free: Object.fromEntries((stat?.rows ?? []).map((x) => [x.name, Number(x.free)])) };
   };
-  return { store, bytes, done: async () => (await store.close(), await admin.query(`DROP DATABASE ${dbName}`), await admin.end()) };
+  const drop = async () => {
+    // FORCE: Citus's maintenance daemon keeps a connection to the database
+    await admin.query(`DROP DATABASE ${dbName}${citusWorkers.length > 0 ? " WITH (FORCE)" : ""}`);
+    await dropOnWorkers(ADMIN, citusWorkers, dbName);
+  };
+  return { store, bytes, done: async () => (await store.close(), await drop(), await admin.end()) };
 }
 
 const { store, bytes, done } = await open();
@@ -132,7 +144,7 @@ const findMs = await timed(async () => store.analytics.findSearch(tenant.id, cli
 // suggest's popular queries (services/analytics/popular-queries.ts), a short and a longer prefix
 const popular = popularQueries(store.analytics, () => now);
 const suggestMs = await timed(async () => Promise.all(["g", "gearbox o"].map((p) => popular(tenant.id, collection, p, 5))));
-console.log(JSON.stringify({ store: kind, order: inTimeOrder ? "time" : "random", events: N, clicks: clickCount, load_s: +loadS.toFixed(1), bytes_per_event: Math.round(size / N), searches_report_ms: seriesMs, queries_report_ms: queriesMs, find_search_ms: findMs, popular_suggest_ms: suggestMs,
+console.log(JSON.stringify({ store: citusWorkers.length > 0 ? "citus" : kind, order: inTimeOrder ? "time" : "random", events: N, clicks: clickCount, load_s: +loadS.toFixed(1), bytes_per_event: Math.round(size / N), searches_report_ms: seriesMs, queries_report_ms: queriesMs, find_search_ms: findMs, popular_suggest_ms: suggestMs,
   bytes_per_event_by_table: Object.fromEntries(Object.entries(sizes).map(([k, v]) => [k, +(v / N).toFixed(1)])),
   ...(freeSize > 0 ? { bytes_per_event_without_heap_free_space: Math.round((size - freeSize) / N), heap_free_space_per_event: Object.fromEntries(Object.entries(free).map(([k, v]) => [k, +(v / N).toFixed(1)])) } : {}) }));
 await done();
