@@ -6,6 +6,8 @@
 // Usage: npx tsx src/evaluation/bench/analytics-reports.ts [sqlite|postgres] [events = 1000000] [postgres admin url]
 // With BENCH_CITUS_WORKERS=host:port,... the admin url is a Citus coordinator (as `node
 // scripts/citus/cluster.mjs` prints): the database is made on every node and the log distributed.
+// BENCH_COLLECTIONS=K spreads the events over K collections of the tenant (K scopes, on Citus
+// up to K shards): the reports are timed for the first collection and for the whole tenant.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -13,7 +15,7 @@ import pg from "pg";
 import { openSqliteStore } from "../../store/sqlite/index.js";
 import { openPostgresStore } from "../../store/postgres/index.js";
 import type { Store } from "../../store/types.js";
-import type { SearchEventRow } from "../../store/analytics-types.js";
+import type { EventFilter, SearchEventRow } from "../../store/analytics-types.js";
 import { newSearchKey } from "../../store/analytics-codec.js";
 import { mergeQueryCounts, queryStat, series, sortQueries, splitWindow } from "../../services/analytics/analytics-reports.js";
 import { DAY as DAY_MS, HOUR } from "../../store/analytics-codec.js";
@@ -82,6 +84,7 @@ const { store, bytes, done } = await open();
 const tenant = { id: "ten_0123456789abcdef0123", name: "Bench", slug: "bench", plan: "enterprise", verified: true, created_at: new Date().toISOString() };
 await store.tenants.createWithKey(tenant, { id: "key_0123456789abcdef0123", tenant_id: tenant.id, name: "k", prefix: "qk_x", hash: "0".repeat(64), scopes: ["admin"], created_at: tenant.created_at, expires_at: null, revoked_at: null, last_used_at: null });
 const collection = "col_3k9x2mqp7r1t8w0z5v4y";
+const collections = Array.from({ length: Math.max(1, Number(process.env.BENCH_COLLECTIONS ?? 1)) }, (_, i) => (i === 0 ? collection : `col_${String(i).padStart(20, "0")}`));
 const words = ["gearbox", "oil", "interval", "blade", "erosion", "tower", "bolt", "torque", "yaw", "motor", "generator", "bearing", "grease", "cable", "sensor", "alarm"];
 const queries = Array.from({ length: 5000 }, (_, i) => `${words[i % 16]} ${words[(i >> 4) % 16]} ${i}`);
 let seed = 42;
@@ -98,7 +101,7 @@ for (let done = 0; done < N; ) {
     const score = Math.round(rand() * 1e6) / 1e6;
     const id = newSearchKey(at);
     batch.push({
-      id, tenant_id: tenant.id, collection_id: collection, at, kind: "search", origin: "api",
+      id, tenant_id: tenant.id, collection_id: collections[done % collections.length]!, at, kind: "search", origin: "api",
       query: queries[Math.floor(5000 * rand() ** 3)]!, mode: "hybrid", filter: null, hits: zero ? 0 : 1 + Math.floor(rand() * 40), top_score: zero ? null : score,
       top: zero ? [] : [0, 1, 2].map((k) => ({ document_id: `doc_${(done * 7 + k).toString(16).padStart(20, "0")}`, score: score / (k + 1) })),
       took_ms: Math.floor(3 + rand() * rand() * 120), actor: "key_0123456789abcdef0123",
@@ -116,7 +119,7 @@ const { sizes, free } = await bytes();
 const size = Object.values(sizes).reduce((a, b) => a + b, 0);
 const freeSize = Object.values(free).reduce((a, b) => a + b, 0);
 
-const f = { tenant_id: tenant.id, collection_id: collection, from: now - 30 * DAY, to: now + 1, origins: ["api" as const, "mcp" as const] };
+const collectionFilter: EventFilter = { tenant_id: tenant.id, collection_id: collection, from: now - 30 * DAY, to: now + 1, origins: ["api", "mcp"] };
 async function timed(fn: () => Promise<unknown>): Promise<number> {
   await fn(); // warm the cache once
   const times: number[] = [];
@@ -128,23 +131,25 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
   return Math.round(times.sort((a, b) => a - b)[1]!);
 }
 // as the service answers: whole hours and days from the rollups, the edges from raw events
-async function seriesReport() {
+async function seriesReport(f: EventFilter = collectionFilter) {
   const { raw, rolled } = splitWindow(f.from, f.to, HOUR);
   const parts = await Promise.all([...raw.map(([from, to]) => store.analytics.buckets({ ...f, from, to }, HOUR, 0, 0.3)), ...(rolled ? [store.analytics.rolledBuckets({ ...f, from: rolled[0], to: rolled[1] }, DAY_MS, 0)] : [])]);
   return series(parts.flat(), f.from, f.to, "day");
 }
-async function queriesReport() {
+async function queriesReport(f: EventFilter = collectionFilter) {
   const { raw, rolled } = splitWindow(f.from, f.to, DAY_MS);
   const parts = await Promise.all([...raw.map(([from, to]) => store.analytics.queries({ ...f, from, to }, 0.3)), ...(rolled ? [store.analytics.rolledQueries({ ...f, from: rolled[0], to: rolled[1] })] : [])]);
   return sortQueries(mergeQueryCounts(parts.flat()).map(queryStat), "zero_results").slice(0, 20);
 }
-const seriesMs = await timed(seriesReport);
-const queriesMs = await timed(queriesReport);
+const seriesMs = await timed(() => seriesReport());
+const queriesMs = await timed(() => queriesReport());
+const { collection_id: _, ...tenantFilter } = collectionFilter;
+const tenantWide = collections.length > 1 ? { tenant_searches_report_ms: await timed(() => seriesReport(tenantFilter)), tenant_queries_report_ms: await timed(() => queriesReport(tenantFilter)) } : {};
 const findMs = await timed(async () => store.analytics.findSearch(tenant.id, clicks[0]!.id));
 // suggest's popular queries (services/analytics/popular-queries.ts), a short and a longer prefix
 const popular = popularQueries(store.analytics, () => now);
 const suggestMs = await timed(async () => Promise.all(["g", "gearbox o"].map((p) => popular(tenant.id, collection, p, 5))));
-console.log(JSON.stringify({ store: citusWorkers.length > 0 ? "citus" : kind, order: inTimeOrder ? "time" : "random", events: N, clicks: clickCount, load_s: +loadS.toFixed(1), bytes_per_event: Math.round(size / N), searches_report_ms: seriesMs, queries_report_ms: queriesMs, find_search_ms: findMs, popular_suggest_ms: suggestMs,
+console.log(JSON.stringify({ store: citusWorkers.length > 0 ? "citus" : kind, order: inTimeOrder ? "time" : "random", events: N, collections: collections.length, clicks: clickCount, load_s: +loadS.toFixed(1), bytes_per_event: Math.round(size / N), searches_report_ms: seriesMs, queries_report_ms: queriesMs, ...tenantWide, find_search_ms: findMs, popular_suggest_ms: suggestMs,
   bytes_per_event_by_table: Object.fromEntries(Object.entries(sizes).map(([k, v]) => [k, +(v / N).toFixed(1)])),
   ...(freeSize > 0 ? { bytes_per_event_without_heap_free_space: Math.round((size - freeSize) / N), heap_free_space_per_event: Object.fromEntries(Object.entries(free).map(([k, v]) => [k, +(v / N).toFixed(1)])) } : {}) }));
 await done();

@@ -48,7 +48,10 @@ export function series(rows: BucketCounts[], from: number, to: number, interval:
   const byStart = new Map<number, BucketCounts[]>();
   for (const r of rows) {
     const start = bucketStart(Number(r.start), interval);
-    byStart.set(start, [...(byStart.get(start) ?? []), r]);
+    // appended in place: a tenant-wide report brings one row per scope, bucket and latency
+    const rs = byStart.get(start);
+    if (rs) rs.push(r);
+    else byStart.set(start, [r]);
   }
   const out: SeriesPoint[] = [];
   for (let start = bucketStart(from, interval); start < to; start += len) {
