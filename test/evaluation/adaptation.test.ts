@@ -173,3 +173,52 @@ describe("per-collection adaptation of the quarry-static query model", () => {
     expect(JSON.stringify(r.body)).toMatch(/at least 40/);
   }, 60_000);
 });
+
+describe("automatic adaptation once a collection reaches ADAPT_AUTO_MIN_DOCUMENTS", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer({ EMBEDDING_PROFILE: "quarry-static", ADAPT_AUTO_MIN_DOCUMENTS: "12" }, { listen: false });
+    expect(await s.rt.embedder!.whenReady()).toBe(true);
+  }, 60_000);
+  afterAll(async () => s?.close());
+
+  /** the collection's settings.model_adaptation once it has one (the check runs up to 10 s after the last document) */
+  async function recordOf(key: string, collection: string): Promise<any> {
+    const until = Date.now() + 60_000;
+    while (Date.now() < until) {
+      const a = (await s.call("GET", `/collections/${collection}`, { key })).body.settings.model_adaptation;
+      if (a) return a;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return null;
+  }
+
+  it("adapts a collection that reached the size when its held-out pairs improve", async () => {
+    const { key, collection } = await indexedCollection(s, topicPages());
+    const a = await recordOf(key, collection);
+    expect(a).toMatchObject({ enabled: true, pairs: 60 });
+    expect(a.id).toMatch(/^qad_/);
+    expect(a.held_out.adapted).toBeGreaterThan(a.held_out.base);
+  }, 90_000);
+
+  it("records a refused attempt, with the size it saw, and changes nothing else", async () => {
+    const { key, collection } = await indexedCollection(s, uniquePages());
+    const a = await recordOf(key, collection);
+    expect(a).toMatchObject({ enabled: false, applied: false, documents: 12 });
+    expect(a.id).toBeUndefined();
+    expect(a.detail).toMatch(/does not improve the held-out pairs/);
+  }, 90_000);
+
+  it("leaves alone a collection that turned it off (model_adaptation_auto: false)", async () => {
+    const key = (await s.tenant()).adminKey;
+    const src = (await s.call("POST", "/data-sources", { key, json: { name: "Docs", source_type: "upload" } })).body.id;
+    const col = (await s.call("POST", "/collections", { key, json: { name: "No auto", data_source_ids: [src], settings: { model_adaptation_auto: false } } })).body.id;
+    const { upload, waitIndexed } = await import("../kit/index.js");
+    expect((await upload(s, key, src, topicPages())).status).toBe(202);
+    await waitIndexed(s, key, src, 60_000);
+    // past the trailing check of the window and the job's run
+    await new Promise((r) => setTimeout(r, 15_000));
+    const settings = (await s.call("GET", `/collections/${col}`, { key })).body.settings;
+    expect(settings).toEqual({ model_adaptation_auto: false });
+  }, 90_000);
+});

@@ -19,20 +19,26 @@ import { ADAPT_JOB_KIND } from "./adapt-types.js";
 
 export { ADAPT_JOB_KIND };
 /**
- * The size at which a collection adapts on its own: 200 indexed documents. Below it a
- * collection's headings are too few to hold 30% out and still learn (adapt-run.ts refuses under 40
- * pairs; a documentation page gives 2-6); above it, every collection of real documentation
- * (Node.js API docs 60 pages is under, LibreOffice's help 2,560 over) gets the chance.
+ * The size at which a collection adapts on its own (ADAPT_AUTO_MIN_DOCUMENTS): 200 indexed
+ * documents. Below it a collection's headings are few (adapt-run.ts refuses under 40 pairs; a
+ * documentation page gives 2-6) and a held-out third of them is a thin check; above it every
+ * manual-sized collection gets the chance (LibreOffice's help, 2,560 pages).
  */
 export const AUTO_MIN_DOCUMENTS = 200;
-/** a source's collections are checked at most this often per process (crawls index pages in a stream) */
-const CHECK_EVERY_MS = 60_000;
+/**
+ * A source's collections are checked at most this often per process (crawls and uploads index
+ * documents in a stream); a check skipped in the window runs at its end, so the last document of
+ * a burst is always counted.
+ */
+const CHECK_EVERY_MS = 10_000;
 
 export interface AdapterDeps extends AdaptDeps {
   store: AdaptDeps["store"] & { content: Pick<CollectionCatalog, "getCollection" | "sourceLanguages"> };
   /** the tune queue (one worker): adaptation jobs queue beside tunings */
   queue: () => JobQueue;
   log: Logger;
+  /** ADAPT_AUTO_MIN_DOCUMENTS (default AUTO_MIN_DOCUMENTS); 0: never automatically */
+  autoMinDocuments?: number;
 }
 
 /** The record of an automatic attempt that was refused: the documents it saw, so it is retried only after growth. */
@@ -71,8 +77,8 @@ async function autoAdapt(deps: AdapterDeps, job: RunningJob): Promise<void> {
 }
 
 /** Whether a collection should adapt on its own now. */
-function due(settings: Json, indexed: number): boolean {
-  if (indexed < AUTO_MIN_DOCUMENTS || settings.model_adaptation_auto === false) return false;
+function due(settings: Json, indexed: number, minDocuments: number): boolean {
+  if (minDocuments <= 0 || indexed < minDocuments || settings.model_adaptation_auto === false) return false;
   const a = attemptOf(settings);
   if (!a) return true;
   // an applied adaptation (or one turned off by hand) stays as it is; a refused one waits for growth
@@ -81,17 +87,32 @@ function due(settings: Json, indexed: number): boolean {
 
 export function createAdapter(deps: AdapterDeps) {
   const checked = new Map<string, number>();
+  const trailing = new Set<string>();
+  const minDocuments = deps.autoMinDocuments ?? AUTO_MIN_DOCUMENTS;
+
+  /** a check skipped in the window runs once at its end */
+  function later(key: string, wait: number, run: () => Promise<void>): void {
+    if (trailing.has(key)) return;
+    trailing.add(key);
+    setTimeout(() => {
+      trailing.delete(key);
+      void run();
+    }, wait).unref();
+  }
 
   async function checkSource(tenantId: string, sourceId: string): Promise<void> {
-    if (!deps.baseModel()) return;
+    if (minDocuments <= 0 || !deps.baseModel()) return;
     const key = `${tenantId}/${sourceId}`;
     const last = checked.get(key);
-    if (last !== undefined && Date.now() - last < CHECK_EVERY_MS) return;
+    if (last !== undefined && Date.now() - last < CHECK_EVERY_MS) {
+      later(key, CHECK_EVERY_MS - (Date.now() - last), () => checkSource(tenantId, sourceId).catch((err: unknown) => deps.log.warn({ err }, "adaptation check failed")));
+      return;
+    }
     checked.set(key, Date.now());
     const collections = new Set((await deps.store.content.sourceLanguages(tenantId, [sourceId])).map((r) => r.collection_id));
     for (const id of collections) {
       const c = await deps.store.content.getCollection(tenantId, id);
-      if (!c || !due(c.settings, c.indexed_count)) continue;
+      if (!c || !due(c.settings, c.indexed_count, minDocuments)) continue;
       await deps.queue().enqueue({ tenant_id: tenantId, kind: ADAPT_JOB_KIND, subject: id, max_attempts: 2, unlessLive: true });
       deps.log.info({ tenant: tenantId, collection: id, documents: c.indexed_count }, "collection reached the adaptation size; adaptation queued");
     }
