@@ -3,7 +3,9 @@
 // are never sent to it: the adaptation reads only the collection's documents, and its guards
 // decide on its own held-out pairs. Passages keep their vectors, so both passes search the same
 // index and only the query model differs.
-import type { DocsMode, ModeSummary } from "./evaluate.js";
+import { runQuestions, summarize, type DocsMode, type ModeSummary } from "./evaluate.js";
+import type { DocsQuestion } from "./questions.js";
+import type { DocsSet } from "./sets.js";
 
 export interface AdaptStep {
   /** the endpoint's answer (AdaptationOut), or its error */
@@ -51,4 +53,23 @@ export function adaptationLine(a: Record<string, unknown>): string {
     `adaptation: ${pairs?.total} pairs (${pairs?.training} trained, ${pairs?.held_out} held out), held-out nDCG@10 ${held?.adapted.ndcg_at_10.toFixed(4)} against ${held?.base.ndcg_at_10.toFixed(4)}, ` +
     `5-fold ${cv?.adapted.ndcg_at_10.toFixed(4)} against ${cv?.base.ndcg_at_10.toFixed(4)}, ${apply?.applied ? "applied" : "not applied"}, ${String(a.took_ms)} ms`
   );
+}
+
+/** Adapts the loaded collection, then asks the questions again in the vector modes. */
+export async function adaptAndAsk(
+  d: { url: string; key: string; collectionId: string },
+  questions: DocsQuestion[],
+  modes: readonly DocsMode[],
+  pageOf: DocsSet["pageOf"],
+  log: (m: string) => void,
+): Promise<AdaptStep> {
+  const answer = await adaptCollection(d.url, d.key, d.collectionId);
+  log(adaptationLine(answer));
+  const after: ModeSummary[] = [];
+  for (const mode of modesAfterAdaptation(modes)) {
+    const s = summarize(mode, await runQuestions(d.url, d.key, d.collectionId, questions, mode, pageOf));
+    log(`  ${mode.padEnd(8)} adapted nDCG@10 ${s.by_kind.overall.ndcg_at_10.toFixed(4)}  R@10 ${s.by_kind.overall.recall_at_10.toFixed(4)}`);
+    after.push(s);
+  }
+  return { answer, modes: after };
 }

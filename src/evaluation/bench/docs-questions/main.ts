@@ -21,7 +21,7 @@ import { docsDir, docsPages, missingPages, readQuestions } from "./questions.js"
 import { failedPages, openDocsDeployment, uncrawledPages, type DocsLoadStats } from "./load.js";
 import { DOCS_SETS, NODE_SET, docsSet, type DocsSet } from "./sets.js";
 import { loadedModel } from "../load-marker.js";
-import { adaptationLine, adaptCollection, modesAfterAdaptation, revertAdaptation, type AdaptStep } from "./adapt-step.js";
+import { adaptAndAsk, adaptationLine, revertAdaptation, type AdaptStep } from "./adapt-step.js";
 import { DOCS_MODES, TOP_K, renderTable, runQuestions, summarize, type DocsMode, type ModeSummary, type QuestionResult } from "./evaluate.js";
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
@@ -145,18 +145,7 @@ async function main(): Promise<number> {
       summaries.push(s);
       results.push(...rows);
     }
-    let adaptation: AdaptStep | null = null;
-    if (o.adapt) {
-      const answer = await adaptCollection(d.url, d.key, d.collectionId);
-      log(adaptationLine(answer));
-      const after: ModeSummary[] = [];
-      for (const mode of modesAfterAdaptation(o.modes)) {
-        const s = summarize(mode, await runQuestions(d.url, d.key, d.collectionId, questions, mode, set.pageOf));
-        log(`  ${mode.padEnd(8)} adapted nDCG@10 ${s.by_kind.overall.ndcg_at_10.toFixed(4)}  R@10 ${s.by_kind.overall.recall_at_10.toFixed(4)}`);
-        after.push(s);
-      }
-      adaptation = { answer, modes: after };
-    }
+    const adaptation = o.adapt ? await adaptAndAsk(d, questions, o.modes, set.pageOf, log) : null;
     const failed = await failedPages(d);
     const uncrawled = await uncrawledPages(d, pages);
     if (uncrawled.length) log(`${uncrawled.length} pages of the set were not crawled: ${uncrawled.slice(0, 20).join(", ")}${uncrawled.length > 20 ? ", ..." : ""}`);
