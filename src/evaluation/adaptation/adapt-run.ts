@@ -17,7 +17,7 @@ import { adaptQueries, ADAPT_DEFAULTS, maskedPassageVectors, scorePairs, type Ad
 import { notFound, ValidationError } from "../../services/errors.js";
 import { adaptationFileOf, adaptationOf, type ModelAdaptation } from "../../services/search/query-models.js";
 import { better, inHashOrder, mayApply, splitCases } from "../tuning/fusion-search.js";
-import { CV_FOLDS, foldsOf } from "../tuning/tuning-cv.js";
+import { CV_FOLDS, foldsOf, pooled } from "../tuning/tuning-cv.js";
 import { collectionPairs, type PairStore } from "./collection-pairs.js";
 
 /** Fewer pairs than this leave too few to train on and to check with (422). */
@@ -48,13 +48,6 @@ const f3 = (x: number) => x.toFixed(3);
 interface Scores {
   base: PairMetrics;
   adapted: PairMetrics;
-}
-
-/** Pooled means of parts (each weighted by its cases). */
-function pooled(parts: readonly PairMetrics[]): PairMetrics {
-  const cases = parts.reduce((a, m) => a + m.cases, 0);
-  const mean = (k: "ndcg_at_10" | "recall_at_10" | "mrr_at_10") => (cases ? parts.reduce((a, m) => a + m[k] * m.cases, 0) / cases : 0);
-  return { ndcg_at_10: mean("ndcg_at_10"), recall_at_10: mean("recall_at_10"), mrr_at_10: mean("mrr_at_10"), cases };
 }
 
 /** Trains on `train`, scores `asked` with the base and the adapted query model. */
