@@ -165,6 +165,20 @@ describe("per-collection adaptation of the quarry-static query model", () => {
     expect(await settingsOf(topics)).toEqual(settingsBefore);
   }, 120_000);
 
+  it("runs from the tuning endpoint with adapt_model: true, under the tuning's apply", async () => {
+    const key = keyOf[topics]!;
+    const docs = (await s.call("GET", `/documents?collection_id=${topics}&limit=20`, { key })).body;
+    const cases = ["lake creek", "piano drum", "onion garlic", "tower temple", "owl heron", "summer season"].map((query, i) => ({ query, relevant_document_ids: [docs[i].id] }));
+    const suite = await s.call("POST", "/benchmarks", { key, json: { name: "topics", collection_id: topics, cases } });
+    expect(suite.status).toBe(201);
+    const before = await settingsOf(topics);
+    const r = await s.call("POST", `/benchmarks/${suite.body.id}/tune`, { key, json: { adapt_model: true, background: false } });
+    expect(r.status).toBe(200);
+    expect(r.body.model_adaptation.pairs.total).toBe(60);
+    expect(r.body.model_adaptation.apply).toMatchObject({ requested: false, applied: false });
+    expect((await settingsOf(topics)).model_adaptation).toEqual(before.model_adaptation);
+  }, 120_000);
+
   it("answers 404 for an unknown collection and 422 for one too small to hold pairs out", async () => {
     expect((await adapt("col_missing", {})).status).toBe(404);
     const tiny = await load([{ name: "one.md", content: "# One page\n\n## Only heading\n\nNot enough sections to learn from or to check with.\n" }]);
