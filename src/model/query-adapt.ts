@@ -52,14 +52,17 @@ function bagWithout(base: StaticEncoder, text: string, without?: TokenBag): Toke
 }
 
 /**
- * The pairs' passages as the base model embeds them once each has lost its query's words
- * (pairs.length x dimension, unit rows; a passage with nothing left is the zero vector).
+ * The pairs' passages as the base model embeds them (pairs.length x dimension, unit rows; a
+ * passage with nothing left is the zero vector). `masked`: each has lost its query's words, as
+ * training sees them; otherwise as written, as the held-out scoring ranks them (a passage without
+ * its heading's words is the only one certain to lack them, so ranked against whole passages it
+ * would lose to every other passage that has them).
  */
-export function maskedPassageVectors(base: StaticEncoder, pairs: readonly AdaptPair[]): Float32Array {
+export function passageVectors(base: StaticEncoder, pairs: readonly AdaptPair[], masked: boolean): Float32Array {
   const { shape, params } = base.parts;
   const d = shape.dim + shape.identityDim;
   const out = new Float32Array(pairs.length * d);
-  pairs.forEach((p, i) => pool(shape, params, bagWithout(base, p.passage, base.bag(p.query)), out.subarray(i * d, (i + 1) * d)));
+  pairs.forEach((p, i) => pool(shape, params, bagWithout(base, p.passage, masked ? base.bag(p.query) : undefined), out.subarray(i * d, (i + 1) * d)));
   return out;
 }
 
@@ -144,7 +147,7 @@ export interface AdaptResult {
 
 /**
  * Trains the query copy on `train` (indexes into `pairs`), against `passages`
- * (maskedPassageVectors of `pairs`). Deterministic for a seed.
+ * (passageVectors of `pairs`, masked). Deterministic for a seed.
  */
 export function adaptQueries(base: StaticEncoder, pairs: readonly AdaptPair[], passages: Float32Array, train: readonly number[], s: AdaptSettings = ADAPT_DEFAULTS): AdaptResult {
   const { shape } = base.parts;

@@ -13,7 +13,7 @@ import type { FileStore } from "../../store/files.js";
 import { newId, nowIso } from "../../store/ids.js";
 import type { StaticBaseModel } from "../../embed/index.js";
 import { AdaptedQueryEncoder, encodeQueryDelta, type QueryDelta } from "../../model/query-delta.js";
-import { adaptQueries, ADAPT_DEFAULTS, maskedPassageVectors, scorePairs, type AdaptPair, type PairMetrics } from "../../model/query-adapt.js";
+import { adaptQueries, ADAPT_DEFAULTS, passageVectors, scorePairs, type AdaptPair, type PairMetrics } from "../../model/query-adapt.js";
 import { notFound, ValidationError } from "../../services/errors.js";
 import { adaptationFileOf, adaptationOf, type ModelAdaptation } from "../../services/search/query-models.js";
 import { better, inHashOrder, mayApply, splitCases } from "../tuning/fusion-search.js";
@@ -50,22 +50,28 @@ interface Scores {
   adapted: PairMetrics;
 }
 
+/** The pairs' passages: without their heading's words for training, as written for scoring. */
+interface Passages {
+  masked: Float32Array;
+  whole: Float32Array;
+}
+
 /** Trains on `train`, scores `asked` with the base and the adapted query model. */
-function trainAndScore(base: BaseModel, pairs: AdaptPair[], passages: Float32Array, train: number[], asked: number[], training: Record<string, unknown>) {
+function trainAndScore(base: BaseModel, pairs: AdaptPair[], passages: Passages, train: number[], asked: number[], training: Record<string, unknown>) {
   const t0 = performance.now();
-  const { delta, losses } = adaptQueries(base.encoder, pairs, passages, train);
+  const { delta, losses } = adaptQueries(base.encoder, pairs, passages.masked, train);
   const full: QueryDelta = { ...delta, baseModel: base.model, basePayloadSha256: base.payloadSha256, training: { ...training, losses, seconds: Math.round((performance.now() - t0) / 100) / 10 } };
   const adapted = new AdaptedQueryEncoder(base.encoder, full);
   // the base through the same arithmetic (an empty delta), so a query training did not touch scores the same on both sides
   const plain = new AdaptedQueryEncoder(base.encoder, { ...full, tokens: [], rows: new Float32Array(0), weights: new Float32Array(0) });
   const scores: Scores = {
-    base: scorePairs((q) => plain.embed(q), pairs, passages, asked),
-    adapted: scorePairs((q) => adapted.embed(q), pairs, passages, asked),
+    base: scorePairs((q) => plain.embed(q), pairs, passages.whole, asked),
+    adapted: scorePairs((q) => adapted.embed(q), pairs, passages.whole, asked),
   };
   return { delta: full, scores };
 }
 
-function crossValidateAdaptation(base: BaseModel, pairs: AdaptPair[], passages: Float32Array) {
+function crossValidateAdaptation(base: BaseModel, pairs: AdaptPair[], passages: Passages) {
   const indexed = pairs.map((p, i) => ({ id: p.id, i }));
   const k = Math.min(CV_FOLDS, pairs.length);
   const folds = foldsOf(indexed, k);
@@ -120,7 +126,7 @@ export async function runAdaptation(deps: AdaptDeps, tenantId: string, collectio
       pairs.length,
     );
   }
-  const passages = maskedPassageVectors(base.encoder, pairs);
+  const passages = { masked: passageVectors(base.encoder, pairs, true), whole: passageVectors(base.encoder, pairs, false) };
   const indexed = pairs.map((p, i) => ({ id: p.id, i }));
   const { tuning, heldOut } = splitCases(indexed);
   const asked = inHashOrder(heldOut).slice(0, MAX_SCORED_HELD_OUT).map((c) => c.i);
@@ -150,7 +156,7 @@ export async function runAdaptation(deps: AdaptDeps, tenantId: string, collectio
   return {
     collection_id: collectionId,
     base_model: base.name,
-    method: "query-side contrastive fine-tuning on the collection's heading -> section pairs (sections lose their heading's words)",
+    method: "query-side contrastive fine-tuning on the collection's heading -> section pairs (trained on sections without their heading's words, scored on whole sections)",
     pairs: { total: pairs.length, training: tuning.length, held_out: heldOut.length, held_out_scored: asked.length },
     tokens: delta.tokens.length,
     losses: delta.training.losses as number[],

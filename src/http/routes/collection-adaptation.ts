@@ -12,9 +12,10 @@ const CollectionParams = Type.Object({ collection_id: Type.String() });
 
 const DESCRIPTION =
   "Collections embedded with the quarry-static profile only. Each section of the collection's documents (the chunks under one heading) becomes a pair: " +
-  "its heading, and its text without the heading's words. 30% of the pairs are held out by the hash of their id (as tuning holds out cases); " +
-  "a copy of the model's vectors for the headings' words is trained with the model's contrastive loss to find each training pair's section, " +
-  "and is scored on the held-out pairs (each heading ranked against every section) and on 5 folds (each pair scored by a copy trained without it). " +
+  "its heading and its text. 30% of the pairs are held out by the hash of their id (as tuning holds out cases); " +
+  "a copy of the model's vectors for the headings' words is trained with the model's contrastive loss to find each training pair's section " +
+  "(its text without the heading's words, so the match needs meaning), " +
+  "and is scored on the held-out pairs (each heading ranked against the text of every section) and on 5 folds (each pair scored by a copy trained without it). " +
   "With apply: true it is written to the collection (settings.model_adaptation) only when it improves the held-out nDCG@10 and does not lose out of fold; " +
   "apply.detail says what was done or why not. Only queries are embedded with it: passages keep their vectors, so nothing is re-embedded, and " +
   "settings.model_adaptation.enabled: false reverts the collection's queries to the base model at the next search. Runs in the request " +

@@ -186,7 +186,7 @@ export const AdaptationOut = Type.Object(
     pairs: Type.Object({ total: Type.Integer(), training: Type.Integer(), held_out: Type.Integer(), held_out_scored: Type.Integer() }),
     tokens: Type.Integer({ description: "query tokens whose vectors were trained" }),
     losses: Type.Array(Type.Number(), { description: "mean training loss of each epoch" }),
-    held_out: Type.Object({ base: PairMetrics, adapted: PairMetrics }, { description: "each held-out heading ranked against every section (sections without their heading's words)" }),
+    held_out: Type.Object({ base: PairMetrics, adapted: PairMetrics }, { description: "each held-out heading ranked against the text of every section of the collection" }),
     cross_validation: Type.Object({
       folds: Type.Integer(),
       base: PairMetrics,
