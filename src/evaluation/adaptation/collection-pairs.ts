@@ -65,6 +65,11 @@ async function* chunksOf(store: PairStore, tenantId: string, collectionId: strin
 
 const normalised = (q: string) => modelTokens(q).join(" ");
 
+/** A crawled page's path without its origin (the same site served elsewhere names its sections the same); a file name as it is. */
+function pathOf(source: string): string {
+  return /^https?:\/\//.test(source) ? source.replace(/^https?:\/\/[^/]*/, "") : source;
+}
+
 /**
  * The collection's heading -> section pairs. A heading that names more than one section (every
  * page's "Parameters") is left out: it has no single answer, and in a batch its other sections
@@ -74,12 +79,15 @@ export async function collectionPairs(store: PairStore, tenantId: string, collec
   const sections = new Map<string, Section>();
   for await (const chunks of chunksOf(store, tenantId, collectionId)) {
     for (const c of chunks) {
-      const id = `${c.document_id}/${c.heading_path.join("/")}`;
-      let s = sections.get(id);
+      const key = `${c.document_id}/${c.heading_path.join("/")}`;
+      let s = sections.get(key);
       if (!s) {
+        // named by the document's source, not its id: the same content loaded again splits and trains the same way
+        // (two documents of one source name under one heading share a query, and are dropped as ambiguous below)
+        const id = `${pathOf(c.source)}#${c.heading_path.join("/")}`;
         const query = c.heading_path.length ? c.heading_path[c.heading_path.length - 1]! : c.title;
         s = { id, query, text: [], chars: 0 };
-        sections.set(id, s);
+        sections.set(key, s);
       }
       if (s.chars < MAX_PASSAGE_CHARS) {
         s.text.push(c.text);
@@ -98,5 +106,7 @@ export async function collectionPairs(store: PairStore, tenantId: string, collec
     if (!q || uses.get(q) !== 1 || s.chars < MIN_PASSAGE_CHARS) continue;
     pairs.push({ id: s.id, query: s.query, passage: s.text.join("\n").slice(0, MAX_PASSAGE_CHARS) });
   }
-  return pairs.length > MAX_PAIRS ? inHashOrder(pairs).slice(0, MAX_PAIRS) : pairs;
+  // in id order, whatever order the store listed the documents in (training shuffles from it)
+  const kept = pairs.length > MAX_PAIRS ? inHashOrder(pairs).slice(0, MAX_PAIRS) : pairs;
+  return kept.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
