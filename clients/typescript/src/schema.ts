@@ -515,7 +515,7 @@ export interface paths {
         put?: never;
         /**
          * Adapt the collection's query model to its own text
-         * @description Collections embedded with the quarry-static profile only. Each section of the collection's documents (the chunks under one heading) becomes a pair: its heading, and its text without the heading's words. 30% of the pairs are held out by the hash of their id (as tuning holds out cases); a copy of the model's vectors for the headings' words is trained with the model's contrastive loss to find each training pair's section, and is scored on the held-out pairs (each heading ranked against every section) and on 5 folds (each pair scored by a copy trained without it). With apply: true it is written to the collection (settings.model_adaptation) only when it improves the held-out nDCG@10 and does not lose out of fold; apply.detail says what was done or why not. Only queries are embedded with it: passages keep their vectors, so nothing is re-embedded, and settings.model_adaptation.enabled: false reverts the collection's queries to the base model at the next search. Runs in the request (seconds for a few thousand sections). 422 when the profile is not quarry-static or the collection has fewer than 40 usable sections.
+         * @description Collections embedded with the quarry-static profile only. Each section of the collection's documents (the chunks under one heading) becomes a pair: its heading and its text. 30% of the pairs are held out by the hash of their id (as tuning holds out cases); a copy of the model's vectors for the headings' words is trained with the model's contrastive loss to find each training pair's section (its text without the heading's words, so the match needs meaning), and is scored on the held-out pairs (each heading ranked against the text of every section) and on 5 folds (each pair scored by a copy trained without it). With apply: true it is written to the collection (settings.model_adaptation) only when it improves the held-out nDCG@10 and does not lose out of fold; apply.detail says what was done or why not. Only queries are embedded with it: passages keep their vectors, so nothing is re-embedded, and settings.model_adaptation.enabled: false reverts the collection's queries to the base model at the next search. Runs in the request (seconds for a few hundred sections, about a minute for 5,000 on two busy cores). 422 when the profile is not quarry-static or the collection has fewer than 40 usable sections.
          *
          *     Required scope: `ingest`.
          */
@@ -1514,7 +1514,7 @@ export interface components {
             tokens: number;
             /** @description mean training loss of each epoch */
             losses: number[];
-            /** @description each held-out heading ranked against every section (sections without their heading's words) */
+            /** @description each held-out heading ranked against the text of every section of the collection */
             held_out: {
                 base: {
                     ndcg_at_10: number;

@@ -1,5 +1,6 @@
 // Per-collection adaptation of the query model (issue 27 item 4), started three ways:
-// - POST /collections/{id}/adapt: in the request (seconds for a few thousand sections);
+// - POST /collections/{id}/adapt: in the request (seconds for hundreds of sections, about a
+//   minute for 5,000 on two busy cores);
 // - POST /benchmarks/{suite_id}/tune with adapt_model: true: the suite's collection, after the
 //   fusion tuning, under the same apply;
 // - automatically: once a collection holds AUTO_MIN_DOCUMENTS indexed documents and has no

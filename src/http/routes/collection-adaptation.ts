@@ -19,7 +19,7 @@ const DESCRIPTION =
   "With apply: true it is written to the collection (settings.model_adaptation) only when it improves the held-out nDCG@10 and does not lose out of fold; " +
   "apply.detail says what was done or why not. Only queries are embedded with it: passages keep their vectors, so nothing is re-embedded, and " +
   "settings.model_adaptation.enabled: false reverts the collection's queries to the base model at the next search. Runs in the request " +
-  "(seconds for a few thousand sections). 422 when the profile is not quarry-static or the collection has fewer than 40 usable sections.";
+  "(seconds for a few hundred sections, about a minute for 5,000 on two busy cores). 422 when the profile is not quarry-static or the collection has fewer than 40 usable sections.";
 
 export const adaptationRoutes =
   ({ adapter }: { adapter: Adapter }): FastifyPluginAsyncTypebox =>
