@@ -14,6 +14,20 @@ import { baseRow, type QueryDelta } from "./query-delta.js";
 import { pool, poolBackward, type PoolGradients, type PoolParams, type TokenBag } from "./pooling.js";
 import { Random } from "./random.js";
 
+/**
+ * Lets the event loop run every BREATHE_MS of work: an adaptation trains and scores for up to a
+ * minute in the process that serves searches, which must keep answering meanwhile.
+ */
+const BREATHE_MS = 20;
+function breather(): () => Promise<void> {
+  let last = performance.now();
+  return async () => {
+    if (performance.now() - last < BREATHE_MS) return;
+    await new Promise((r) => setImmediate(r));
+    last = performance.now();
+  };
+}
+
 export interface AdaptPair {
   /** stable id (the split and the folds hash it) */
   id: string;
@@ -149,7 +163,8 @@ export interface AdaptResult {
  * Trains the query copy on `train` (indexes into `pairs`), against `passages`
  * (passageVectors of `pairs`, masked). Deterministic for a seed.
  */
-export function adaptQueries(base: StaticEncoder, pairs: readonly AdaptPair[], passages: Float32Array, train: readonly number[], s: AdaptSettings = ADAPT_DEFAULTS): AdaptResult {
+export async function adaptQueries(base: StaticEncoder, pairs: readonly AdaptPair[], passages: Float32Array, train: readonly number[], s: AdaptSettings = ADAPT_DEFAULTS): Promise<AdaptResult> {
+  const breathe = breather();
   const { shape } = base.parts;
   const t = queryTable(base, pairs);
   const rnd = new Random(s.seed);
@@ -167,6 +182,7 @@ export function adaptQueries(base: StaticEncoder, pairs: readonly AdaptPair[], p
     const batches = Math.floor(order.length / batch);
     let sum = 0;
     for (let b = 0; b < batches; b++) {
+      await breathe();
       const ids = order.subarray(b * batch, (b + 1) * batch);
       sum += queryBatch(base, t, ids, passages, s, grad);
       step++;
@@ -199,13 +215,15 @@ export interface PairMetrics {
  * Each asked pair's query (embedded by `embedQuery`) ranked against every pair's passage: one
  * relevant passage per query, its own; nDCG, recall and MRR at 10 as the tuning scores them.
  */
-export function scorePairs(embedQuery: (text: string) => Float32Array, pairs: readonly AdaptPair[], passages: Float32Array, asked: readonly number[]): PairMetrics {
+export async function scorePairs(embedQuery: (text: string) => Float32Array, pairs: readonly AdaptPair[], passages: Float32Array, asked: readonly number[]): Promise<PairMetrics> {
+  const breathe = breather();
   const m = pairs.length;
   const d = passages.length / Math.max(1, m);
   let ndcg = 0;
   let recall = 0;
   let mrr = 0;
   for (const i of asked) {
+    await breathe();
     const q = embedQuery(pairs[i]!.query);
     const score = (j: number) => {
       let x = 0;

@@ -157,6 +157,20 @@ describe("per-collection adaptation of the quarry-static query model", () => {
     expect(await vectorTop(unique, "apple")).toEqual(listBefore);
   }, 120_000);
 
+  it("keeps answering searches while an adaptation trains in the same process", async () => {
+    let done = false;
+    const running = adapt(topics, {}).then((r) => {
+      done = true;
+      return r;
+    });
+    // the adaptation yields to the event loop every 20 ms of work, so this search is not queued behind it
+    await new Promise((r) => setTimeout(r, 50));
+    const r = await s.call("POST", "/search", { key: keyOf[topics], json: { collection_id: topics, query: "lake creek" } });
+    expect(r.status).toBe(200);
+    expect(done).toBe(false);
+    expect((await running).status).toBe(200);
+  }, 120_000);
+
   it("does not write without apply: true, even when allowed", async () => {
     const settingsBefore = await settingsOf(topics);
     const r = await adapt(topics, {});

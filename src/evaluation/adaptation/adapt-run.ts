@@ -57,38 +57,42 @@ interface Passages {
 }
 
 /** Trains on `train`, scores `asked` with the base and the adapted query model. */
-function trainAndScore(base: BaseModel, pairs: AdaptPair[], passages: Passages, train: number[], asked: number[], training: Record<string, unknown>) {
+async function trainAndScore(base: BaseModel, pairs: AdaptPair[], passages: Passages, train: number[], asked: number[], training: Record<string, unknown>) {
   const t0 = performance.now();
-  const { delta, losses } = adaptQueries(base.encoder, pairs, passages.masked, train);
+  const { delta, losses } = await adaptQueries(base.encoder, pairs, passages.masked, train);
   const full: QueryDelta = { ...delta, baseModel: base.model, basePayloadSha256: base.payloadSha256, training: { ...training, losses, seconds: Math.round((performance.now() - t0) / 100) / 10 } };
   const adapted = new AdaptedQueryEncoder(base.encoder, full);
   // the base through the same arithmetic (an empty delta), so a query training did not touch scores the same on both sides
   const plain = new AdaptedQueryEncoder(base.encoder, { ...full, tokens: [], rows: new Float32Array(0), weights: new Float32Array(0) });
   const scores: Scores = {
-    base: scorePairs((q) => plain.embed(q), pairs, passages.whole, asked),
-    adapted: scorePairs((q) => adapted.embed(q), pairs, passages.whole, asked),
+    base: await scorePairs((q) => plain.embed(q), pairs, passages.whole, asked),
+    adapted: await scorePairs((q) => adapted.embed(q), pairs, passages.whole, asked),
   };
   return { delta: full, scores };
 }
 
-function crossValidateAdaptation(base: BaseModel, pairs: AdaptPair[], passages: Passages) {
+async function crossValidateAdaptation(base: BaseModel, pairs: AdaptPair[], passages: Passages) {
   const indexed = pairs.map((p, i) => ({ id: p.id, i }));
   const k = Math.min(CV_FOLDS, pairs.length);
   const folds = foldsOf(indexed, k);
-  const parts = folds.map((fold, f) => {
+  const parts: Scores[] = [];
+  for (const [f, fold] of folds.entries()) {
     const rest = folds.flatMap((x, j) => (j === f ? [] : x.map((c) => c.i)));
-    return trainAndScore(base, pairs, passages, rest, fold.slice(0, MAX_SCORED_PER_FOLD).map((c) => c.i), {}).scores;
-  });
+    parts.push((await trainAndScore(base, pairs, passages, rest, fold.slice(0, MAX_SCORED_PER_FOLD).map((c) => c.i), {})).scores);
+  }
   const folds_better = parts.filter((p) => better(p.adapted, p.base)).length;
   const folds_worse = parts.filter((p) => better(p.base, p.adapted)).length;
   return { folds: k, base: pooled(parts.map((p) => p.base)), adapted: pooled(parts.map((p) => p.adapted)), folds_better, folds_worse };
 }
 
 /** Stores the delta as a file of the tenant's and points the collection's settings at it. */
-async function applyAdaptation(deps: AdaptDeps, tenantId: string, collectionId: string, settings: Json, record: ModelAdaptation, delta: QueryDelta): Promise<void> {
+async function applyAdaptation(deps: AdaptDeps, tenantId: string, collectionId: string, record: ModelAdaptation, delta: QueryDelta): Promise<void> {
   const tmp = deps.files.tempPath();
   await fsp.writeFile(tmp, encodeQueryDelta(delta));
   await deps.files.put(tenantId, adaptationFileOf(record.id!), tmp);
+  // the settings as they are now: training took a while, and they may have changed meanwhile
+  const settings = (await deps.store.content.collectionScope(tenantId, collectionId))?.settings;
+  if (!settings) return deps.files.remove(tenantId, adaptationFileOf(record.id!)); // deleted meanwhile
   await deps.store.content.updateCollection(tenantId, collectionId, { settings: { ...settings, model_adaptation: record as unknown as Json[string] } });
   // the adaptation it replaces (its file; its record was overwritten above)
   const before = adaptationOf(settings);
@@ -131,8 +135,8 @@ export async function runAdaptation(deps: AdaptDeps, tenantId: string, collectio
   const { tuning, heldOut } = splitCases(indexed);
   const asked = inHashOrder(heldOut).slice(0, MAX_SCORED_HELD_OUT).map((c) => c.i);
   const training = { pairs: tuning.length, settings: ADAPT_DEFAULTS };
-  const { delta, scores } = trainAndScore(base, pairs, passages, tuning.map((c) => c.i), asked, training);
-  const cv = crossValidateAdaptation(base, pairs, passages);
+  const { delta, scores } = await trainAndScore(base, pairs, passages, tuning.map((c) => c.i), asked, training);
+  const cv = await crossValidateAdaptation(base, pairs, passages);
   const improves = better(scores.adapted, scores.base);
   const generalises = mayApply(cv.adapted, cv.base);
   const requested = body.apply === true;
@@ -151,7 +155,7 @@ export async function runAdaptation(deps: AdaptDeps, tenantId: string, collectio
       tokens: delta.tokens.length,
       held_out: { base: scores.base.ndcg_at_10, adapted: scores.adapted.ndcg_at_10 },
     };
-    await applyAdaptation(deps, tenantId, collectionId, scope.settings, record, delta);
+    await applyAdaptation(deps, tenantId, collectionId, record, delta);
   }
   return {
     collection_id: collectionId,
