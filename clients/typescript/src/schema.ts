@@ -519,7 +519,7 @@ export interface paths {
          *
          *     Required scope: `ingest`.
          */
-        post: operations["postCollectionsByCollectionIdAdapt"];
+        post: operations["adaptCollectionModel"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5381,7 +5381,7 @@ export interface operations {
             };
         };
     };
-    postCollectionsByCollectionIdAdapt: {
+    adaptCollectionModel: {
         parameters: {
             query?: never;
             header?: {
@@ -5399,16 +5399,90 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "apply": true
+                 *     }
+                 */
                 "application/json": components["schemas"]["AdaptationRequest"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The adaptation's held-out and 5-fold scores against the base model's, and whether it was applied (apply.detail says why or why not). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
+                     *       "base_model": "quarry-static-v1 2026-11-27.07c511eb",
+                     *       "method": "query-side contrastive fine-tuning on the collection's heading -> section pairs (trained on sections without their heading's words, scored on whole sections)",
+                     *       "pairs": {
+                     *         "total": 3599,
+                     *         "training": 2519,
+                     *         "held_out": 1080,
+                     *         "held_out_scored": 1000
+                     *       },
+                     *       "tokens": 1330,
+                     *       "losses": [
+                     *         5.636,
+                     *         4.856,
+                     *         4.653
+                     *       ],
+                     *       "held_out": {
+                     *         "base": {
+                     *           "ndcg_at_10": 0.3724,
+                     *           "recall_at_10": 0.504,
+                     *           "mrr_at_10": 0.3309,
+                     *           "cases": 1000
+                     *         },
+                     *         "adapted": {
+                     *           "ndcg_at_10": 0.394,
+                     *           "recall_at_10": 0.545,
+                     *           "mrr_at_10": 0.3469,
+                     *           "cases": 1000
+                     *         }
+                     *       },
+                     *       "cross_validation": {
+                     *         "folds": 5,
+                     *         "base": {
+                     *           "ndcg_at_10": 0.3608,
+                     *           "recall_at_10": 0.489,
+                     *           "mrr_at_10": 0.3201,
+                     *           "cases": 1500
+                     *         },
+                     *         "adapted": {
+                     *           "ndcg_at_10": 0.3868,
+                     *           "recall_at_10": 0.523,
+                     *           "mrr_at_10": 0.3433,
+                     *           "cases": 1500
+                     *         },
+                     *         "folds_better": 5,
+                     *         "folds_worse": 0
+                     *       },
+                     *       "apply": {
+                     *         "requested": true,
+                     *         "applied": true,
+                     *         "allowed": true,
+                     *         "detail": "Applied to collection 'col_3k9x2mqp7r1t8w0z5v4y' (held-out nDCG@10 0.394 against 0.372 for the base model; 5-fold nDCG@10 0.3868 against 0.3608): its queries are embedded with the adapted model from now on. settings.model_adaptation.enabled: false reverts to the base model."
+                     *       },
+                     *       "model_adaptation": {
+                     *         "id": "qad_8d41e0a7c3b2f1906e55",
+                     *         "enabled": true,
+                     *         "base_model": "quarry-static-v1 2026-11-27.07c511eb",
+                     *         "created_at": "2026-11-28T11:36:10.000Z",
+                     *         "pairs": 3599,
+                     *         "tokens": 1330,
+                     *         "held_out": {
+                     *           "base": 0.3724,
+                     *           "adapted": 0.394
+                     *         }
+                     *       },
+                     *       "took_ms": 46850
+                     *     }
+                     */
                     "application/json": components["schemas"]["AdaptationOut"];
                 };
             };
