@@ -21,8 +21,13 @@ const DESCRIPTION =
   "settings.model_adaptation.enabled: false reverts the collection's queries to the base model at the next search. Runs in the request " +
   "(seconds for a few hundred sections, about a minute for 5,000 on two busy cores). 422 when the profile is not quarry-static or the collection has fewer than 40 usable sections.";
 
+/** What this route uses, and nothing else of the runtime. */
+export interface AdaptationRouteDeps {
+  adapter: Adapter;
+}
+
 export const adaptationRoutes =
-  ({ adapter }: { adapter: Adapter }): FastifyPluginAsyncTypebox =>
+  ({ adapter }: AdaptationRouteDeps): FastifyPluginAsyncTypebox =>
   async (app) => {
     app.post(
       "/collections/:collection_id/adapt",
