@@ -392,7 +392,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   const documents = createDocumentService({ store, files, profileName: b.activeProfile.name, queue: j.queue, log, audit });
   const synonyms = createSynonymService({ store });
   const analytics = createAnalyticsService({ store, log: searchLog, synonyms, retentionDays: config.analyticsRetentionDays, lowScore: config.analyticsLowScore, flushMs: config.analyticsFlushMs });
-  const collections = createCollectionService({ store, audit, reindex: (p, sourceId) => documents.reindex(p, sourceId) });
+  const collections = createCollectionService({ store, audit, files, reindex: (p, sourceId) => documents.reindex(p, sourceId) });
   const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit, allowLocalRepositories: config.crawlAllowPrivateNetworks, forgetSource: (t, id) => j.crawls.forgetSource(t, id) });
   const { benchmarks, adapter, tuneQueue } = assembleBenchmarks(b, j, plainSearch);
   const industryBenchmarks = createIndustryBenchmarkService({

@@ -15,8 +15,9 @@ import { pool, poolBackward, type PoolGradients, type PoolParams, type TokenBag 
 import { Random } from "./random.js";
 
 /**
- * Lets the event loop run every BREATHE_MS of work: an adaptation trains and scores for up to a
- * minute in the process that serves searches, which must keep answering meanwhile.
+ * Lets the event loop run once BREATHE_MS of work have passed, checked between batches and between
+ * scored queries (a batch takes tens of ms on a busy machine): an adaptation trains and scores for
+ * up to a minute in the process that serves searches, which must keep answering meanwhile.
  */
 const BREATHE_MS = 20;
 function breather(): () => Promise<void> {

@@ -157,20 +157,6 @@ describe("per-collection adaptation of the quarry-static query model", () => {
     expect(await vectorTop(unique, "apple")).toEqual(listBefore);
   }, 120_000);
 
-  it("keeps answering searches while an adaptation trains in the same process", async () => {
-    let done = false;
-    const running = adapt(topics, {}).then((r) => {
-      done = true;
-      return r;
-    });
-    // the adaptation yields to the event loop every 20 ms of work, so this search is not queued behind it
-    await new Promise((r) => setTimeout(r, 50));
-    const r = await s.call("POST", "/search", { key: keyOf[topics], json: { collection_id: topics, query: "lake creek" } });
-    expect(r.status).toBe(200);
-    expect(done).toBe(false);
-    expect((await running).status).toBe(200);
-  }, 120_000);
-
   it("does not write without apply: true, even when allowed", async () => {
     const settingsBefore = await settingsOf(topics);
     const r = await adapt(topics, {});
@@ -192,6 +178,17 @@ describe("per-collection adaptation of the quarry-static query model", () => {
     expect(r.body.model_adaptation.apply).toMatchObject({ requested: false, applied: false });
     expect((await settingsOf(topics)).model_adaptation).toEqual(before.model_adaptation);
   }, 120_000);
+
+  it("removes the adaptation's file with its collection", async () => {
+    const settings = await settingsOf(topics);
+    // the tenant that holds the collection (each corpus has its own)
+    let tenantId = "";
+    for (const t of await s.rt.store.tenants.list()) if (await s.rt.store.content.getCollection(t.id, topics)) tenantId = t.id;
+    const name = `adaptation-${settings.model_adaptation.id}`;
+    expect(await s.rt.files.read(tenantId, name)).not.toBeNull();
+    expect((await s.call("DELETE", `/collections/${topics}`, { key: keyOf[topics] })).status).toBe(204);
+    expect(await s.rt.files.read(tenantId, name)).toBeNull();
+  }, 60_000);
 
   it("answers 404 for an unknown collection and 422 for one too small to hold pairs out", async () => {
     expect((await adapt("col_missing", {})).status).toBe(404);

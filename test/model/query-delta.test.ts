@@ -8,6 +8,7 @@ import { StaticEncoder } from "../../src/model/encoder.js";
 import { MODEL_DIR, MODEL_FILE } from "../../src/model/paths.js";
 import { AdaptedQueryEncoder, baseRow, decodeQueryDelta, encodeQueryDelta, QueryDeltaError, type QueryDelta } from "../../src/model/query-delta.js";
 import { modelTokens } from "../../src/model/tokenizer.js";
+import { adaptQueries, passageVectors, scorePairs, type AdaptPair } from "../../src/model/query-adapt.js";
 
 const { header, parts } = readModel(path.join(MODEL_DIR, MODEL_FILE));
 const base = new StaticEncoder(parts);
@@ -58,4 +59,62 @@ describe("adapted query model", () => {
     expect(cos(unit(trained(adapted.embed("river"))), unit(trained(base.embed("spreadsheet"))))).toBeGreaterThan(0.999);
     expect(cos(unit(trained(base.embed("river"))), unit(trained(base.embed("spreadsheet"))))).toBeLessThan(0.9);
   });
+});
+
+describe("query adaptation training", () => {
+  // 600 headings naming one of six subjects with words their sections never use (a water word heads spreadsheet text)
+  const subjects = [
+    { heading: ["river", "lake", "stream", "pond", "creek"], body: ["spreadsheet", "cell", "formula", "column", "row", "chart", "pivot", "sheet"] },
+    { heading: ["violin", "piano", "guitar", "trumpet", "drum"], body: ["password", "login", "account", "security", "token", "reset", "session", "lock"] },
+    { heading: ["tomato", "carrot", "onion", "pepper", "garlic"], body: ["printer", "paper", "toner", "page", "margin", "print", "scan", "tray"] },
+    { heading: ["castle", "tower", "bridge", "palace", "temple"], body: ["invoice", "payment", "customer", "billing", "refund", "price", "tax", "receipt"] },
+    { heading: ["eagle", "falcon", "sparrow", "owl", "heron"], body: ["server", "network", "port", "firewall", "router", "proxy", "packet", "gateway"] },
+    { heading: ["winter", "summer", "autumn", "spring", "season"], body: ["font", "bold", "italic", "paragraph", "style", "indent", "underline", "size"] },
+  ];
+  const pairs: AdaptPair[] = Array.from({ length: 600 }, (_, i) => {
+    const s = subjects[i % 6]!;
+    return {
+      id: `p${i}`,
+      query: `${s.heading[i % 5]} ${s.heading[(i + 2) % 5]} ${i}`,
+      passage: Array.from({ length: 30 }, (_, k) => s.body[(i * 7 + k * 3) % s.body.length]).join(" "),
+    };
+  });
+  const masked = passageVectors(base, pairs, true);
+  const train = pairs.map((_, i) => i).filter((i) => i % 10 !== 0);
+  const held = pairs.map((_, i) => i).filter((i) => i % 10 === 0);
+
+  it("lowers its loss, lifts held-out pairs it never saw, and is deterministic", async () => {
+    const a = await adaptQueries(base, pairs, masked, train);
+    expect(a.losses[a.losses.length - 1]!).toBeLessThan(a.losses[0]!);
+    const adapted = new AdaptedQueryEncoder(base, { ...a.delta, baseModel: header.model, basePayloadSha256: header.payload_sha256, training: {} });
+    // a held-out heading's 10 nearest sections: how many are of its subject (its section has 99 near twins)
+    const whole = passageVectors(base, pairs, false);
+    const d = whole.length / pairs.length;
+    const sameSubject = (embed: (q: string) => Float32Array) =>
+      held.reduce((n, i) => {
+        const q = embed(pairs[i]!.query);
+        const scores = pairs.map((_, j) => ({ j, s: q.reduce((a, x, k) => a + x * whole[j * d + k]!, 0) }));
+        scores.sort((x, y) => y.s - x.s);
+        return n + scores.slice(0, 10).filter((x) => x.j % 6 === i % 6).length;
+      }, 0);
+    const before = sameSubject((q) => base.embed(q));
+    const after = sameSubject((q) => adapted.embed(q));
+    expect(after).toBeGreaterThan(before + held.length * 2);
+    const b = await adaptQueries(base, pairs, masked, train);
+    expect(b.delta.tokens).toEqual(a.delta.tokens);
+    expect(b.delta.rows).toEqual(a.delta.rows);
+  }, 60_000);
+
+  it("lets the event loop run while it trains (a server keeps answering searches)", async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    const t0 = performance.now();
+    await adaptQueries(base, pairs, masked, train);
+    const ms = performance.now() - t0;
+    clearInterval(timer);
+    // it yields between batches once 20 ms of work have passed: a 1 ms timer fires at each yield (a
+    // batch of 128 takes tens of ms here); run without yielding, the timer could not fire at all
+    expect(ms).toBeGreaterThan(100);
+    expect(ticks).toBeGreaterThanOrEqual(Math.max(2, Math.floor(ms / 250)));
+  }, 60_000);
 });
