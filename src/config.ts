@@ -53,6 +53,8 @@ export interface Config {
   analyticsRetentionDays: number;
   analyticsFlushMs: number;
   analyticsLowScore: number;
+  /** a quarry-static collection adapts its query model on its own from this many indexed documents (0: never) */
+  adaptAutoMinDocuments: number;
   /** "hnsw": approximate graphs per tenant and source under DATA_DIR/vectors; "exact": sqlite-vec scan */
   vectorIndex: "hnsw" | "exact";
   /** how the HNSW graphs store vectors: f16 (default), f32, or i8 (rescored from the exact vectors) */
@@ -140,6 +142,11 @@ export const SETTINGS: Setting[] = [
   { env: "ANALYTICS_RETENTION_DAYS", default: "90", doc: "How long search-log events and their clicks (GET /analytics/*) are kept; older ones are deleted daily" },
   { env: "ANALYTICS_FLUSH_MS", default: "1000", doc: "How often the search log's in-memory buffer is written to the database (also written at shutdown)" },
   { env: "ANALYTICS_LOW_SCORE", default: "0.3", doc: "A search whose best hit scores below this (calibrated relevance, 0-1) counts as low-score in the reports and /metrics" },
+  {
+    env: "ADAPT_AUTO_MIN_DOCUMENTS",
+    default: "200",
+    doc: "With the quarry-static profile, a collection adapts its query model to its own headings on its own once it holds this many indexed documents (applied only when its held-out pairs improve); 0 turns the automatic start off",
+  },
   { env: "LOG_FORMAT", default: "json", doc: "json: one JSON object a line with ISO timestamps (log shippers). pretty: coloured lines for people" },
   { env: "SHUTDOWN_TIMEOUT_SECONDS", default: "8", doc: "On SIGTERM/SIGINT, how long running jobs may finish before they are left queued for the next start" },
   { env: "BEIR_DATA_DIR", default: "../shared/datasets if present, else DATA_DIR/datasets", doc: "Local BEIR data sets for GET /industry-benchmarks imports and npm run bench (never downloaded)" },
@@ -305,6 +312,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     analyticsRetentionDays: int(env, "ANALYTICS_RETENTION_DAYS", 90, 1, 36_500),
     analyticsFlushMs: int(env, "ANALYTICS_FLUSH_MS", 1000, 10, 60_000),
     analyticsLowScore: fraction(env, "ANALYTICS_LOW_SCORE", 0.3),
+    adaptAutoMinDocuments: int(env, "ADAPT_AUTO_MIN_DOCUMENTS", 200, 0, 100_000_000),
     vectorIndex: vectorIndexSetting(env),
     vectorQuantization: vectorQuantization(env),
     vectorEfSearch: int(env, "VECTOR_EF_SEARCH", DEFAULT_EF_SEARCH, 10, 4096),

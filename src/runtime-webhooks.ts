@@ -7,7 +7,7 @@ import type { Store } from "./store/types.js";
 import type { JobQueue, QueueBackend, QueuedJob } from "./jobs/index.js";
 import { createUrlPolicy } from "./crawl/index.js";
 import { WEBHOOK_JOB_KIND } from "./services/webhooks/webhook-types.js";
-import { createWebhookService, type WebhookService } from "./services/webhooks/webhooks.js";
+import { createWebhookService, type WebhookEmitter, type WebhookService } from "./services/webhooks/webhooks.js";
 import { createScheduleService } from "./services/crawl/schedules.js";
 import type { CrawlService } from "./services/crawl/crawls.js";
 
@@ -35,8 +35,23 @@ export function assembleWebhooks(queues: QueueBackend, b: { store: Store; log: L
   return { webhooks, webhookQueue };
 }
 
+/** Told when documents of a source were indexed (a document.indexed or source.synced event). */
+export interface IndexedHook {
+  sourceIndexed?: (tenantId: string, sourceId: string) => void;
+}
+
+/** The webhook emitter, telling `hook` of every event that says a source's documents were indexed. */
+export function withIndexedHook(webhooks: WebhookEmitter, hook: IndexedHook): WebhookEmitter {
+  return {
+    emit: async (tenantId, event, data, scope = {}) => {
+      if ((event === "document.indexed" || event === "source.synced") && scope.sourceId) hook.sourceIndexed?.(tenantId, scope.sourceId);
+      return webhooks.emit(tenantId, event, data, scope);
+    },
+  };
+}
+
 /** After an ingest job (or the queue giving up on one): document.indexed or document.failed. */
-export async function emitDocumentEvent(webhooks: WebhookService, store: Store, job: Pick<QueuedJob, "tenant_id" | "subject" | "kind">): Promise<void> {
+export async function emitDocumentEvent(webhooks: WebhookEmitter, store: Store, job: Pick<QueuedJob, "tenant_id" | "subject" | "kind">): Promise<void> {
   if (job.kind !== "ingest") return;
   const doc = await store.content.getDocument(job.tenant_id, job.subject).catch(() => null);
   if (!doc || (doc.status !== "indexed" && doc.status !== "failed")) return;

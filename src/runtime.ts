@@ -30,18 +30,30 @@ import { recoverStagedFiles } from "./services/documents/acceptance.js";
 import { createAuditService, type AuditService } from "./services/tenants/audit.js";
 import { createSearchService, type SearchService } from "./services/search/search.js";
 import { popularQueries } from "./services/analytics/popular-queries.js";
-import { beirDataDir, createBeirImporter, createBenchmarkService, createIndustryBenchmarkService, TUNE_JOB_KIND, type BenchmarkService, type IndustryBenchmarkService } from "./evaluation/index.js";
+import {
+  ADAPT_JOB_KIND,
+  beirDataDir,
+  createAdapter,
+  createBeirImporter,
+  createBenchmarkService,
+  createIndustryBenchmarkService,
+  TUNE_JOB_KIND,
+  type Adapter,
+  type BenchmarkService,
+  type IndustryBenchmarkService,
+} from "./evaluation/index.js";
 import { createAnalyticsService, type AnalyticsService } from "./services/analytics/analytics.js";
 import { createSearchLog } from "./services/analytics/analytics-log.js";
 import { loggedSearch } from "./services/analytics/analytics-search.js";
 import { createQueueBackend, type JobQueue, type QueueBackend, type RecoveryHook } from "./jobs/index.js";
 import { CRAWL_JOB_KIND, createCrawlService, type CrawlService } from "./services/crawl/crawls.js";
 import { createEngine, type Engine } from "./search/engine.js";
-import { createEmbedder } from "./embed/index.js";
+import { createEmbedder, staticBaseOf } from "./embed/index.js";
+import { createQueryModels } from "./services/search/query-models.js";
 import type { Embedder } from "./embed/types.js";
 import { SUPPORTED_FILE_TYPES } from "./ingest/sniff.js";
 import { MAX_PAGE_LIMIT, PAGE_SIZE_LIMIT_BYTES } from "./crawl/limits.js";
-import { assembleSchedules, assembleWebhooks, emitDocumentEvent } from "./runtime-webhooks.js";
+import { assembleSchedules, assembleWebhooks, emitDocumentEvent, withIndexedHook, type IndexedHook } from "./runtime-webhooks.js";
 import type { ScheduleService } from "./services/crawl/schedules.js";
 import type { WebhookService } from "./services/webhooks/webhooks.js";
 
@@ -73,6 +85,8 @@ export interface Runtime {
   analytics: AnalyticsService;
   /** benchmark suites and runs */
   benchmarks: BenchmarkService;
+  /** per-collection adaptation of the query model (POST /collections/{id}/adapt, issue 27 item 4) */
+  adapter: Adapter;
   /** public BEIR question sets: catalogue and import */
   industryBenchmarks: IndustryBenchmarkService;
   engine: Engine;
@@ -181,6 +195,8 @@ interface Jobs {
   webhooks: WebhookService;
   webhookQueue: JobQueue;
   scheduler: ReturnType<typeof assembleSchedules>;
+  /** told when a source's documents were indexed (the adapter's automatic start is set on it) */
+  indexed: IndexedHook;
 }
 
 function openEmbedder(config: Config, profile: EmbeddingProfile, metrics: Metrics, log: Logger): Embedder | null {
@@ -239,6 +255,8 @@ async function assembleJobs(b: Base): Promise<Jobs> {
     log,
   });
   const { webhooks, webhookQueue } = assembleWebhooks(queues, b);
+  const indexed: IndexedHook = {};
+  const events = withIndexedHook(webhooks, indexed);
   const queue = queues.create({
     name: "ingest",
     handlers: {
@@ -246,7 +264,7 @@ async function assembleJobs(b: Base): Promise<Jobs> {
         async (job) => {
           await ingest.handle(job);
           backfill.request(); // no-op unless chunks were committed without vectors
-          await emitDocumentEvent(webhooks, store, job);
+          await emitDocumentEvent(events, store, job);
         },
         { content: store.content, log, metrics },
       ),
@@ -254,7 +272,7 @@ async function assembleJobs(b: Base): Promise<Jobs> {
     concurrency: config.ingestWorkers,
     onGiveUp: async (job, error) => {
       await ingest.giveUp(job, error);
-      await emitDocumentEvent(webhooks, store, job);
+      await emitDocumentEvent(events, store, job);
     },
     recovery: [ingestRecovery(store)],
   });
@@ -266,7 +284,7 @@ async function assembleJobs(b: Base): Promise<Jobs> {
     queue: () => crawlQueue,
     ingestQueue: () => queue,
     gitCacheDir: path.join(config.dataDir, "git"),
-    events: webhooks,
+    events,
     observe: {
       page: (outcome) => metrics.crawlPages.inc({ outcome }),
       finished: (status) => metrics.crawls.inc({ status }),
@@ -287,12 +305,14 @@ async function assembleJobs(b: Base): Promise<Jobs> {
     ingestPending: async () => (await queue.pending()) > 0,
   });
   const scheduler = assembleSchedules(b, crawls);
-  return { ingest, queues, queue, crawls, crawlQueue, backfill, webhooks, webhookQueue, scheduler };
+  return { ingest, queues, queue, crawls, crawlQueue, backfill, webhooks, webhookQueue, scheduler, indexed };
 }
 
 function assembleEngine(b: Base, j: Jobs): Engine {
   const { store, activeProfile, embedder, metrics, log } = b;
-  const engine = instrumentEngine(createEngine({ content: store.content, profile: activeProfile, embedder }), metrics);
+  // a collection's adapted query model, when it has one and the active model is quarry-static
+  const queryModels = createQueryModels({ files: b.files, base: () => staticBaseOf(embedder), log });
+  const engine = instrumentEngine(createEngine({ content: store.content, profile: activeProfile, embedder, adaptedQuery: queryModels.embedQuery }), metrics);
   void embedder?.whenReady().then((ok) => {
     if (ok) {
       if (b.workers) j.backfill.request();
@@ -303,7 +323,7 @@ function assembleEngine(b: Base, j: Jobs): Engine {
 
 type Services = Pick<
   Runtime,
-  "accounts" | "auth" | "search" | "analytics" | "collections" | "synonyms" | "sources" | "benchmarks" | "industryBenchmarks" | "apiKeys" | "tenants" | "documents" | "tuneQueue"
+  "accounts" | "auth" | "search" | "analytics" | "collections" | "synonyms" | "sources" | "benchmarks" | "adapter" | "industryBenchmarks" | "apiKeys" | "tenants" | "documents" | "tuneQueue"
 >;
 
 function setMetricSources(b: Base, q: Queues): void {
@@ -321,17 +341,20 @@ function setMetricSources(b: Base, q: Queues): void {
  * one at a time keeps the embedding model free for searches. Its handler is the benchmark service,
  * which needs the search service, so it is built here rather than with the other queues.
  */
-function assembleBenchmarks(b: Base, j: Jobs, search: SearchService): { benchmarks: BenchmarkService; tuneQueue: JobQueue } {
+function assembleBenchmarks(b: Base, j: Jobs, search: SearchService): { benchmarks: BenchmarkService; adapter: Adapter; tuneQueue: JobQueue } {
   let tuneQueue: JobQueue | null = null;
-  const benchmarks = createBenchmarkService({ store: b.store, search, quotas: b.quotas, log: b.log, tuneQueue: () => tuneQueue!, events: j.webhooks });
+  // adaptations run on the tune queue too: one at a time, beside tunings, never in the ingest workers
+  const adapter = createAdapter({ store: b.store, files: b.files, baseModel: () => staticBaseOf(b.embedder), queue: () => tuneQueue!, log: b.log, autoMinDocuments: b.config.adaptAutoMinDocuments });
+  j.indexed.sourceIndexed = (tenantId, sourceId) => void adapter.sourceChanged(tenantId, sourceId);
+  const benchmarks = createBenchmarkService({ store: b.store, search, quotas: b.quotas, log: b.log, tuneQueue: () => tuneQueue!, events: j.webhooks, adapt: adapter.adaptIn });
   tuneQueue = j.queues.create({
     name: "tune",
-    handlers: { [TUNE_JOB_KIND]: (job) => benchmarks.handleTune(job) },
+    handlers: { [TUNE_JOB_KIND]: (job) => benchmarks.handleTune(job), [ADAPT_JOB_KIND]: (job) => adapter.handle(job) },
     concurrency: 1,
     onGiveUp: (job, error) => benchmarks.giveUpTune(job, error),
     recovery: [benchmarks.recoverTunings],
   });
-  return { benchmarks, tuneQueue };
+  return { benchmarks, adapter, tuneQueue };
 }
 
 function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
@@ -369,9 +392,9 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   const documents = createDocumentService({ store, files, profileName: b.activeProfile.name, queue: j.queue, log, audit });
   const synonyms = createSynonymService({ store });
   const analytics = createAnalyticsService({ store, log: searchLog, synonyms, retentionDays: config.analyticsRetentionDays, lowScore: config.analyticsLowScore, flushMs: config.analyticsFlushMs });
-  const collections = createCollectionService({ store, audit, reindex: (p, sourceId) => documents.reindex(p, sourceId) });
+  const collections = createCollectionService({ store, audit, files, reindex: (p, sourceId) => documents.reindex(p, sourceId) });
   const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit, allowLocalRepositories: config.crawlAllowPrivateNetworks, forgetSource: (t, id) => j.crawls.forgetSource(t, id) });
-  const { benchmarks, tuneQueue } = assembleBenchmarks(b, j, plainSearch);
+  const { benchmarks, adapter, tuneQueue } = assembleBenchmarks(b, j, plainSearch);
   const industryBenchmarks = createIndustryBenchmarkService({
     dataDir: beirDataDir(config.beirDataDir, config.dataDir),
     importer: createBeirImporter({
@@ -387,7 +410,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   });
   const apiKeys = createApiKeyService({ store, audit, keyCache: b.keyCache });
   const tenants = createTenantService({ store, defaultPlan: config.defaultPlan, audit });
-  return { accounts, auth, search, analytics, collections, synonyms, sources, benchmarks, industryBenchmarks, apiKeys, tenants, documents, tuneQueue };
+  return { accounts, auth, search, analytics, collections, synonyms, sources, benchmarks, adapter, industryBenchmarks, apiKeys, tenants, documents, tuneQueue };
 }
 
 /** "default: quarry-static-v1 2026-11-27.3f2a9c01 (ready)": the profile, the model and its version */

@@ -24,7 +24,7 @@ export {
 export { UseLiteEmbedder, type PassageOptions, type UseLiteOptions, type UseLiteStats } from "./use-lite.js";
 export { OnnxEmbedder } from "./onnx.js";
 export { StaticEmbedder, type StaticOptions } from "./static.js";
-export { QuarryStaticEmbedder } from "./quarry-static.js";
+export { QuarryStaticEmbedder, staticBaseOf, type StaticBaseModel } from "./quarry-static.js";
 export { SentencePieceTokenizer } from "./sentencepiece.js";
 export { OpenAiEmbedder } from "./openai.js";
 

@@ -21,7 +21,7 @@ export function modelFilePath(profile: EmbeddingProfile): string {
 
 export class QuarryStaticEmbedder implements Embedder {
   readonly profile: EmbeddingProfile;
-  private encoder: StaticEncoder | null = null;
+  private encoderRef: StaticEncoder | null = null;
   private header: ModelHeader | null = null;
   private state: EmbedderStatus;
   private closed = false;
@@ -36,7 +36,7 @@ export class QuarryStaticEmbedder implements Embedder {
       if (parts.shape.dim + parts.shape.identityDim !== profile.dimension) {
         throw new Error(`the model makes ${parts.shape.dim + parts.shape.identityDim}-dimensional vectors but the profile declares ${profile.dimension}`);
       }
-      this.encoder = new StaticEncoder(parts);
+      this.encoderRef = new StaticEncoder(parts);
       this.header = header;
       this.state = { state: "ready", detail: null };
       log.info({ file, model: header.model, ms: Math.round(performance.now() - t0) }, "static model loaded");
@@ -45,6 +45,11 @@ export class QuarryStaticEmbedder implements Embedder {
       this.state = { state: "unavailable", detail };
       log.error({ profile: profile.name }, detail);
     }
+  }
+
+  /** The loaded model itself (per-collection query adaptation reads and extends it), null when unavailable. */
+  encoder(): StaticEncoder | null {
+    return this.closed ? null : this.encoderRef;
   }
 
   /** The model file's header (name, training provenance, metrics), once loaded. */
@@ -85,7 +90,25 @@ export class QuarryStaticEmbedder implements Embedder {
   }
 
   private ready(): StaticEncoder {
-    if (!this.encoder || this.closed) throw new EmbedderUnavailableError(this.state.detail ?? "The embedder was closed.");
-    return this.encoder;
+    if (!this.encoderRef || this.closed) throw new EmbedderUnavailableError(this.state.detail ?? "The embedder was closed.");
+    return this.encoderRef;
   }
+}
+
+/** The model a collection's queries are adapted from (model/query-adapt.ts). */
+export interface StaticBaseModel {
+  encoder: StaticEncoder;
+  /** model id and its file's version, e.g. "quarry-static-v1 2026-11-27.07c511eb" */
+  name: string;
+  model: string;
+  payloadSha256: string;
+}
+
+/** The embedder's model when it is Quarry's static model and loaded; null otherwise (nothing to adapt). */
+export function staticBaseOf(embedder: Embedder | null): StaticBaseModel | null {
+  if (!(embedder instanceof QuarryStaticEmbedder)) return null;
+  const encoder = embedder.encoder();
+  const header = embedder.modelHeader();
+  if (!encoder || !header) return null;
+  return { encoder, name: `${header.model} ${embedder.modelVersion()}`, model: header.model, payloadSha256: header.payload_sha256 };
 }

@@ -11,3 +11,4 @@ export { createBenchmarkService, TUNE_JOB_KIND, type BenchmarkService } from "./
 export { beirDataDir, createIndustryBenchmarkService, type IndustryBenchmarkService } from "./benchmarks/industry-benchmarks.js";
 export { createBeirImporter, missingBeirFiles } from "./beir/beir-import.js";
 export { findDataset } from "./beir/beir-catalog.js";
+export { createAdapter, ADAPT_JOB_KIND, AUTO_MIN_DOCUMENTS, type Adapter } from "./adaptation/adapt-service.js";

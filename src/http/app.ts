@@ -20,6 +20,7 @@ import { apiKeyRoutes } from "./routes/api-keys.js";
 import { authRoutes } from "./routes/auth.js";
 import { collectionRoutes } from "./routes/collections.js";
 import { synonymRoutes } from "./routes/collection-synonyms.js";
+import { adaptationRoutes } from "./routes/collection-adaptation.js";
 import { dataSourceRoutes } from "./routes/data-sources.js";
 import { documentRoutes } from "./routes/documents.js";
 import { searchRoutes } from "./routes/search.js";
@@ -121,6 +122,7 @@ async function registerRoutes(app: TypedApp, rt: Runtime) {
   await app.register(authRoutes({ accounts: rt.accounts, publicUrl: rt.config.publicUrl }));
   await app.register(collectionRoutes({ collections: rt.collections }));
   await app.register(synonymRoutes({ synonyms: rt.synonyms }));
+  await app.register(adaptationRoutes({ adapter: rt.adapter }));
   await app.register(dataSourceRoutes({ sources: rt.sources, documents: rt.documents }));
   await app.register(documentRoutes({ documents: rt.documents, tempPath: () => rt.files.tempPath() }));
   await app.register(searchRoutes({ search: rt.search }));

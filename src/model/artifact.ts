@@ -37,7 +37,8 @@ export interface ModelFile {
   parts: EncoderParts;
 }
 
-function quantize(table: Float32Array, rows: number, dim: number): { scales: Float32Array; q: Int8Array } {
+/** float32 rows as int8 with a symmetric scale per row (row = scale * int8 / 127) */
+export function quantize(table: Float32Array, rows: number, dim: number): { scales: Float32Array; q: Int8Array } {
   const scales = new Float32Array(rows);
   const q = new Int8Array(rows * dim);
   for (let r = 0; r < rows; r++) {

@@ -92,7 +92,7 @@ function lineCe(s: Float32Array, g: Float32Array, len: number, target: number, a
 }
 
 /** Query i's passage is passage i: each row over all passages; with `symmetric`, each of the n paired passages over the queries too. */
-function contrastiveLoss(sim: Float32Array, n: number, m: number, g: Float32Array, scale: number, symmetric: boolean): number {
+export function contrastiveLoss(sim: Float32Array, n: number, m: number, g: Float32Array, scale: number, symmetric: boolean): number {
   let rows = 0;
   for (let i = 0; i < n; i++) rows += lineCe(sim, g, m, i, (k) => i * m + k, symmetric ? scale / 2 : scale, n);
   if (!symmetric) return rows / n;

@@ -15,9 +15,14 @@ export class StaticEncoder {
   readonly dimension: number;
   private readonly rowOf: Map<string, number>;
 
-  constructor(private readonly parts: EncoderParts) {
+  constructor(readonly parts: EncoderParts) {
     this.dimension = parts.shape.dim + parts.shape.identityDim;
     this.rowOf = new Map(parts.vocabulary.map((t, i) => [t, i]));
+  }
+
+  /** the token's row in the table, -1 when it is not in the vocabulary */
+  rowOfToken(token: string): number {
+    return this.rowOf.get(token) ?? -1;
   }
 
   /** The text's tokens as the model pools them (distinct, with counts). */

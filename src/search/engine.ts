@@ -35,6 +35,8 @@ export interface EngineSettings {
   prefix?: boolean;
   /** the collection's language (lexical/languages.ts): its queries are analysed as its chunks were; absent: English */
   language?: string;
+  /** the collection's adapted query model (settings.model_adaptation, issue 27 item 4); absent: the profile's */
+  queryModel?: string;
 }
 
 /** other chunks of a document that count as its evidence (engine setting documentEvidence) */
@@ -169,6 +171,11 @@ export interface EngineDeps {
   content: ChunkSearch;
   profile: EmbeddingProfile;
   embedder: Embedder | null;
+  /**
+   * A query embedded with a collection's adapted query model (services/search/query-models.ts);
+   * null when that model cannot be used, and the profile's model embeds it instead.
+   */
+  adaptedQuery?: (tenantId: string, queryModel: string, text: string) => Promise<Float32Array | null>;
 }
 
 /** the model is ready to embed queries */
@@ -180,9 +187,10 @@ const asCandidates = (hits: readonly { chunkId: string; score: number }[]): Cand
  * The query's nearest chunks, started at once and awaited last: the embedding runs in a worker
  * thread while SQLite answers BM25.
  */
-function startVectorSearch(deps: EngineDeps, tenantId: string, sourceIds: string[], query: string, depth: number, filter?: SearchFilter): Promise<Candidate[]> {
-  return deps
-    .embedder!.embedQuery(query)
+function startVectorSearch(deps: EngineDeps, tenantId: string, sourceIds: string[], query: string, depth: number, filter?: SearchFilter, queryModel?: string): Promise<Candidate[]> {
+  const adapted = queryModel && deps.adaptedQuery ? deps.adaptedQuery(tenantId, queryModel, query) : Promise.resolve(null);
+  return adapted
+    .then((v) => v ?? deps.embedder!.embedQuery(query))
     .then((v) => deps.content.vectorSearch(deps.profile.index_name!, tenantId, sourceIds, v, depth, filter))
     .then(asCandidates);
 }
@@ -205,7 +213,7 @@ export async function rankIds(
   const useLexical = mode !== "vector";
   const useVectors = mode !== "lexical" && vectorsAvailable(deps);
   // the embedding starts first: the query's dictionary reads (typos, prefix) run beside it
-  const vectorPromise = useVectors && sourceIds.length > 0 ? startVectorSearch(deps, tenantId, sourceIds, query, settings.depth, filter) : Promise.resolve([]);
+  const vectorPromise = useVectors && sourceIds.length > 0 ? startVectorSearch(deps, tenantId, sourceIds, query, settings.depth, filter, settings.queryModel) : Promise.resolve([]);
   const { parsed, lexical: lexicalQuery } = await queryOf(deps, tenantId, query, settings, useLexical && sourceIds.length > 0);
   if (sourceIds.length === 0) return { mode: "hybrid", ranked: [], parsed, lexical: null };
   const lexical =
@@ -325,12 +333,12 @@ export async function tuningCandidates(
   tenantId: string,
   sourceIds: string[],
   query: string,
-  opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable; typoTolerance?: boolean; language?: string },
+  opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable; typoTolerance?: boolean; language?: string; queryModel?: string },
 ): Promise<TuningCandidates> {
   const useVectors = vectorsAvailable(deps);
   const mode: RetrievalMode = useVectors ? "hybrid" : "lexical";
   if (sourceIds.length === 0) return { mode, lexical: opts.lexicalWeights.map(() => []), vector: [], documentOf: new Map() };
-  const vectorPromise = useVectors ? startVectorSearch(deps, tenantId, sourceIds, query, opts.depth) : Promise.resolve([]);
+  const vectorPromise = useVectors ? startVectorSearch(deps, tenantId, sourceIds, query, opts.depth, undefined, opts.queryModel) : Promise.resolve([]);
   const lexicalQuery = (await queryOf(deps, tenantId, query, { ...DEFAULT_ENGINE_SETTINGS, ...opts, lexicalWeights: DEFAULT_LEXICAL_WEIGHTS }, true)).lexical;
   const lexical: Candidate[][] = [];
   for (const w of opts.lexicalWeights) {
@@ -359,7 +367,7 @@ export function createEngine(deps: EngineDeps) {
       tenantId: string,
       sourceIds: string[],
       query: string,
-      opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable; typoTolerance?: boolean; language?: string },
+      opts: { depth: number; lexicalWeights: LexicalWeights[]; synonyms?: SynonymTable; typoTolerance?: boolean; language?: string; queryModel?: string },
     ) =>
       tuningCandidates(deps, tenantId, sourceIds, query, opts),
   };

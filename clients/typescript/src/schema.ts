@@ -504,6 +504,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/collections/{collection_id}/adapt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Adapt the collection's query model to its own text
+         * @description Collections embedded with the quarry-static profile only. Each section of the collection's documents (the chunks under one heading) becomes a pair: its heading and its text. 30% of the pairs are held out by the hash of their id (as tuning holds out cases); a copy of the model's vectors for the headings' words is trained with the model's contrastive loss to find each training pair's section (its text without the heading's words, so the match needs meaning), and is scored on the held-out pairs (each heading ranked against the text of every section) and on 5 folds (each pair scored by a copy trained without it). With apply: true it is written to the collection (settings.model_adaptation) only when it improves the held-out nDCG@10 and does not lose out of fold; apply.detail says what was done or why not. Only queries are embedded with it: passages keep their vectors, so nothing is re-embedded, and settings.model_adaptation.enabled: false reverts the collection's queries to the base model at the next search. Runs in the request (seconds for a few hundred sections, about a minute for 5,000 on two busy cores). 422 when the profile is not quarry-static or the collection has fewer than 40 usable sections.
+         *
+         *     Required scope: `ingest`.
+         */
+        post: operations["adaptCollectionModel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/data-sources": {
         parameters: {
             query?: never;
@@ -1477,6 +1499,72 @@ export interface components {
             scopes: string[];
             plan: string;
         };
+        AdaptationOut: {
+            collection_id: string;
+            /** @description the model adapted, with its file's version */
+            base_model: string;
+            method: string;
+            pairs: {
+                total: number;
+                training: number;
+                held_out: number;
+                held_out_scored: number;
+            };
+            /** @description query tokens whose vectors were trained */
+            tokens: number;
+            /** @description mean training loss of each epoch */
+            losses: number[];
+            /** @description each held-out heading ranked against the text of every section of the collection */
+            held_out: {
+                base: {
+                    ndcg_at_10: number;
+                    recall_at_10: number;
+                    mrr_at_10: number;
+                    cases: number;
+                };
+                adapted: {
+                    ndcg_at_10: number;
+                    recall_at_10: number;
+                    mrr_at_10: number;
+                    cases: number;
+                };
+            };
+            cross_validation: {
+                folds: number;
+                base: {
+                    ndcg_at_10: number;
+                    recall_at_10: number;
+                    mrr_at_10: number;
+                    cases: number;
+                };
+                adapted: {
+                    ndcg_at_10: number;
+                    recall_at_10: number;
+                    mrr_at_10: number;
+                    cases: number;
+                };
+                folds_better: number;
+                folds_worse: number;
+            };
+            apply: {
+                requested: boolean;
+                applied: boolean;
+                /** @description it improves the held-out pairs (nDCG@10, then recall, then MRR) and does not lose out of fold */
+                allowed: boolean;
+                /** @description what was done, or why not */
+                detail: string;
+            };
+            /** @description the record written to the collection's settings when applied */
+            model_adaptation: components["schemas"]["ModelAdaptation"] | null;
+            took_ms: number;
+        };
+        AdaptationRequest: {
+            /**
+             * @description write the adaptation to the collection (settings.model_adaptation); done only when it improves the held-out pairs and does not lose out of fold
+             * @default false
+             */
+            apply: boolean;
+        };
         AnalyticsBenchmarkCasesCreate: {
             suite_id: string;
             /** @description Queries as the report shows them. */
@@ -1780,6 +1868,10 @@ export interface components {
                     detail: string;
                 };
             };
+            /** @description with adapt_model: true, the adaptation's answer, or why it could not run */
+            model_adaptation?: components["schemas"]["AdaptationOut"] | {
+                error: string;
+            };
             took_ms: number;
         };
         BenchmarkTuneRequest: {
@@ -1788,6 +1880,11 @@ export interface components {
              * @default false
              */
             apply: boolean;
+            /**
+             * @description also adapt the collection's query model on its own heading -> section pairs (POST /collections/{id}/adapt; quarry-static profile), under the same apply; in the request its answer is model_adaptation, in the background it runs as a job after the tuning and its outcome is the collection's settings.model_adaptation
+             * @default false
+             */
+            adapt_model: boolean;
             /** @description true: always tune as a job (202 with a TuningJobOut and a Location to poll); false: answer in the request (200), refused with 422 for a suite of more than 300 cases; left out: in the request for a suite of at most 100 cases, as a job above that */
             background?: boolean;
         };
@@ -1889,6 +1986,9 @@ export interface components {
             synonyms?: components["schemas"]["Synonyms"];
             /** @description Typo tolerance in the keyword half (default true): a query word of 5+ characters that the collection's words lack, or that is rare in them, also finds words one edit away (two from 9 characters), ranked below exact matches. false turns it off for every search of the collection. */
             typo_tolerance?: boolean;
+            model_adaptation?: components["schemas"]["ModelAdaptation"];
+            /** @description false: the collection never adapts its query model on its own (it adapts automatically from 200 indexed documents with the quarry-static profile) */
+            model_adaptation_auto?: boolean;
         };
         /** @description Partial update: only the fields present change. */
         CollectionUpdate: {
@@ -2203,6 +2303,31 @@ export interface components {
         };
         MessageOut: {
             detail: string;
+        };
+        /** @description The collection's adapted query model (quarry-static profile only). Its queries are embedded with it while enabled is not false; passages keep the base model's vectors, so turning it off (enabled: false) or on takes effect at the next search and nothing is re-embedded. */
+        ModelAdaptation: {
+            /** @description the adaptation's file; absent for a refused automatic attempt */
+            id?: string;
+            /** @description false: the collection's queries use the base model again (the revert setting; true turns the adaptation back on). Default true. */
+            enabled?: boolean;
+            /** @description false on the record of an automatic attempt that the guards refused */
+            applied?: boolean;
+            /** @description the model and file version it was trained on; with another active model it is ignored */
+            base_model?: string;
+            created_at?: string;
+            /** @description heading -> section pairs it was trained and checked on */
+            pairs?: number;
+            /** @description query tokens whose vectors it changes */
+            tokens?: number;
+            /** @description held-out nDCG@10 of the base model and of the adaptation */
+            held_out?: {
+                base: number;
+                adapted: number;
+            };
+            /** @description indexed documents when an automatic attempt was refused (retried once they double) */
+            documents?: number;
+            tried_at?: string;
+            detail?: string;
         };
         QueryStat: {
             /** @description Normalised: lower case, trimmed, inner whitespace collapsed. */
@@ -5186,6 +5311,179 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Synonyms"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A field is invalid; each item of `detail` names the field (`loc`) and the problem. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": [
+                     *         {
+                     *           "type": "too_small",
+                     *           "loc": [
+                     *             "body",
+                     *             "query"
+                     *           ],
+                     *           "msg": "String should have at least 1 character",
+                     *           "input": ""
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    adaptCollectionModel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example col_3k9x2mqp7r1t8w0z5v4y */
+                collection_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "apply": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["AdaptationRequest"];
+            };
+        };
+        responses: {
+            /** @description The adaptation's held-out and 5-fold scores against the base model's, and whether it was applied (apply.detail says why or why not). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
+                     *       "base_model": "quarry-static-v1 2026-11-27.07c511eb",
+                     *       "method": "query-side contrastive fine-tuning on the collection's heading -> section pairs (trained on sections without their heading's words, scored on whole sections)",
+                     *       "pairs": {
+                     *         "total": 3599,
+                     *         "training": 2519,
+                     *         "held_out": 1080,
+                     *         "held_out_scored": 1000
+                     *       },
+                     *       "tokens": 1330,
+                     *       "losses": [
+                     *         5.636,
+                     *         4.856,
+                     *         4.653
+                     *       ],
+                     *       "held_out": {
+                     *         "base": {
+                     *           "ndcg_at_10": 0.3724,
+                     *           "recall_at_10": 0.504,
+                     *           "mrr_at_10": 0.3309,
+                     *           "cases": 1000
+                     *         },
+                     *         "adapted": {
+                     *           "ndcg_at_10": 0.394,
+                     *           "recall_at_10": 0.545,
+                     *           "mrr_at_10": 0.3469,
+                     *           "cases": 1000
+                     *         }
+                     *       },
+                     *       "cross_validation": {
+                     *         "folds": 5,
+                     *         "base": {
+                     *           "ndcg_at_10": 0.3608,
+                     *           "recall_at_10": 0.489,
+                     *           "mrr_at_10": 0.3201,
+                     *           "cases": 1500
+                     *         },
+                     *         "adapted": {
+                     *           "ndcg_at_10": 0.3868,
+                     *           "recall_at_10": 0.523,
+                     *           "mrr_at_10": 0.3433,
+                     *           "cases": 1500
+                     *         },
+                     *         "folds_better": 5,
+                     *         "folds_worse": 0
+                     *       },
+                     *       "apply": {
+                     *         "requested": true,
+                     *         "applied": true,
+                     *         "allowed": true,
+                     *         "detail": "Applied to collection 'col_3k9x2mqp7r1t8w0z5v4y' (held-out nDCG@10 0.394 against 0.372 for the base model; 5-fold nDCG@10 0.3868 against 0.3608): its queries are embedded with the adapted model from now on. settings.model_adaptation.enabled: false reverts to the base model."
+                     *       },
+                     *       "model_adaptation": {
+                     *         "id": "qad_8d41e0a7c3b2f1906e55",
+                     *         "enabled": true,
+                     *         "base_model": "quarry-static-v1 2026-11-27.07c511eb",
+                     *         "created_at": "2026-11-28T11:36:10.000Z",
+                     *         "pairs": 3599,
+                     *         "tokens": 1330,
+                     *         "held_out": {
+                     *           "base": 0.3724,
+                     *           "adapted": 0.394
+                     *         }
+                     *       },
+                     *       "took_ms": 46850
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdaptationOut"];
                 };
             };
             /** @description Credentials are missing, or the key is not valid, revoked or expired. */

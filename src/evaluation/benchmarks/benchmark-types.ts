@@ -12,6 +12,7 @@ import type { QuotaService } from "../../services/tenants/quotas.js";
 import type { SearchService } from "../../services/search/search.js";
 import type { JobQueue } from "../../jobs/types.js";
 import type { WebhookEmitter } from "../../services/webhooks/webhooks.js";
+import type { AdaptationReport } from "../adaptation/adapt-run.js";
 
 export interface BenchmarkServiceDeps {
   store: Pick<Store, "benchmarks" | "tenants"> & { content: CollectionCatalog & DocumentCatalog };
@@ -22,6 +23,8 @@ export interface BenchmarkServiceDeps {
   tuneQueue: () => Pick<JobQueue, "available" | "enqueue" | "cancel">;
   /** webhook events (benchmark.completed, tuning.completed); none in tests that leave it out */
   events?: WebhookEmitter;
+  /** the query-model adaptation a tuning runs with adapt_model: true (evaluation/adaptation/); absent, it answers 422 */
+  adapt?: (tenantId: string, collectionId: string, body: { apply?: boolean }) => Promise<AdaptationReport>;
 }
 
 export interface BenchmarkCaseIn {

@@ -31,7 +31,7 @@ export function foldsOf<T extends { id: string }>(cases: readonly T[], k: number
 }
 
 /** Sums metrics of parts into one mean over all their cases. */
-function pooled(parts: readonly SplitMetrics[]): SplitMetrics {
+export function pooled(parts: readonly SplitMetrics[]): SplitMetrics {
   const cases = parts.reduce((a, m) => a + m.cases, 0);
   const mean = (key: "ndcg_at_10" | "recall_at_10" | "mrr_at_10") => (cases ? parts.reduce((a, m) => a + m[key] * m.cases, 0) / cases : 0);
   return { ndcg_at_10: mean("ndcg_at_10"), recall_at_10: mean("recall_at_10"), mrr_at_10: mean("mrr_at_10"), cases };

@@ -5,6 +5,7 @@ import { newId, nowIso } from "../../store/ids.js";
 import { QueueUnavailableError } from "../../jobs/types.js";
 import { tenantOf, type Principal } from "../../services/auth/auth-types.js";
 import { conflict, notFound, unavailable, ValidationError } from "../../services/errors.js";
+import { ADAPT_JOB_KIND } from "../adaptation/adapt-types.js";
 import { runTuning, suiteToTune, type SuiteToTune, type TuneRequest } from "./tuning-run.js";
 import { SYNC_TUNE_CASES, SYNC_TUNE_MAX_CASES, TUNE_JOB_KIND, TUNINGS_LIST_LIMIT, tuneQueueJob, tuningOut, type TuningDeps, type TuningJobOut } from "./tuning-types.js";
 
@@ -28,7 +29,12 @@ export async function requestTuning(deps: TuningDeps, p: Principal, suiteId: str
       "Send background: true (or leave background out) to tune it as a job and follow it at the Location the answer gives.";
     throw new ValidationError([{ type: "value_error", loc: ["body", "background"], msg, input: false }]);
   }
-  if (background) return { background: true, job: await queueTuning(deps, tenant, target, body) };
+  if (background) {
+    const job = await queueTuning(deps, tenant, target, body);
+    // a tuning job carries no request body beyond apply: the adaptation is a job of its own, after it on the same queue
+    if (body.adapt_model === true) await deps.tuneQueue().enqueue({ tenant_id: tenant.id, kind: ADAPT_JOB_KIND, subject: target.suite.collection_id, payload: { apply: body.apply === true }, max_attempts: 2 });
+    return { background: true, job };
+  }
   // each case is searched once (its lists are reused for every setting): one query each
   await deps.quotas.consumeQueries(tenant, n);
   return { background: false, result: await runTuning(deps, p, target, body, {}, started) };

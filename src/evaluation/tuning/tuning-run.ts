@@ -32,15 +32,20 @@ import type { QuotaService } from "../../services/tenants/quotas.js";
 import type { SearchService } from "../../services/search/search.js";
 import { calibrationSettingOf, collectionSettingsOf, type CollectionScope } from "../../services/search/search-types.js";
 import { tuneReport, type SettingScore } from "./tuning-report.js";
+import type { AdaptationReport } from "../adaptation/adapt-run.js";
 
 export interface TuneRequest {
   apply?: boolean;
+  /** also adapt the collection's query model (evaluation/adaptation/), under the same apply */
+  adapt_model?: boolean;
 }
 
 export interface TunerDeps {
   store: Pick<Store, "benchmarks" | "tenants"> & { content: CollectionCatalog };
   search: SearchService;
   quotas: QuotaService;
+  /** the collection's query-model adaptation (adapt_model: true); absent, adapt_model answers 422 */
+  adapt?: (tenantId: string, collectionId: string, body: { apply?: boolean }) => Promise<AdaptationReport>;
 }
 
 const f3 = (x: number) => x.toFixed(3);
@@ -220,8 +225,10 @@ export async function runTuning(deps: TunerDeps, p: Principal, target: SuiteToTu
   const tenantId = tenantOf(p).id;
   const { applied, detail, settings } = await applyIfAllowed(deps, tenantId, suite, scope, outcome.best, { changed, holds, generalises, requested, heldOutLine, crossLine });
   const calibrationApply = await applyCalibration(deps, tenantId, suite.collection_id, settings, fit, requested);
+  // after the settings above are written: the adaptation re-reads the collection and keeps them
+  const adaptation = body.adapt_model === true ? await adaptModel(deps, tenantId, suite.collection_id, requested) : undefined;
 
-  return tuneReport({
+  const report = tuneReport({
     suite,
     mode,
     tuningIds: tuning.map((c) => c.id),
@@ -237,4 +244,17 @@ export async function runTuning(deps: TunerDeps, p: Principal, target: SuiteToTu
     calibration: { fit, apply: { requested, ...calibrationApply } },
     started,
   });
+  return adaptation === undefined ? report : { ...report, model_adaptation: adaptation };
+}
+
+/** adapt_model: true; the adaptation's answer (AdaptationOut), or why it could not run. */
+async function adaptModel(deps: TunerDeps, tenantId: string, collectionId: string, apply: boolean): Promise<AdaptationReport | { error: string }> {
+  if (!deps.adapt) throw new ValidationError([{ type: "value_error", loc: ["body", "adapt_model"], msg: "This server cannot adapt query models.", input: true }]);
+  try {
+    return await deps.adapt(tenantId, collectionId, { apply });
+  } catch (err) {
+    // the fusion tuning stands; the answer says why the model was not adapted
+    if (err instanceof ValidationError) return { error: err.issues.map((i) => i.msg).join(" ") };
+    throw err;
+  }
 }

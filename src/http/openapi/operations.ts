@@ -140,6 +140,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
       "Replaces the collection's synonyms (kept as its `settings.synonyms`). Groups are multi-way, mappings one-way; phrases are allowed. " +
       "They widen the keyword half of search at query time: nothing is reindexed. An entry with no searchable word, or a group without two different terms, answers 422.",
   },
+  "POST /collections/{collection_id}/adapt": {
+    operationId: "adaptCollectionModel",
+    ok: "The adaptation's held-out and 5-fold scores against the base model's, and whether it was applied (apply.detail says why or why not).",
+  },
   "GET /collections/{collection_id}/suggest": {
     operationId: "suggest",
     ok: "Popular queries that begin with `q`, then completions of its last word, best first (empty when nothing matches).",

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { DateTime, FreeObject, Nullable, ref, strictObject } from "./common.js";
+import { ModelAdaptation } from "./content.js";
 
 export const BenchmarkCaseCreate = strictObject(
   {
@@ -121,6 +122,14 @@ export const BenchmarkTuneRequest = strictObject(
         description: "write the best setting to the suite's collection; done only when it does not lose on the held-out cases (nDCG@10)",
       }),
     ),
+    adapt_model: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          "also adapt the collection's query model on its own heading -> section pairs (POST /collections/{id}/adapt; quarry-static profile), under the same apply; " +
+          "in the request its answer is model_adaptation, in the background it runs as a job after the tuning and its outcome is the collection's settings.model_adaptation",
+      }),
+    ),
     background: Type.Optional(
       Type.Boolean({
         description:
@@ -154,6 +163,48 @@ const TunedSettings = Type.Object(
 );
 
 const TunedSetting = Type.Object({ settings: TunedSettings, tuning: TuneMetrics, held_out: TuneMetrics });
+
+const PairMetrics = Type.Object({ ndcg_at_10: Type.Number(), recall_at_10: Type.Number(), mrr_at_10: Type.Number(), cases: Type.Integer() });
+
+export const AdaptationRequest = strictObject(
+  {
+    apply: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: "write the adaptation to the collection (settings.model_adaptation); done only when it improves the held-out pairs and does not lose out of fold",
+      }),
+    ),
+  },
+  { $id: "AdaptationRequest" },
+);
+
+export const AdaptationOut = Type.Object(
+  {
+    collection_id: Type.String(),
+    base_model: Type.String({ description: "the model adapted, with its file's version" }),
+    method: Type.String(),
+    pairs: Type.Object({ total: Type.Integer(), training: Type.Integer(), held_out: Type.Integer(), held_out_scored: Type.Integer() }),
+    tokens: Type.Integer({ description: "query tokens whose vectors were trained" }),
+    losses: Type.Array(Type.Number(), { description: "mean training loss of each epoch" }),
+    held_out: Type.Object({ base: PairMetrics, adapted: PairMetrics }, { description: "each held-out heading ranked against the text of every section of the collection" }),
+    cross_validation: Type.Object({
+      folds: Type.Integer(),
+      base: PairMetrics,
+      adapted: PairMetrics,
+      folds_better: Type.Integer(),
+      folds_worse: Type.Integer(),
+    }),
+    apply: Type.Object({
+      requested: Type.Boolean(),
+      applied: Type.Boolean(),
+      allowed: Type.Boolean({ description: "it improves the held-out pairs (nDCG@10, then recall, then MRR) and does not lose out of fold" }),
+      detail: Type.String({ description: "what was done, or why not" }),
+    }),
+    model_adaptation: Nullable(ref(ModelAdaptation), { description: "the record written to the collection's settings when applied" }),
+    took_ms: Type.Integer(),
+  },
+  { $id: "AdaptationOut" },
+);
 
 export const BenchmarkTuneOut = Type.Object(
   {
@@ -249,6 +300,9 @@ export const BenchmarkTuneOut = Type.Object(
         }),
       },
       { description: "the collection's own score calibration, fitted from the suite (scores stay in [0, 1]; the ranking does not change)" },
+    ),
+    model_adaptation: Type.Optional(
+      Type.Union([ref(AdaptationOut), Type.Object({ error: Type.String() })], { description: "with adapt_model: true, the adaptation's answer, or why it could not run" }),
     ),
     took_ms: Type.Integer(),
   },

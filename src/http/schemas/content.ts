@@ -56,6 +56,31 @@ export const RelevanceCalibration = strictObject(
   },
 );
 
+/** settings.model_adaptation: the collection's adapted query model (issue 27 item 4), written by POST /collections/{id}/adapt. */
+export const ModelAdaptation = strictObject(
+  {
+    id: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$", description: "the adaptation's file; absent for a refused automatic attempt" })),
+    enabled: Type.Optional(
+      Type.Boolean({ description: "false: the collection's queries use the base model again (the revert setting; true turns the adaptation back on). Default true." }),
+    ),
+    applied: Type.Optional(Type.Boolean({ description: "false on the record of an automatic attempt that the guards refused" })),
+    base_model: Type.Optional(Type.String({ description: "the model and file version it was trained on; with another active model it is ignored" })),
+    created_at: Type.Optional(Type.String()),
+    pairs: Type.Optional(Type.Integer({ minimum: 0, description: "heading -> section pairs it was trained and checked on" })),
+    tokens: Type.Optional(Type.Integer({ minimum: 0, description: "query tokens whose vectors it changes" })),
+    held_out: Type.Optional(strictObject({ base: Type.Number(), adapted: Type.Number() }, { description: "held-out nDCG@10 of the base model and of the adaptation" })),
+    documents: Type.Optional(Type.Integer({ minimum: 0, description: "indexed documents when an automatic attempt was refused (retried once they double)" })),
+    tried_at: Type.Optional(Type.String()),
+    detail: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
+  {
+    $id: "ModelAdaptation",
+    description:
+      "The collection's adapted query model (quarry-static profile only). Its queries are embedded with it while enabled is not false; passages keep the base model's vectors, " +
+      "so turning it off (enabled: false) or on takes effect at the next search and nothing is re-embedded.",
+  },
+);
+
 /** Per-collection search tuning (fusion, candidate depth, BM25 field weights); see docs/decisions.md. */
 export const CollectionSettings = strictObject(
   {
@@ -86,6 +111,10 @@ export const CollectionSettings = strictObject(
           "Typo tolerance in the keyword half (default true): a query word of 5+ characters that the collection's words lack, or that is rare in them, " +
           "also finds words one edit away (two from 9 characters), ranked below exact matches. false turns it off for every search of the collection.",
       }),
+    ),
+    model_adaptation: Type.Optional(ref(ModelAdaptation)),
+    model_adaptation_auto: Type.Optional(
+      Type.Boolean({ description: "false: the collection never adapts its query model on its own (it adapts automatically from 200 indexed documents with the quarry-static profile)" }),
     ),
   },
   { $id: "CollectionSettings", description: "Every key is optional; a missing key keeps the deployment default. POST /benchmarks/{suite_id}/tune can find and set them." },

@@ -1,3 +1,5 @@
+import type { FileStore } from "../../store/files.js";
+import { adaptationFileOf, adaptationOf } from "../search/query-models.js";
 import type { CollectionCatalog } from "../../store/content-store.js";
 import type { CollectionPatch, CollectionView, Json } from "../../store/content-types.js";
 import { DEFAULT_LANGUAGE } from "../../search/lexical/languages.js";
@@ -61,7 +63,13 @@ async function requireSourcesIn(content: CollectionCatalog, tenantId: string, id
   return unique;
 }
 
-type CollectionDeps = { store: { content: CollectionCatalog }; audit?: Pick<AuditService, "record">; reindex?: ReindexSource };
+type CollectionDeps = {
+  store: { content: CollectionCatalog };
+  audit?: Pick<AuditService, "record">;
+  reindex?: ReindexSource;
+  /** where a collection's adapted query model lives (query-models.ts); removed with the collection */
+  files?: Pick<FileStore, "remove">;
+};
 
 export function createCollectionService(deps: CollectionDeps) {
   const content = deps.store.content;
@@ -116,7 +124,9 @@ export function createCollectionService(deps: CollectionDeps) {
 
     async remove(p: Principal, id: string): Promise<void> {
       const tenantId = tenantOf(p).id;
+      const adaptation = adaptationOf((await content.collectionScope(tenantId, id))?.settings ?? {});
       if (!(await content.deleteCollection(tenantId, id))) throw notFound("Collection", id);
+      if (adaptation) await deps.files?.remove(tenantId, adaptationFileOf(adaptation.id));
       await deps.audit?.record({ tenantId, actor: p, action: "collection.deleted", target: { type: "collection", id } });
     },
 

@@ -43,8 +43,8 @@ export function rankIn(deps: SearchDeps, p: Principal, c: CollectionScope, query
 
 /** Candidate lists for tuning (one embedding per query; see search/tuning.ts). */
 export function candidatesIn(deps: SearchDeps, p: Principal, c: CollectionScope, query: string, opts: { depth: number; lexicalWeights: LexicalWeights[] }) {
-  const { synonyms, typoTolerance, language } = settingsFor(deps.settings, c.settings, c.language);
-  const rules = { ...(synonyms ? { synonyms } : {}), ...(typoTolerance !== undefined ? { typoTolerance } : {}), ...(language ? { language } : {}) };
+  const { synonyms, typoTolerance, language, queryModel } = settingsFor(deps.settings, c.settings, c.language);
+  const rules = { ...(synonyms ? { synonyms } : {}), ...(typoTolerance !== undefined ? { typoTolerance } : {}), ...(language ? { language } : {}), ...(queryModel ? { queryModel } : {}) };
   return deps.engine.candidates(tenantOf(p).id, c.data_source_ids, query, { ...opts, ...rules });
 }
 

@@ -11,6 +11,7 @@ import type { FusionOptions } from "../../search/fusion.js";
 import { FEATURES, type CalibrationMode, type OwnCalibration } from "../../search/calibration.js";
 import type { QuotaService } from "../tenants/quotas.js";
 import { synonymTableOf } from "../collections/synonyms.js";
+import { activeAdaptationId } from "./query-models.js";
 
 /** What ranking needs of a collection. */
 export interface CollectionScope {
@@ -83,7 +84,7 @@ export const roundScore = (x: number) => Math.round(x * 1e6) / 1e6;
  * Deployment defaults overridden by the collection's `settings`: fusion, lexical_weight,
  * vector_weight, normalization, candidate_depth, field_weights {title, headings, body},
  * document_evidence (weight; off by default), relevance_calibration (the collection's own),
- * synonyms and typo_tolerance (on unless false).
+ * synonyms, typo_tolerance (on unless false) and model_adaptation (the adapted query model, unless enabled: false).
  */
 export function settingsFor(base: EngineSettings, collectionSettings: Json, language?: string | null): EngineSettings {
   const fusion: FusionOptions = { ...base.fusion };
@@ -106,6 +107,7 @@ export function settingsFor(base: EngineSettings, collectionSettings: Json, lang
   const calibration = ownCalibrationOf(s.relevance_calibration) ?? base.calibration;
   const synonyms = synonymTableOf(s.synonyms);
   const typoTolerance = s.typo_tolerance === false ? false : base.typoTolerance;
+  const queryModel = activeAdaptationId(s);
   return {
     ...base,
     fusion,
@@ -116,6 +118,7 @@ export function settingsFor(base: EngineSettings, collectionSettings: Json, lang
     ...(synonyms ? { synonyms } : {}),
     ...(typoTolerance !== undefined ? { typoTolerance } : {}),
     ...(language ? { language } : {}),
+    ...(queryModel ? { queryModel } : {}),
   };
 }
 

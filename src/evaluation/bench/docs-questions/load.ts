@@ -175,7 +175,8 @@ async function crawlDocs(rt: Runtime, url: string, set: DocsSet, docsDir: string
   let site: DocsSite | null = null;
   try {
     site = await serveDocs(docsDir, pages, set);
-    const collection = await api("POST", "/collections", { name: set.title });
+    // no automatic query adaptation (it would start during the load): --adapt asks for one when wanted
+    const collection = await api("POST", "/collections", { name: set.title, settings: { model_adaptation_auto: false } });
     log(`crawling ${pages.length} pages of ${docsDir} served at ${site.start} with ${rt.activeProfile.name}...`);
     const job = await api("POST", "/crawl", {
       url: site.start,

@@ -2,7 +2,7 @@
 // the Node.js API HTML docs (issue 16 item 1; the default set) or the LibreOffice help (issue 27
 // item 6; --set libreoffice). sets.ts describes each.
 //
-//   npm run bench:questions -- [--set node|libreoffice] [--keep DIR] [--modes lexical,vector,hybrid | --lexical-only] [--out DIR]
+//   npm run bench:questions -- [--set node|libreoffice] [--keep DIR] [--modes lexical,vector,hybrid | --lexical-only] [--adapt] [--out DIR]
 //
 // Serves the set's docs directory (node: QUESTIONS_DOCS_DIR, default /usr/share/doc/nodejs/api,
 // all.html and index.html left out; libreoffice: QUESTIONS_LIBREOFFICE_DIR, default
@@ -21,6 +21,7 @@ import { docsDir, docsPages, missingPages, readQuestions } from "./questions.js"
 import { failedPages, openDocsDeployment, uncrawledPages, type DocsLoadStats } from "./load.js";
 import { DOCS_SETS, NODE_SET, docsSet, type DocsSet } from "./sets.js";
 import { loadedModel } from "../load-marker.js";
+import { adaptAndAsk, adaptationLine, revertAdaptation, type AdaptStep } from "./adapt-step.js";
 import { DOCS_MODES, TOP_K, renderTable, runQuestions, summarize, type DocsMode, type ModeSummary, type QuestionResult } from "./evaluate.js";
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
@@ -40,6 +41,9 @@ Options:
   --modes <list>      comma-separated modes among lexical, vector, hybrid (default all three)
   --lexical-only      same as --modes lexical (quick loops; report all three modes); the load
                       does not wait for the vectors (a later run on the --keep load does)
+  --adapt             then adapt the collection's query model on its own heading -> section
+                      pairs (POST /collections/{id}/adapt, apply: true; quarry-static only) and
+                      ask the vector modes again: the report holds both passes
   --out <dir>         report directory (default bench-results)
   -h, --help          this text
 `;
@@ -50,6 +54,7 @@ interface Options {
   keep: string | null;
   modes: DocsMode[];
   out: string;
+  adapt: boolean;
 }
 
 function options(argv: string[]): Options | null {
@@ -61,6 +66,7 @@ function options(argv: string[]): Options | null {
       keep: { type: "string" },
       modes: { type: "string", default: DOCS_MODES.join(",") },
       "lexical-only": { type: "boolean", default: false },
+      adapt: { type: "boolean", default: false },
       out: { type: "string", default: "bench-results" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -70,7 +76,7 @@ function options(argv: string[]): Options | null {
   const bad = modes.filter((m) => !(DOCS_MODES as readonly string[]).includes(m));
   if (bad.length || modes.length === 0) throw new Error(`--modes: unknown mode ${bad.join(", ")}; use ${DOCS_MODES.join(", ")}`);
   const set = docsSet(values.set);
-  return { set, questions: values.questions ?? set.questions, keep: values.keep ? path.resolve(values.keep) : null, modes: modes as DocsMode[], out: values.out };
+  return { set, questions: values.questions ?? set.questions, keep: values.keep ? path.resolve(values.keep) : null, modes: modes as DocsMode[], out: values.out, adapt: values.adapt };
 }
 
 interface DocsReport {
@@ -91,6 +97,8 @@ interface DocsReport {
   /** the same, over the questions none of whose judged pages failed (when some failed) */
   modes_indexed_pages_only: { questions: number; modes: ModeSummary[] } | null;
   results: QuestionResult[];
+  /** --adapt: the adaptation's answer and the vector modes after it */
+  adaptation: AdaptStep | null;
   total_s: number;
 }
 
@@ -126,6 +134,7 @@ async function main(): Promise<number> {
 
   const d = await openDocsDeployment(set, dir, pages, o.keep, o.modes.some((m) => m !== "lexical"), log);
   try {
+    await revertAdaptation(d.url, d.key, d.collectionId, log);
     const summaries: ModeSummary[] = [];
     const results: QuestionResult[] = [];
     for (const mode of o.modes) {
@@ -136,6 +145,7 @@ async function main(): Promise<number> {
       summaries.push(s);
       results.push(...rows);
     }
+    const adaptation = o.adapt ? await adaptAndAsk(d, questions, o.modes, set.pageOf, log) : null;
     const failed = await failedPages(d);
     const uncrawled = await uncrawledPages(d, pages);
     if (uncrawled.length) log(`${uncrawled.length} pages of the set were not crawled: ${uncrawled.slice(0, 20).join(", ")}${uncrawled.length > 20 ? ", ..." : ""}`);
@@ -144,6 +154,7 @@ async function main(): Promise<number> {
     // the second table only when it leaves a question out (pages nobody judged do not change the scores)
     const subset = intact.size < questions.length ? o.modes.map((m) => summarize(m, results.filter((r) => r.mode === m && intact.has(r.id)))) : null;
     let table = renderTable(summaries);
+    if (adaptation) table += `\n${adaptationLine(adaptation.answer)}; after it:\n\n${renderTable(adaptation.modes)}`;
     if (broken.size) {
       if (failed.length) log(`${failed.length} pages failed to index: ${failed.map((f) => f.page).join(", ")}`);
       const what = [
@@ -168,6 +179,7 @@ async function main(): Promise<number> {
       modes: summaries,
       modes_indexed_pages_only: subset ? { questions: intact.size, modes: subset } : null,
       results,
+      adaptation,
       total_s: (performance.now() - t0) / 1000,
     };
     const files = writeReport(report, table, o.out);

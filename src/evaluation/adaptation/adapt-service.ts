@@ -1,0 +1,135 @@
+// Per-collection adaptation of the query model (issue 27 item 4), started three ways:
+// - POST /collections/{id}/adapt: in the request (seconds for hundreds of sections, about a
+//   minute for 5,000 on two busy cores);
+// - POST /benchmarks/{suite_id}/tune with adapt_model: true: the suite's collection, after the
+//   fusion tuning, under the same apply;
+// - automatically: once a collection holds AUTO_MIN_DOCUMENTS indexed documents and has no
+//   adaptation record, a job on the tune queue adapts it (apply: true, so still only when the
+//   guards of adapt-run.ts pass). A refused attempt is recorded (settings.model_adaptation with
+//   enabled false and applied false) and tried again only once the collection has doubled.
+import type { Logger } from "pino";
+import type { JobQueue, RunningJob } from "../../jobs/types.js";
+import type { CollectionCatalog } from "../../store/content-store.js";
+import type { Json } from "../../store/content-types.js";
+import { nowIso } from "../../store/ids.js";
+import { tenantOf, type Principal } from "../../services/auth/auth-types.js";
+import { ValidationError } from "../../services/errors.js";
+import { runAdaptation, type AdaptDeps, type AdaptRequest } from "./adapt-run.js";
+
+import { ADAPT_JOB_KIND } from "./adapt-types.js";
+
+export { ADAPT_JOB_KIND };
+/**
+ * The size at which a collection adapts on its own (ADAPT_AUTO_MIN_DOCUMENTS): 200 indexed
+ * documents. Below it a collection's headings are few (adapt-run.ts refuses under 40 pairs; a
+ * documentation page gives 2-6) and a held-out third of them is a thin check; above it every
+ * manual-sized collection gets the chance (LibreOffice's help, 2,560 pages).
+ */
+export const AUTO_MIN_DOCUMENTS = 200;
+/**
+ * A source's collections are checked at most this often per process (crawls and uploads index
+ * documents in a stream); a check skipped in the window runs at its end, so the last document of
+ * a burst is always counted.
+ */
+const CHECK_EVERY_MS = 10_000;
+
+export interface AdapterDeps extends AdaptDeps {
+  store: AdaptDeps["store"] & { content: Pick<CollectionCatalog, "getCollection" | "sourceLanguages"> };
+  /** the tune queue (one worker): adaptation jobs queue beside tunings */
+  queue: () => JobQueue;
+  log: Logger;
+  /** ADAPT_AUTO_MIN_DOCUMENTS (default AUTO_MIN_DOCUMENTS); 0: never automatically */
+  autoMinDocuments?: number;
+}
+
+/** The record of an automatic attempt that was refused: the documents it saw, so it is retried only after growth. */
+interface Attempt {
+  documents?: number;
+  applied?: boolean;
+}
+
+function attemptOf(settings: Json): Attempt | null {
+  const v = settings.model_adaptation;
+  return v && typeof v === "object" && !Array.isArray(v) ? (v as Attempt) : null;
+}
+
+async function autoAdapt(deps: AdapterDeps, job: RunningJob): Promise<void> {
+  const collection = await deps.store.content.getCollection(job.tenant_id, job.subject);
+  if (!collection) return;
+  try {
+    // queued by a tuning in the background: its apply; queued on reaching the size: apply
+    const apply = job.payload && typeof job.payload.apply === "boolean" ? job.payload.apply : true;
+    const automatic = !(job.payload && typeof job.payload.apply === "boolean");
+    const r = await runAdaptation(deps, job.tenant_id, job.subject, { apply });
+    deps.log.info({ event: "adaptation", tenant: job.tenant_id, collection: job.subject, applied: r.apply.applied, held_out: r.held_out, ms: r.took_ms }, r.apply.detail);
+    if (r.apply.applied || !automatic) return;
+    // refused: remember the size it was tried at (the collection's settings are re-read: the run took a while)
+    const now = await deps.store.content.getCollection(job.tenant_id, job.subject);
+    if (!now || attemptOf(now.settings)?.applied !== undefined) return;
+    const record = { enabled: false, applied: false, documents: collection.indexed_count, tried_at: nowIso(), detail: r.apply.detail };
+    await deps.store.content.updateCollection(job.tenant_id, job.subject, { settings: { ...now.settings, model_adaptation: record } });
+  } catch (err) {
+    if (err instanceof ValidationError) {
+      deps.log.info({ tenant: job.tenant_id, collection: job.subject, reason: err.message }, "automatic adaptation not possible");
+      return;
+    }
+    throw err;
+  }
+}
+
+/** Whether a collection should adapt on its own now. */
+function due(settings: Json, indexed: number, minDocuments: number): boolean {
+  if (minDocuments <= 0 || indexed < minDocuments || settings.model_adaptation_auto === false) return false;
+  const a = attemptOf(settings);
+  if (!a) return true;
+  // an applied adaptation (or one turned off by hand) stays as it is; a refused one waits for growth
+  return a.applied === false && typeof a.documents === "number" && indexed >= 2 * a.documents;
+}
+
+export function createAdapter(deps: AdapterDeps) {
+  const checked = new Map<string, number>();
+  const trailing = new Set<string>();
+  const minDocuments = deps.autoMinDocuments ?? AUTO_MIN_DOCUMENTS;
+
+  /** a check skipped in the window runs once at its end */
+  function later(key: string, wait: number, run: () => Promise<void>): void {
+    if (trailing.has(key)) return;
+    trailing.add(key);
+    setTimeout(() => {
+      trailing.delete(key);
+      void run();
+    }, wait).unref();
+  }
+
+  async function checkSource(tenantId: string, sourceId: string): Promise<void> {
+    if (minDocuments <= 0 || !deps.baseModel()) return;
+    const key = `${tenantId}/${sourceId}`;
+    const last = checked.get(key);
+    if (last !== undefined && Date.now() - last < CHECK_EVERY_MS) {
+      later(key, CHECK_EVERY_MS - (Date.now() - last), () => checkSource(tenantId, sourceId).catch((err: unknown) => deps.log.warn({ err }, "adaptation check failed")));
+      return;
+    }
+    checked.set(key, Date.now());
+    const collections = new Set((await deps.store.content.sourceLanguages(tenantId, [sourceId])).map((r) => r.collection_id));
+    for (const id of collections) {
+      const c = await deps.store.content.getCollection(tenantId, id);
+      if (!c || !due(c.settings, c.indexed_count, minDocuments)) continue;
+      await deps.queue().enqueue({ tenant_id: tenantId, kind: ADAPT_JOB_KIND, subject: id, max_attempts: 2, unlessLive: true });
+      deps.log.info({ tenant: tenantId, collection: id, documents: c.indexed_count }, "collection reached the adaptation size; adaptation queued");
+    }
+  }
+
+  return {
+    /** POST /collections/{id}/adapt */
+    adapt: (p: Principal, collectionId: string, body: AdaptRequest = {}) => runAdaptation(deps, tenantOf(p).id, collectionId, body),
+    /** the same for a tenant the caller already resolved (a tuning's adapt_model) */
+    adaptIn: (tenantId: string, collectionId: string, body: AdaptRequest = {}) => runAdaptation(deps, tenantId, collectionId, body),
+    /** the tune queue's handler of ADAPT_JOB_KIND */
+    handle: (job: RunningJob) => autoAdapt(deps, job),
+    /** documents of a source were indexed: queue the adaptation of its collections that reached the size */
+    sourceChanged: (tenantId: string, sourceId: string) =>
+      checkSource(tenantId, sourceId).catch((err: unknown) => deps.log.warn({ err, tenant: tenantId, source: sourceId }, "adaptation check failed")),
+  };
+}
+
+export type Adapter = ReturnType<typeof createAdapter>;

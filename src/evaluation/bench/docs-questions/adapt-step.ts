@@ -1,0 +1,75 @@
+// --adapt: the loaded collection's query model adapted on its own heading -> section pairs
+// (POST /collections/{id}/adapt, apply: true) between two passes of the questions. The questions
+// are never sent to it: the adaptation reads only the collection's documents, and its guards
+// decide on its own held-out pairs. Passages keep their vectors, so both passes search the same
+// index and only the query model differs.
+import { runQuestions, summarize, type DocsMode, type ModeSummary } from "./evaluate.js";
+import type { DocsQuestion } from "./questions.js";
+import type { DocsSet } from "./sets.js";
+
+export interface AdaptStep {
+  /** the endpoint's answer (AdaptationOut), or its error */
+  answer: Record<string, unknown>;
+  /** the modes again, after the adaptation (the same as before when it was refused) */
+  modes: ModeSummary[];
+}
+
+export async function adaptCollection(url: string, key: string, collectionId: string): Promise<Record<string, unknown>> {
+  const res = await fetch(`${url}/collections/${encodeURIComponent(collectionId)}/adapt`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ apply: true }),
+  });
+  const body = (await res.json()) as Record<string, unknown>;
+  if (res.status !== 200) throw new Error(`POST /collections/${collectionId}/adapt: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/**
+ * A kept load (--keep) may hold an adaptation a run with --adapt applied: the first pass is always
+ * the base model's, so an enabled one is turned off (the revert setting) and said so.
+ */
+export async function revertAdaptation(url: string, key: string, collectionId: string, log: (m: string) => void): Promise<void> {
+  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+  const at = `${url}/collections/${encodeURIComponent(collectionId)}`;
+  const c = (await (await fetch(at, { headers })).json()) as { settings?: Record<string, unknown> };
+  const a = c.settings?.model_adaptation as { id?: string; enabled?: boolean } | undefined;
+  if (!a?.id || a.enabled === false) return;
+  const res = await fetch(at, { method: "PATCH", headers, body: JSON.stringify({ settings: { ...c.settings, model_adaptation: { ...a, enabled: false } } }) });
+  if (res.status !== 200) throw new Error(`PATCH ${at}: ${res.status} ${await res.text()}`);
+  log(`the kept load's query adaptation ${a.id} is turned off for the base pass`);
+}
+
+/** The vector modes asked: lexical search does not embed the query, so the adaptation cannot change it. */
+export const modesAfterAdaptation = (modes: readonly DocsMode[]): DocsMode[] => modes.filter((m) => m !== "lexical");
+
+/** One line of what the adaptation did. */
+export function adaptationLine(a: Record<string, unknown>): string {
+  const pairs = a.pairs as { total: number; training: number; held_out: number } | undefined;
+  const held = a.held_out as { base: { ndcg_at_10: number }; adapted: { ndcg_at_10: number } } | undefined;
+  const cv = a.cross_validation as { base: { ndcg_at_10: number }; adapted: { ndcg_at_10: number } } | undefined;
+  const apply = a.apply as { applied: boolean } | undefined;
+  return (
+    `adaptation: ${pairs?.total} pairs (${pairs?.training} trained, ${pairs?.held_out} held out), held-out nDCG@10 ${held?.adapted.ndcg_at_10.toFixed(4)} against ${held?.base.ndcg_at_10.toFixed(4)}, ` +
+    `5-fold ${cv?.adapted.ndcg_at_10.toFixed(4)} against ${cv?.base.ndcg_at_10.toFixed(4)}, ${apply?.applied ? "applied" : "not applied"}, ${String(a.took_ms)} ms`
+  );
+}
+
+/** Adapts the loaded collection, then asks the questions again in the vector modes. */
+export async function adaptAndAsk(
+  d: { url: string; key: string; collectionId: string },
+  questions: DocsQuestion[],
+  modes: readonly DocsMode[],
+  pageOf: DocsSet["pageOf"],
+  log: (m: string) => void,
+): Promise<AdaptStep> {
+  const answer = await adaptCollection(d.url, d.key, d.collectionId);
+  log(adaptationLine(answer));
+  const after: ModeSummary[] = [];
+  for (const mode of modesAfterAdaptation(modes)) {
+    const s = summarize(mode, await runQuestions(d.url, d.key, d.collectionId, questions, mode, pageOf));
+    log(`  ${mode.padEnd(8)} adapted nDCG@10 ${s.by_kind.overall.ndcg_at_10.toFixed(4)}  R@10 ${s.by_kind.overall.recall_at_10.toFixed(4)}`);
+    after.push(s);
+  }
+  return { answer, modes: after };
+}

@@ -1,0 +1,90 @@
+// A collection's adapted query model (issue 27 item 4; evaluation/adaptation/ makes it): its record
+// in the collection's settings (settings.model_adaptation), its file in the tenant's file store,
+// and the in-process cache that embeds the collection's queries with it. Passages are never
+// embedded with an adaptation, so turning one on or off (settings.model_adaptation.enabled)
+// changes only which model embeds the next query.
+import type { Logger } from "pino";
+import type { Json } from "../../store/content-types.js";
+import type { FileStore } from "../../store/files.js";
+import type { StaticBaseModel } from "../../embed/index.js";
+import { LruCache } from "../../embed/lru.js";
+import { AdaptedQueryEncoder, decodeQueryDelta } from "../../model/query-delta.js";
+
+/** settings.model_adaptation: what the adaptation applied, and whether queries use it. */
+export interface ModelAdaptation {
+  id: string;
+  /** false: the collection's queries use the base model again (the revert setting) */
+  enabled: boolean;
+  /** the model and file version it was trained on; a different active model ignores it */
+  base_model: string;
+  created_at: string;
+  /** heading -> section pairs of the collection when it was trained */
+  pairs: number;
+  /** tokens whose rows it changes */
+  tokens: number;
+  /** held-out nDCG@10 of the base model and of the adaptation */
+  held_out: { base: number; adapted: number };
+}
+
+/** The file store's name for an adaptation's file (beside the tenant's originals; safe characters only). */
+export const adaptationFileOf = (id: string) => `adaptation-${id}`;
+
+const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The collection's adaptation record, or null when it has none (or a malformed one). */
+export function adaptationOf(settings: Json): ModelAdaptation | null {
+  const v = settings.model_adaptation;
+  if (!v || typeof v !== "object" || Array.isArray(v)) return null;
+  const a = v as Record<string, unknown>;
+  return typeof a.id === "string" && ID_RE.test(a.id) ? (a as unknown as ModelAdaptation) : null;
+}
+
+/** The id of the adaptation the collection's queries use: recorded and not turned off. */
+export function activeAdaptationId(settings: Json): string | undefined {
+  const a = adaptationOf(settings);
+  return a && a.enabled !== false ? a.id : undefined;
+}
+
+/** adapted encoders kept in memory (a few MB each) */
+const CACHE_SIZE = 32;
+
+export function createQueryModels(deps: { files: Pick<FileStore, "read">; base: () => StaticBaseModel | null; log: Logger }) {
+  const cache = new LruCache<string, Promise<AdaptedQueryEncoder | null>>(CACHE_SIZE);
+
+  async function load(tenantId: string, id: string, base: StaticBaseModel): Promise<AdaptedQueryEncoder | null> {
+    try {
+      const buf = await deps.files.read(tenantId, adaptationFileOf(id));
+      if (!buf) {
+        deps.log.warn({ tenant: tenantId, adaptation: id }, "adapted query model not found; the collection's queries use the base model");
+        return null;
+      }
+      const delta = decodeQueryDelta(buf);
+      if (delta.baseModel !== base.model || delta.basePayloadSha256 !== base.payloadSha256) {
+        deps.log.warn({ tenant: tenantId, adaptation: id, trained_on: delta.baseModel }, "adapted query model was trained on another model file; the collection's queries use the base model");
+        return null;
+      }
+      return new AdaptedQueryEncoder(base.encoder, delta);
+    } catch (err) {
+      deps.log.warn({ err, tenant: tenantId, adaptation: id }, "adapted query model unreadable; the collection's queries use the base model");
+      return null;
+    }
+  }
+
+  return {
+    /** the query's vector under the adaptation, or null when it cannot be used (the caller embeds with the base) */
+    async embedQuery(tenantId: string, id: string, text: string): Promise<Float32Array | null> {
+      const base = deps.base();
+      if (!base) return null;
+      const key = `${tenantId}/${id}/${base.payloadSha256}`;
+      let p = cache.get(key);
+      if (!p) {
+        p = load(tenantId, id, base);
+        cache.set(key, p);
+      }
+      const encoder = await p;
+      return encoder ? encoder.embed(text) : null;
+    },
+  };
+}
+
+export type QueryModels = ReturnType<typeof createQueryModels>;
