@@ -97,15 +97,20 @@ function crawlJobLifecycle(db: DB): JobLifecycle {
     return r ? toJob(r) : null;
   });
 
+  // Writes that read first start IMMEDIATE (the write lock taken at BEGIN, waiting up to the busy
+  // timeout): a deferred one that read and then met another process's write failed at once with
+  // "database is locked" (WAL cannot upgrade a stale read snapshot), which stopped crawls when an
+  // API and a worker process shared the file (test/scaleout/schedule-processes.test.ts). The
+  // content store's document, index, collection and job writes do the same.
   return {
     async create(row) {
-      return create(row);
+      return create.immediate(row);
     },
     async transition(id, from, to, patch = {}) {
-      return transition(id, from, to, patch);
+      return transition.immediate(id, from, to, patch);
     },
     async requeue(tenantId, id) {
-      return requeue(tenantId, id);
+      return requeue.immediate(tenantId, id);
     },
     async setProgress(id, pagesCrawled, pagesFailed) {
       progress.run(pagesCrawled, pagesFailed, id);

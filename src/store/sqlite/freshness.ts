@@ -22,7 +22,7 @@ function outcomeMethods(db: DB): OutcomeMethods {
   });
   return {
     async recordOutcome(row) {
-      record(row);
+      record.immediate(row);
     },
     async clearFailedOutcomes(jobId) {
       db.prepare("DELETE FROM crawl_page_outcomes WHERE job_id = ? AND outcome = 'failed'").run(jobId);

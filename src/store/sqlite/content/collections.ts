@@ -64,7 +64,7 @@ export function collectionMethods(db: DB): CollectionCatalog {
   };
   return {
     async createCollection(row, ids) {
-      create(row, ids);
+      create.immediate(row, ids);
     },
     async listCollections(tenantId) {
       return (db.prepare(`${VIEW} WHERE c.tenant_id = ? ORDER BY c.created_at DESC, c.id`).all(tenantId) as Raw[]).map(toView);
@@ -85,7 +85,7 @@ export function collectionMethods(db: DB): CollectionCatalog {
     },
     sourceLanguages: async (tenantId, sourceIds) => sourceLanguages(db, tenantId, sourceIds),
     async updateCollection(tenantId, id, patch) {
-      return update(tenantId, id, patch);
+      return update.immediate(tenantId, id, patch);
     },
     async deleteCollection(tenantId, id) {
       return db.prepare("DELETE FROM collections WHERE tenant_id = ? AND id = ?").run(tenantId, id).changes > 0;

@@ -35,10 +35,10 @@ export function documentIndexMethods(db: DB): IndexWrites {
   });
   return {
     async replaceDocumentIndex(tenantId, documentId, doc, chunks, vectors) {
-      replace(tenantId, documentId, doc, chunks, vectors);
+      replace.immediate(tenantId, documentId, doc, chunks, vectors);
     },
     async replaceDocumentsIndex(tenantId, items) {
-      replaceAll(tenantId, items);
+      replaceAll.immediate(tenantId, items);
     },
   };
 }

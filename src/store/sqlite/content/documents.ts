@@ -108,13 +108,13 @@ function documentWrites(db: DB): DocumentWrites {
 
   return {
     async upsertDocuments(tenantId, sourceId, docs, limit) {
-      return upsert(tenantId, sourceId, docs, limit);
+      return upsert.immediate(tenantId, sourceId, docs, limit);
     },
     async deleteDocument(tenantId, id) {
-      return remove(tenantId, id);
+      return remove.immediate(tenantId, id);
     },
     async setDocumentStatus(tenantId, id, status, error = null) {
-      setStatus(tenantId, id, status, error);
+      setStatus.immediate(tenantId, id, status, error);
     },
   };
 }

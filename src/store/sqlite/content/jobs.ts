@@ -34,7 +34,7 @@ function queueMethods(db: DB): Pick<JobTable, "enqueueJob" | "cancelJobs" | "pen
   });
   return {
     async enqueueJob(job) {
-      return enqueue(job);
+      return enqueue.immediate(job);
     },
     async cancelJobs(kind, subject) {
       const removed = db.prepare("DELETE FROM jobs WHERE kind = ? AND subject = ? AND status = 'queued'").run(kind, subject).changes;
