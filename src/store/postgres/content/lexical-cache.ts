@@ -15,6 +15,7 @@
 // index well under one (docs/decisions.md, "PostgreSQL lexical cache").
 import type { Pool } from "../db.js";
 import { Bm25Index } from "../../../search/lexical/bm25-index.js";
+import { sourceOrdinal } from "../../../search/lexical/source-ordinals.js";
 
 export interface LexicalCacheOptions {
   /** chunks held in all tenants' indexes (0: no cache; every search runs the SQL statement) */
@@ -30,7 +31,6 @@ export interface HeldIndex {
   index: Bm25Index;
   sources: Map<string, number>;
   generation: string;
-  chunks: number;
   usedAt: number;
 }
 
@@ -66,10 +66,14 @@ export class PgLexicalCache {
   /** loads that failed (the statement answered those tenants meanwhile) */
   private failures = 0;
 
+  private readonly settleMs: number;
+
   constructor(
     private readonly pool: Pool,
     private readonly opts: LexicalCacheOptions,
-  ) {}
+  ) {
+    this.settleMs = opts.settleMs ?? 2000;
+  }
 
   /**
    * The tenant's index when it holds the tenant's committed state now; otherwise null, and a
@@ -117,8 +121,8 @@ export class PgLexicalCache {
     if (!s || s.generation !== generation) {
       if (this.seen.size >= SEEN_MAX) this.seen.clear();
       this.seen.set(tenantId, { generation, since: now });
-      if ((this.opts.settleMs ?? 2000) > 0) return;
-    } else if (now - s.since < (this.opts.settleMs ?? 2000)) return;
+      if (this.settleMs > 0) return;
+    } else if (now - s.since < this.settleMs) return;
     if (this.loading.has(tenantId)) return;
     const p = this.load(tenantId, generation)
       // the SQL statement keeps answering; the next settled search tries again
@@ -133,19 +137,20 @@ export class PgLexicalCache {
       await c.query("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
       const g = await c.query<{ generation: string | null; chunks: string }>(GENERATION_SQL, [tenantId]);
       if (g.rows[0]?.generation !== generation) return; // changed again: a later search starts over
-      const held: HeldIndex = { index: new Bm25Index(), sources: new Map(), generation, chunks: Number(g.rows[0].chunks), usedAt: Date.now() };
+      const chunks = Number(g.rows[0].chunks);
+      const held: HeldIndex = { index: new Bm25Index(), sources: new Map(), generation, usedAt: Date.now() };
       held.index.startLoad();
       const size = this.opts.page ?? 5000;
       for (let after = "0"; ; ) {
         const page = await c.query<ChunkTermsRow>(PAGE_SQL, [tenantId, after, size]);
-        held.index.loadMore(page.rows.map((r) => ({ key: Number(r.id), source: ordinal(held.sources, r.data_source_id), chunk: { terms: r.lex_terms, tfs: Uint16Array.from(r.lex_tfs), length: r.lex_length } })));
+        held.index.loadMore(page.rows.map((r) => ({ key: Number(r.id), source: sourceOrdinal(held.sources, r.data_source_id), chunk: { terms: r.lex_terms, tfs: Uint16Array.from(r.lex_tfs), length: r.lex_length } })));
         if (page.rows.length < size) break;
         after = page.rows[page.rows.length - 1]!.id;
       }
       held.index.finishLoad();
       // the statistics and the rows come from one snapshot: a difference is a defect, never served
-      if (held.index.docCount !== held.chunks) throw new Error(`lexical cache: ${held.index.docCount} rows read for ${held.chunks} chunks`);
-      this.makeRoom(held.chunks);
+      if (held.index.docCount !== chunks) throw new Error(`lexical cache: ${held.index.docCount} rows read for ${chunks} chunks`);
+      this.makeRoom(chunks);
       this.held.set(tenantId, held);
     } finally {
       await c.query("COMMIT").catch(() => {});
@@ -154,28 +159,13 @@ export class PgLexicalCache {
   }
 
   private makeRoom(chunks: number): void {
-    let total = this.stats().chunks;
+    let total = 0;
+    for (const h of this.held.values()) total += h.index.docCount;
     const oldestFirst = [...this.held.entries()].sort((a, b) => a[1].usedAt - b[1].usedAt);
     for (const [tenantId, h] of oldestFirst) {
       if (total + chunks <= this.opts.maxChunks) break;
       this.held.delete(tenantId);
-      total -= h.chunks;
+      total -= h.index.docCount;
     }
   }
-}
-
-function ordinal(sources: Map<string, number>, sourceId: string): number {
-  let o = sources.get(sourceId);
-  if (o === undefined) sources.set(sourceId, (o = sources.size));
-  return o;
-}
-
-/** The index's mark of each source in scope (sources it has never seen are left out). */
-export function allowedSources(h: HeldIndex, sourceIds: string[]): Uint8Array {
-  const allowed = new Uint8Array(h.sources.size);
-  for (const s of sourceIds) {
-    const o = h.sources.get(s);
-    if (o !== undefined) allowed[o] = 1;
-  }
-  return allowed;
 }

@@ -16,7 +16,8 @@ import { analyzerOfTerms } from "../../../search/lexical/languages.js";
 import type { SearchFilter } from "../../../search/filter/types.js";
 import { postgresFilter } from "./filter-sql.js";
 import { searchSql } from "./lexical-sql.js";
-import { allowedSources, type HeldIndex, type PgLexicalCache } from "./lexical-cache.js";
+import type { HeldIndex, PgLexicalCache } from "./lexical-cache.js";
+import { allowedSources } from "../../../search/lexical/source-ordinals.js";
 import { rankLexicalAsync, scoredHits } from "../../../search/lexical/rank.js";
 import type { ChunkFields } from "../../../search/lexical/analyze.js";
 
@@ -111,7 +112,7 @@ async function search(q: Queryable, tenantId: string, sourceIds: string[], query
  */
 async function searchHeld(pool: Pool, h: HeldIndex, tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights): Promise<Scored[]> {
   const fieldsOf = async (keys: number[]) => new Map([...(await candidateFields(pool, tenantId, keys.map(String)))].map(([id, f]) => [Number(id), f]));
-  const hits = await rankLexicalAsync(h.index, allowedSources(h, sourceIds), query, limit, w, fieldsOf, analyzerOfTerms(query.phrases));
+  const hits = await rankLexicalAsync(h.index, allowedSources(h.sources, sourceIds), query, limit, w, fieldsOf, analyzerOfTerms(query.phrases));
   return scoredHits(hits, query);
 }
 

@@ -20,6 +20,7 @@ import { answerLookup } from "../../../search/lexical/term-dictionary.js";
 import { analyzeChunk, headingsField, DEFAULT_ANALYZER, type Analyzer, type ChunkFields, type ChunkTerms } from "../../../search/lexical/analyze.js";
 import { Bm25Index } from "../../../search/lexical/bm25-index.js";
 import { rankLexical, scoredHits } from "../../../search/lexical/rank.js";
+import { allowedSources, sourceOrdinal } from "../../../search/lexical/source-ordinals.js";
 import { analyzerOfTerms } from "../../../search/lexical/languages.js";
 import { parseJson } from "./json.js";
 
@@ -105,14 +106,8 @@ function lexicalStatements(db: DB) {
 type Statements = ReturnType<typeof lexicalStatements>;
 type TermsRowOf = TermsRow & { chunk_id: number; data_source_id: string };
 
-const sourceOrdinal = (t: TenantIndex, sourceId: string): number => {
-  let o = t.sources.get(sourceId);
-  if (o === undefined) t.sources.set(sourceId, (o = t.sources.size));
-  return o;
-};
-
 /** A chunk_terms row as the tenant's index takes it. */
-const entryOf = (t: TenantIndex, r: TermsRowOf) => ({ key: r.chunk_id, source: sourceOrdinal(t, r.data_source_id), chunk: decode(r) });
+const entryOf = (t: TenantIndex, r: TermsRowOf) => ({ key: r.chunk_id, source: sourceOrdinal(t.sources, r.data_source_id), chunk: decode(r) });
 
 /** A new tenant index holding these rows, as of log position `seq`. */
 function tenantIndexOf(rows: Iterable<TermsRowOf>, seq: number): TenantIndex {
@@ -164,7 +159,7 @@ export class LexicalIndexes {
   search(tenantId: string, sourceIds: string[], query: LexicalQuery, limit: number, w: LexicalWeights, accept?: ChunkAccept): Scored[] {
     if (sourceIds.length === 0 || limit <= 0) return [];
     const t = this.tenant(tenantId);
-    const allowed = this.allowedSources(t, sourceIds);
+    const allowed = allowedSources(t.sources, sourceIds);
     const filter = accept && ((key: number) => accept.has(key));
     return scoredHits(rankLexical(t.index, allowed, query, limit, w, (keys) => this.fieldsOf(keys), analyzerOfTerms(query.phrases), filter), query);
   }
@@ -178,16 +173,7 @@ export class LexicalIndexes {
   matching(tenantId: string, sourceIds: string[], query: LexicalQuery, accept?: ChunkAccept): number[] {
     if (sourceIds.length === 0 || query.terms.length === 0) return [];
     const t = this.tenant(tenantId);
-    return t.index.matchingKeys(query.terms, this.allowedSources(t, sourceIds), accept && ((key: number) => accept.has(key)));
-  }
-
-  private allowedSources(t: TenantIndex, sourceIds: string[]): Uint8Array {
-    const allowed = new Uint8Array(t.sources.size);
-    for (const s of sourceIds) {
-      const o = t.sources.get(s);
-      if (o !== undefined) allowed[o] = 1;
-    }
-    return allowed;
+    return t.index.matchingKeys(query.terms, allowedSources(t.sources, sourceIds), accept && ((key: number) => accept.has(key)));
   }
 
   /** drops in-memory state (tests, memory pressure); the next query reloads from chunk_terms */
@@ -276,7 +262,7 @@ export class LexicalIndexes {
     if (r.op === 1) {
       // an added chunk already deleted again has no row: its later removal is ignored as well
       const a = this.q.addedRow.get(r.chunk_id) as (TermsRow & { data_source_id: string }) | undefined;
-      if (a) t.index.add(r.chunk_id, sourceOrdinal(t, a.data_source_id), decode(a));
+      if (a) t.index.add(r.chunk_id, sourceOrdinal(t.sources, a.data_source_id), decode(a));
     } else {
       t.index.remove(r.chunk_id, splitTerms(this.q.removedTerms.get(r.seq) as string | null));
     }
