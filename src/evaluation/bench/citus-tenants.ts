@@ -21,7 +21,8 @@ import { buildCorpus, type Corpus } from "./scale/corpus.js";
 import { dfSample, type DfSample } from "./scale/queries.js";
 import { loadLayout, type BenchQuery, type Loaded } from "./scale/loader.js";
 import { syntheticVectors } from "./scale/vector-source.js";
-import { benchRuntime, lookupEmbedder, searchOverHttp, startServer } from "./scale/adapter.js";
+import { benchRuntime, createBenchTenant, lookupEmbedder, searchOverHttp, startServer } from "./scale/adapter.js";
+import { copyTenants, deferGraph } from "./tenant-copies.js";
 import { hash32, prng } from "./scale/rng.js";
 import { randomUnit } from "./scale/vectors.js";
 import { openBenchRuntime } from "./load.js";
@@ -40,6 +41,10 @@ interface Options {
   queries: number;
   rounds: number;
   seed: number;
+  /** tenants written through the store; the rest are SQL copies of them (tenant-copies.ts) */
+  written: number;
+  /** drop the HNSW graph before the load and build it once after */
+  graphAfterLoad: boolean;
   pgUrl: string;
   citusUrl: string | null;
   citusWorkers: string | null;
@@ -47,7 +52,7 @@ interface Options {
 }
 
 const USAGE = `npx tsx src/evaluation/bench/citus-tenants.ts [--tenants 50] [--tenant-chunks 20000] [--queries 100]
-  [--rounds 4] [--seed 42] [--sources package,man,doc] [--pg-url URL] [--citus-url URL --citus-workers host:port,...]`;
+  [--rounds 4] [--seed 42] [--written-tenants K] [--graph-after-load] [--sources package,man,doc] [--pg-url URL] [--citus-url URL --citus-workers host:port,...]`;
 
 function parseOptions(argv: string[]): Options {
   const { values: v } = parseArgs({
@@ -56,6 +61,7 @@ function parseOptions(argv: string[]): Options {
     options: {
       tenants: { type: "string" }, "tenant-chunks": { type: "string" }, queries: { type: "string" }, rounds: { type: "string" }, seed: { type: "string" },
       "pg-url": { type: "string" }, "citus-url": { type: "string" }, "citus-workers": { type: "string" }, sources: { type: "string" }, help: { type: "boolean" },
+      "written-tenants": { type: "string" }, "graph-after-load": { type: "boolean" },
     },
   });
   if (v.help) throw new Error(USAGE);
@@ -64,8 +70,13 @@ function parseOptions(argv: string[]): Options {
     if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}\n${USAGE}`);
     return n;
   };
+  const tenants = int("tenants", 50, 2);
+  const written = int("written-tenants", tenants, 1);
+  if (written > tenants) throw new Error(`--written-tenants must be at most --tenants\n${USAGE}`);
   return {
-    tenants: int("tenants", 50, 2),
+    tenants,
+    written,
+    graphAfterLoad: v["graph-after-load"] === true,
     tenantChunks: int("tenant-chunks", 20_000, 10),
     queries: int("queries", 100, 10),
     rounds: int("rounds", 4, 1),
@@ -121,13 +132,26 @@ async function loadStore(name: StoreRun["name"], o: Options, corpus: Corpus, df:
 }
 
 async function loadInto(name: StoreRun["name"], o: Options, corpus: Corpus, df: DfSample, rt: Runtime, dbUrl: string, removeAll: () => Promise<void>): Promise<StoreRun> {
-  const layout = { label: `${name}: ${o.tenants} tenants x ${o.tenantChunks}`, tenants: o.tenants, chunksPerTenant: o.tenantChunks };
+  const label = `${name}: ${o.tenants} tenants x ${o.tenantChunks}`;
+  const layout = { label: `${name}: ${o.written} tenants x ${o.tenantChunks} through the store`, tenants: o.written, chunksPerTenant: o.tenantChunks };
+  const indexName = rt.activeProfile.index_name!;
   const vectors = syntheticVectors(rt.activeProfile.dimension, 1000, o.seed);
-  const loaded = await loadLayout(rt, corpus, layout, vectors, df, { queries: o.tenants * o.queries, seed: o.seed, filters: false });
+  const graph = o.graphAfterLoad ? await deferGraph(dbUrl, indexName) : null;
+  const t0 = performance.now();
+  const loaded = await loadLayout(rt, corpus, layout, vectors, df, { queries: o.written * o.queries, seed: o.seed, filters: false });
   await rt.backfill.idle();
+  if (o.written < o.tenants) {
+    for (let t = o.written; t < o.tenants; t++) loaded.tenants.push(await createBenchTenant(rt, `Scale bench ${t + 1}`));
+    const copies = Date.now();
+    await copyTenants(dbUrl, loaded, o.written, indexName, vectors, (done, total) => {
+      if (done === total || done % 5 === 0) log(`  ${name}: ${done} of ${total} tenant copies (${((Date.now() - copies) / 1000).toFixed(0)} s)`);
+    });
+  }
+  if (graph) log(`${name}: HNSW graph built in ${(await graph.build()).toFixed(0)} s`);
   // a settled database, as autovacuum leaves one after a bulk load
   await sql(dbUrl, "VACUUM ANALYZE");
-  log(`${layout.label}: ${loaded.chunks} chunks in ${(loaded.buildMs / 1000).toFixed(0)} s (store writes ${(loaded.writeMs / 1000).toFixed(0)} s)`);
+  loaded.buildMs = performance.now() - t0;
+  log(`${label}: ${loaded.chunks} chunks in ${(loaded.buildMs / 1000).toFixed(0)} s (store writes ${(loaded.writeMs / 1000).toFixed(0)} s)`);
   const dim = rt.activeProfile.dimension;
   const embedder = lookupEmbedder(rt.activeProfile, new Map(loaded.queries.map((q) => [q.text, q.vector])), (text) => randomUnit(dim, prng(hash32(text))));
   const { app, url } = await startServer(benchRuntime(rt, embedder));
@@ -233,6 +257,7 @@ function render(o: Options, argv: string[], runs: StoreRun[], lat: Latencies, ro
     "",
     `Command: \`npx tsx src/evaluation/bench/citus-tenants.ts ${argv.join(" ")}\``,
     `Machine: ${m.cpus} cores, load average at the end ${m.load_average.join(" / ")}. Hybrid search of tenant 1 over HTTP, ${queries} queries x ${o.rounds} rounds per store, alternating.`,
+    `Load: ${o.written === o.tenants ? "every tenant written through the store" : `${o.written} tenant(s) written through the store, the other ${o.tenants - o.written} copies of them made in SQL with vectors of their own`}; HNSW graph ${o.graphAfterLoad ? "built once after the load" : "grown during the load"}.`,
     "",
     "| store | chunks loaded | load s | hybrid p50 ms | hybrid p95 ms (all rounds) |",
     "| --- | ---: | ---: | ---: | ---: |",
