@@ -29,8 +29,16 @@ export interface CoverageWeights {
   none: number;
 }
 
-/** The profiles with adaptive fusion (none yet: quarry-static's are chosen on the dev proxy). */
-export const PROFILE_COVERAGE_WEIGHTS: Readonly<Record<string, CoverageWeights>> = Object.freeze({});
+/**
+ * The profiles with adaptive fusion. quarry-static's: `full` is the fixed fusion's 0.3, so a query
+ * its best hit matches fully ranks as before; `none` was chosen on the dev proxy alone
+ * (src/evaluation/bench/model/dev-proxy.ts --adaptive, the best mean of its two sets among 0.35 to
+ * 0.5; docs/model.md) and is at most 0.5, so the lexical weight is never below the vector weight
+ * and an exact match still comes first (fusion.ts Z_BOUND).
+ */
+export const PROFILE_COVERAGE_WEIGHTS: Readonly<Record<string, CoverageWeights>> = Object.freeze({
+  "quarry-static": Object.freeze({ full: 0.3, none: 0.5 }),
+});
 
 /** The profile's adaptive weights; undefined: the profile fuses with fixed weights. */
 export function coverageWeightsOf(profile: string | undefined): CoverageWeights | undefined {

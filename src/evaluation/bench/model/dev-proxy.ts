@@ -87,17 +87,19 @@ const quartiles = (xs: number[]) => [0.25, 0.5, 0.75].map((q) => [...xs].sort((a
 sets.forEach((s, i) => process.stderr.write(`${s.name} lexical coverage quartiles ${quartiles(runs[i]!.coverage)}, share at 1: ${(runs[i]!.coverage.filter((c) => c >= 1).length / s.queries.length).toFixed(3)}\n`));
 
 /** Each fusion to score: the fixed weights, then each adaptive pair at each scale. */
-function fusions(normalization: "zscore" | "minmax"): { label: string; fusion: (set: number) => QueryFusion }[] {
-  const fixed = values.weights.split(",").map(Number).map((w) => ({ label: String(w), fusion: () => ({ lexicalWeight: 1 - w, vectorWeight: w, normalization }) }));
+function fusions(normalization: "zscore" | "minmax"): { label: string; fusion: (set: number) => QueryFusion; meanWeight: (set: number) => number }[] {
+  const fixed = values.weights.split(",").map(Number).map((w) => ({ label: String(w), fusion: () => ({ lexicalWeight: 1 - w, vectorWeight: w, normalization }), meanWeight: () => w }));
   const pairs = values.adaptive ? values.adaptive.split(",").map((p) => p.split(":").map(Number) as [number, number]) : [];
   const adaptive = pairs.flatMap(([full, none]) =>
-    values.scales.split(",").map(Number).map((scale) => ({
-      label: `adaptive ${full}:${none} scale ${scale}`,
-      fusion: (set: number) => (q: number) => {
-        const w = vectorWeightAt({ full, none }, runs[set]!.coverage[q]! / scale);
-        return { lexicalWeight: 1 - w, vectorWeight: w, normalization };
-      },
-    })),
+    values.scales.split(",").map(Number).map((scale) => {
+      const weightOf = (set: number, q: number) => vectorWeightAt({ full, none }, runs[set]!.coverage[q]! / scale);
+      return {
+        label: `adaptive ${full}:${none} scale ${scale}`,
+        fusion: (set: number) => (q: number) => ({ lexicalWeight: 1 - weightOf(set, q), vectorWeight: weightOf(set, q), normalization }),
+        // the fixed weight to compare with: does adapting beat the same weight given to every query?
+        meanWeight: (set: number) => runs[set]!.coverage.reduce((a, _, q) => a + weightOf(set, q), 0) / runs[set]!.coverage.length,
+      };
+    }),
   );
   return [...fixed, ...adaptive];
 }
@@ -116,6 +118,7 @@ for (const file of values.model.split(",")) {
           row[`${s.name}_lexical`] = r.lexical.ndcg10;
           row[`${s.name}_vector`] = r.vector.ndcg10;
           row[`${s.name}_hybrid`] = r.hybrid.ndcg10;
+          row[`${s.name}_mean_vector_weight`] = f.meanWeight(i);
         });
         rows.push(row);
         process.stderr.write(`${Object.entries(row).map(([k, v]) => `${k} ${typeof v === "number" ? v.toFixed(4) : v}`).join("  ")}\n`);
