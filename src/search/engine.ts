@@ -9,7 +9,6 @@ import { lexicalQueryWithRules } from "./lexical/query-rules.js";
 import type { SynonymTable } from "./lexical/synonyms.js";
 import { queryAnalyzer } from "./lexical/languages.js";
 import { fuse, type Candidate, type FusedHit, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
-import { coverageWeightsOf, fullMatchScore, lexicalCoverage, vectorWeightAt, type CoverageWeights } from "./adaptive-fusion.js";
 import { calibrate, calibrationFusion, modelsWith, sameFusion, type ListFacts, type OwnCalibration } from "./calibration.js";
 import { rulesOf, type RankedScores } from "./explain.js";
 import type { SearchFilter } from "./filter/types.js";
@@ -38,12 +37,6 @@ export interface EngineSettings {
   language?: string;
   /** the collection's adapted query model (settings.model_adaptation, issue 27 item 4); absent: the profile's */
   queryModel?: string;
-  /**
-   * The fusion weights are the caller's (a collection's own fusion settings, a request's
-   * semantic_ratio, a bench's variant): the profile's query-adaptive weights (adaptive-fusion.ts)
-   * do not replace them. Absent: hybrid answers of a profile with adaptive weights use those.
-   */
-  fixedWeights?: boolean;
 }
 
 /** other chunks of a document that count as its evidence (engine setting documentEvidence) */
@@ -223,40 +216,18 @@ export async function rankIds(
   const vectorPromise = useVectors && sourceIds.length > 0 ? startVectorSearch(deps, tenantId, sourceIds, query, settings.depth, filter, settings.queryModel) : Promise.resolve([]);
   const { parsed, lexical: lexicalQuery } = await queryOf(deps, tenantId, query, settings, useLexical && sourceIds.length > 0);
   if (sourceIds.length === 0) return { mode: "hybrid", ranked: [], parsed, lexical: null };
-  const adaptive = useLexical && useVectors && lexicalQuery ? adaptiveWeightsFor(deps, settings) : undefined;
-  // the dictionary's statistics of the query's words, read beside BM25 (adaptive fusion only)
-  const fullMatch = adaptive && lexicalQuery ? fullMatchOf(deps.content, tenantId, lexicalQuery) : undefined;
   const lexical =
     useLexical && lexicalQuery ? await deps.content.lexicalSearch(tenantId, sourceIds, lexicalQuery, settings.depth, settings.lexicalWeights, filter) : [];
   const vector = await vectorPromise;
   const answered = useVectors ? (useLexical ? "hybrid" : "vector") : "lexical";
-  const fusing = adaptive && fullMatch ? withCoverageWeights(settings, adaptive, lexicalCoverage(lexical[0]?.score, await fullMatch)) : settings;
   // one list only (a single mode, or no model): that list's scores alone, weight 1 (fuseCandidates)
-  const lists = fuseCandidates(asCandidates(lexical), vector, answered, fusing, termsOf(lexicalQuery));
+  const lists = fuseCandidates(asCandidates(lexical), vector, answered, settings, termsOf(lexicalQuery));
   const documents = await deps.content.chunkDocuments(
     tenantId,
     lists.fused.map((f) => f.id),
   );
   const expanded = new Map(lexical.filter((h) => h.rules).map((h) => [h.chunkId, h.rules!]));
   return { mode: answered, ranked: scoredIds(lists, answered, settings, documents, expanded, deps.profile.name), parsed, lexical: useLexical ? lexicalQuery : null };
-}
-
-/** The profile's adaptive weights, unless the caller fixed the weights or fuses by rank. */
-function adaptiveWeightsFor(deps: EngineDeps, settings: EngineSettings): CoverageWeights | undefined {
-  return settings.fixedWeights || settings.fusion.method !== "weighted" ? undefined : coverageWeightsOf(deps.profile.name);
-}
-
-/** The query's full-match score (adaptive-fusion.ts) under the tenant's statistics, the ones BM25 scored with. */
-async function fullMatchOf(content: ChunkSearch, tenantId: string, query: LexicalQuery): Promise<number> {
-  const own = [...new Set(query.terms.filter((t) => t.rule === undefined).map((t) => t.term))];
-  const answer = await content.lexicalTerms(tenantId, { terms: own, ranges: [] });
-  return fullMatchScore(query, answer.docCount, (t) => answer.df.get(t) ?? 0);
-}
-
-/** The settings with the fusion weights of this coverage (vector weight, lexical the rest). */
-export function withCoverageWeights(settings: EngineSettings, weights: CoverageWeights, coverage: number): EngineSettings {
-  const vectorWeight = vectorWeightAt(weights, coverage);
-  return { ...settings, fusion: { ...settings.fusion, lexicalWeight: 1 - vectorWeight, vectorWeight } };
 }
 
 /**

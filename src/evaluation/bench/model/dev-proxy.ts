@@ -7,7 +7,7 @@
 // the same with half of its query's words removed from each passage (questions that do not repeat
 // the page's words, as the docs sets' plain questions are written). For each model, identity
 // scale (gamma times the factor) and vector weight it prints vector and hybrid nDCG@10; with
-// --adaptive, also the query-adaptive fusion (search/adaptive-fusion.ts) for each `full:none` pair
+// --adaptive, also the query-adaptive fusion (coverage.ts) for each `full:none` pair
 // of vector weights and each coverage scale (coverage = best score / (scale x full-match score)).
 import fs from "node:fs";
 import path from "node:path";
@@ -17,7 +17,7 @@ import { readModel } from "../../../model/artifact.js";
 import { StaticEncoder } from "../../../model/encoder.js";
 import { distinctQueryTokens, isDevPair } from "../../../model/dev-split.js";
 import { modelTokens } from "../../../model/tokenizer.js";
-import { vectorWeightAt } from "../../../search/adaptive-fusion.js";
+import { vectorWeightAt } from "./coverage.js";
 import { lexicalRuns, scoreLists, vectorLists, type QueryFusion } from "./evaluate.js";
 import type { EvalSet } from "./sets.js";
 

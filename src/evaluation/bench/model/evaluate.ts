@@ -9,7 +9,7 @@ import { Bm25Index } from "../../../search/lexical/bm25-index.js";
 import { rankLexical } from "../../../search/lexical/rank.js";
 import { DEFAULT_LEXICAL_WEIGHTS } from "../../../search/engine.js";
 import { fuse, type Candidate, type FusionOptions } from "../../../search/fusion.js";
-import { fullMatchScore, lexicalCoverage } from "../../../search/adaptive-fusion.js";
+import { fullMatchScore, lexicalCoverage } from "./coverage.js";
 import { ndcgAtKGraded, recallAtK } from "../../ranking-metrics.js";
 import { embeddedText, type EvalSet } from "./sets.js";
 
@@ -42,8 +42,8 @@ export function lexicalLists(set: EvalSet): Candidate[][] {
 }
 
 /**
- * The lexical lists and each query's lexical coverage (search/adaptive-fusion.ts: the best hit's
- * score over the query's full-match score under the set's statistics), as the service computes it.
+ * The lexical lists and each query's lexical coverage (coverage.ts: the best hit's
+ * score over the query's full-match score under the set's statistics).
  */
 export function lexicalRuns(set: EvalSet): { lists: Candidate[][]; coverage: number[] } {
   const index = new Bm25Index();

@@ -10,8 +10,7 @@ import { StaticEncoder } from "../../../model/encoder.js";
 import { MODEL_DIR, MODEL_FILE } from "../../../model/paths.js";
 import { beirDataDir } from "../../benchmarks/industry-benchmarks.js";
 import { DOCS_SETS } from "../docs-questions/sets.js";
-import { lexicalRuns, scoreSet, type ModeScores, type QueryFusion, type SetScores } from "./evaluate.js";
-import { coverageWeightsOf, vectorWeightAt } from "../../../search/adaptive-fusion.js";
+import { scoreSet, type ModeScores, type SetScores } from "./evaluate.js";
 
 /** the question kinds issue 27 calls plain-language */
 const PLAIN_KINDS = ["natural", "howto"];
@@ -28,8 +27,7 @@ const { values } = parseArgs({
     sets: { type: "string", default: "scifact,node,libreoffice" },
     cache: { type: "string", default: path.join("bench-results", "model-cache") },
     promote: { type: "boolean", default: false },
-    // the fusion's vector weight (lexical: 1 minus it) for every query; absent: the service's
-    // fusion for quarry-static (its query-adaptive weights, search/adaptive-fusion.ts)
+    // the fusion's vector weight (lexical: 1 minus it); the service's default when absent
     "vector-weight": { type: "string" },
     help: { type: "boolean", short: "h" },
   },
@@ -75,19 +73,6 @@ function summary(s: SetScores): Record<string, number> {
   return out;
 }
 
-/**
- * The service's hybrid fusion for the quarry-static profile: its query-adaptive weights
- * (search/adaptive-fusion.ts) from each query's lexical coverage, the fixed default without them.
- */
-function serviceFusion(coverage: number[]): QueryFusion {
-  const weights = coverageWeightsOf("quarry-static");
-  if (!weights) return {};
-  return (q) => {
-    const vectorWeight = vectorWeightAt(weights, coverage[q]!);
-    return { lexicalWeight: 1 - vectorWeight, vectorWeight };
-  };
-}
-
 const { header, parts } = readModel(values.model);
 const encoder = new StaticEncoder(parts);
 const model = { dimension: encoder.dimension, embed: (t: string) => encoder.embed(t) };
@@ -95,13 +80,12 @@ const metrics: Record<string, Record<string, number>> = {};
 for (const name of values.sets.split(",")) {
   const set = await loadSet(name.trim());
   if (!set) continue;
-  const runs = lexicalRuns(set);
   const w = values["vector-weight"] === undefined ? null : Number(values["vector-weight"]);
-  const s = scoreSet(set, model, runs.lists, w === null ? serviceFusion(runs.coverage) : { lexicalWeight: 1 - w, vectorWeight: w });
+  const s = scoreSet(set, model, undefined, w === null ? {} : { lexicalWeight: 1 - w, vectorWeight: w });
   metrics[set.name] = summary(s);
   log(`${set.name.padEnd(14)} ${Object.entries(metrics[set.name]!).map(([k, v]) => `${k} ${v.toFixed(4)}`).join("  ")}`);
 }
-process.stdout.write(`${JSON.stringify({ model: values.model, vector_weight: values["vector-weight"] ?? (coverageWeightsOf("quarry-static") ? `adaptive ${JSON.stringify(coverageWeightsOf("quarry-static"))}` : "default"), header: { model: header.model, created_at: header.created_at }, metrics }, null, 2)}\n`);
+process.stdout.write(`${JSON.stringify({ model: values.model, vector_weight: values["vector-weight"] ?? "default", header: { model: header.model, created_at: header.created_at }, metrics }, null, 2)}\n`);
 
 if (values.promote) promote(header, metrics);
 
