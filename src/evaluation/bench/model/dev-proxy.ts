@@ -1,5 +1,5 @@
 // npx tsx src/evaluation/bench/model/dev-proxy.ts -- --model FILE[,FILE] [--data DIR] [--queries N]
-//   [--gammas 1,0.5,0] [--weights 0.2,0.3,0.4,0.5] [--adaptive 0.3:0.4,0.3:0.5] [--scales 1,2]
+//   [--gammas 1,0.5,0] [--weights 0.2,0.3,0.4,0.5] [--adaptive 0.3:0.4,0.3:0.5] [--scales 1,2] [--peaks 3,5,8]
 // The dev proxy: scores static models on a retrieval task built from the dev split of the training
 // pairs (src/model/dev-split.ts, never trained on), so that settings of the model and of its fusion
 // with BM25 are chosen without reading an evaluation set (issue 27 forbids tuning on them). Two
@@ -8,7 +8,10 @@
 // the page's words, as the docs sets' plain questions are written). For each model, identity
 // scale (gamma times the factor) and vector weight it prints vector and hybrid nDCG@10; with
 // --adaptive, also the query-adaptive fusion (coverage.ts) for each `full:none` pair
-// of vector weights and each coverage scale (coverage = best score / (scale x full-match score)).
+// of vector weights and each coverage scale (coverage = best score / (scale x full-match score)),
+// and with --peaks the one the service uses for quarry-static (search/adaptive-fusion.ts: the best
+// hit's z-score in its list over each peak). Each adaptive row gives its mean vector weight, to
+// compare with that weight fixed for every query.
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
@@ -18,6 +21,7 @@ import { StaticEncoder } from "../../../model/encoder.js";
 import { distinctQueryTokens, isDevPair } from "../../../model/dev-split.js";
 import { modelTokens } from "../../../model/tokenizer.js";
 import { vectorWeightAt } from "./coverage.js";
+import { peakOf, vectorWeightAt as weightAtPeak } from "../../../search/adaptive-fusion.js";
 import { lexicalRuns, scoreLists, vectorLists, type QueryFusion } from "./evaluate.js";
 import type { EvalSet } from "./sets.js";
 
@@ -31,6 +35,7 @@ const { values } = parseArgs({
     normalizations: { type: "string", default: "zscore" },
     adaptive: { type: "string", default: "" },
     scales: { type: "string", default: "1" },
+    peaks: { type: "string", default: "" },
   },
 });
 
@@ -86,7 +91,17 @@ process.stderr.write(`${pairs.length} dev pairs; ${sets.map((s) => `${s.name}: $
 const quartiles = (xs: number[]) => [0.25, 0.5, 0.75].map((q) => [...xs].sort((a, b) => a - b)[Math.floor(q * (xs.length - 1))]!.toFixed(3)).join(" / ");
 sets.forEach((s, i) => process.stderr.write(`${s.name} lexical coverage quartiles ${quartiles(runs[i]!.coverage)}, share at 1: ${(runs[i]!.coverage.filter((c) => c >= 1).length / s.queries.length).toFixed(3)}\n`));
 
-/** Each fusion to score: the fixed weights, then each adaptive pair at each scale. */
+/**
+ * An adaptive fusion's mean vector weight over the queries with a lexical list (without one the
+ * weight changes nothing): the fixed weight to compare it with, to tell whether adapting beats
+ * giving every query the same weight.
+ */
+function meanOver(set: number, weightOf: (set: number, q: number) => number): number {
+  const live = runs[set]!.lists.map((l, q) => (l.length > 0 ? q : -1)).filter((q) => q >= 0);
+  return live.reduce((a, q) => a + weightOf(set, q), 0) / Math.max(1, live.length);
+}
+
+/** Each fusion to score: the fixed weights, then each adaptive pair at each scale and each peak. */
 function fusions(normalization: "zscore" | "minmax"): { label: string; fusion: (set: number) => QueryFusion; meanWeight: (set: number) => number }[] {
   const fixed = values.weights.split(",").map(Number).map((w) => ({ label: String(w), fusion: () => ({ lexicalWeight: 1 - w, vectorWeight: w, normalization }), meanWeight: () => w }));
   const pairs = values.adaptive ? values.adaptive.split(",").map((p) => p.split(":").map(Number) as [number, number]) : [];
@@ -96,12 +111,22 @@ function fusions(normalization: "zscore" | "minmax"): { label: string; fusion: (
       return {
         label: `adaptive ${full}:${none} scale ${scale}`,
         fusion: (set: number) => (q: number) => ({ lexicalWeight: 1 - weightOf(set, q), vectorWeight: weightOf(set, q), normalization }),
-        // the fixed weight to compare with: does adapting beat the same weight given to every query?
-        meanWeight: (set: number) => runs[set]!.coverage.reduce((a, _, q) => a + weightOf(set, q), 0) / runs[set]!.coverage.length,
+        meanWeight: (set: number) => meanOver(set, weightOf),
       };
     }),
   );
-  return [...fixed, ...adaptive];
+  const peaks = values.peaks ? values.peaks.split(",").map(Number) : [];
+  const byPeak = pairs.flatMap(([strong, weak]) =>
+    peaks.map((peak) => {
+      const weightOf = (set: number, q: number) => weightAtPeak({ strong, weak, peak }, peakOf(runs[set]!.lists[q]!));
+      return {
+        label: `adaptive ${strong}:${weak} peak ${peak}`,
+        fusion: (set: number) => (q: number) => ({ lexicalWeight: 1 - weightOf(set, q), vectorWeight: weightOf(set, q), normalization }),
+        meanWeight: (set: number) => meanOver(set, weightOf),
+      };
+    }),
+  );
+  return [...fixed, ...adaptive, ...byPeak];
 }
 const rows: Record<string, unknown>[] = [];
 for (const file of values.model.split(",")) {
