@@ -9,7 +9,6 @@ import { lexicalQueryWithRules } from "./lexical/query-rules.js";
 import type { SynonymTable } from "./lexical/synonyms.js";
 import { queryAnalyzer } from "./lexical/languages.js";
 import { fuse, type Candidate, type FusedHit, type FusionOptions, DEFAULT_FUSION_OPTIONS } from "./fusion.js";
-import { adaptiveWeightsOf, peakOf, vectorWeightAt, type AdaptiveWeights } from "./adaptive-fusion.js";
 import { calibrate, calibrationFusion, modelsWith, sameFusion, type ListFacts, type OwnCalibration } from "./calibration.js";
 import { rulesOf, type RankedScores } from "./explain.js";
 import type { SearchFilter } from "./filter/types.js";
@@ -38,12 +37,6 @@ export interface EngineSettings {
   language?: string;
   /** the collection's adapted query model (settings.model_adaptation, issue 27 item 4); absent: the profile's */
   queryModel?: string;
-  /**
-   * The fusion weights are the caller's (a collection's own fusion settings, a request's
-   * semantic_ratio, a bench's variant): the profile's query-adaptive weights (adaptive-fusion.ts)
-   * do not replace them. Absent: hybrid answers of a profile with adaptive weights use those.
-   */
-  fixedWeights?: boolean;
 }
 
 /** other chunks of a document that count as its evidence (engine setting documentEvidence) */
@@ -227,27 +220,14 @@ export async function rankIds(
     useLexical && lexicalQuery ? await deps.content.lexicalSearch(tenantId, sourceIds, lexicalQuery, settings.depth, settings.lexicalWeights, filter) : [];
   const vector = await vectorPromise;
   const answered = useVectors ? (useLexical ? "hybrid" : "vector") : "lexical";
-  const adaptive = answered === "hybrid" ? adaptiveWeightsFor(deps, settings) : undefined;
-  const fusing = adaptive ? withAdaptiveWeights(settings, adaptive, peakOf(asCandidates(lexical).slice(0, settings.depth))) : settings;
   // one list only (a single mode, or no model): that list's scores alone, weight 1 (fuseCandidates)
-  const lists = fuseCandidates(asCandidates(lexical), vector, answered, fusing, termsOf(lexicalQuery));
+  const lists = fuseCandidates(asCandidates(lexical), vector, answered, settings, termsOf(lexicalQuery));
   const documents = await deps.content.chunkDocuments(
     tenantId,
     lists.fused.map((f) => f.id),
   );
   const expanded = new Map(lexical.filter((h) => h.rules).map((h) => [h.chunkId, h.rules!]));
   return { mode: answered, ranked: scoredIds(lists, answered, settings, documents, expanded, deps.profile.name), parsed, lexical: useLexical ? lexicalQuery : null };
-}
-
-/** The profile's adaptive weights, unless the caller fixed the weights or fuses by rank. */
-function adaptiveWeightsFor(deps: EngineDeps, settings: EngineSettings): AdaptiveWeights | undefined {
-  return settings.fixedWeights || settings.fusion.method !== "weighted" ? undefined : adaptiveWeightsOf(deps.profile.name);
-}
-
-/** The settings with the fusion weights for a lexical list whose best hit stands `peak` standard deviations out. */
-export function withAdaptiveWeights(settings: EngineSettings, weights: AdaptiveWeights, peak: number): EngineSettings {
-  const vectorWeight = vectorWeightAt(weights, peak);
-  return { ...settings, fusion: { ...settings.fusion, lexicalWeight: 1 - vectorWeight, vectorWeight } };
 }
 
 /**

@@ -1,7 +1,7 @@
 // Query-adaptive fusion as the dev proxy tries it (src/evaluation/bench/model/coverage.ts): the
 // vector weight follows how weakly the best lexical hit matches the query.
 import { describe, expect, it } from "vitest";
-import { fullMatchScore, lexicalCoverage, vectorWeightAt } from "../../src/evaluation/bench/model/coverage.js";
+import { fullMatchScore, lexicalCoverage, peakOf, vectorWeightAt } from "../../src/evaluation/bench/model/coverage.js";
 import { idf } from "../../src/search/lexical/bm25.js";
 import type { LexicalQuery } from "../../src/search/lexical/types.js";
 
@@ -35,5 +35,17 @@ describe("query-adaptive fusion weights", () => {
     } as unknown as LexicalQuery;
     const df: Record<string, number> = { gear: 10, box: 0, gearbox: 3 };
     expect(fullMatchScore(q, 1000, (t) => df[t] ?? 0)).toBeCloseTo(2 * idf(1000, 10) + idf(1000, 0), 12);
+  });
+
+  it("the peak is the best score's z in its list: high for a clear winner, low for a flat list, so a flat list gets more vector weight", () => {
+    const list = (...scores: number[]) => scores.map((score, i) => ({ id: `c${i}`, score }));
+    const clear = peakOf(list(30, 2, 2, 1, 1, 1, 1, 1, 1, 1));
+    const flat = peakOf(list(5, 4.9, 4.8, 4.8, 4.7, 4.7, 4.6, 4.6, 4.5, 4.5));
+    expect(clear).toBeGreaterThan(2.5);
+    expect(flat).toBeLessThan(2);
+    expect(vectorWeightAt(w, flat / 5)).toBeGreaterThan(vectorWeightAt(w, clear / 5));
+    expect(peakOf(list(3))).toBe(Infinity); // the only match: sure
+    expect(vectorWeightAt(w, Infinity)).toBeCloseTo(0.3, 12);
+    expect(peakOf([])).toBe(0);
   });
 });

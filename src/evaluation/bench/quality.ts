@@ -6,7 +6,6 @@ import type { Runtime } from "../../runtime.js";
 import type { CollectionView } from "../../store/content-types.js";
 import type { BeirQrels } from "../beir/beir-files.js";
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings, type RetrievalMode } from "../../search/engine.js";
-import { adaptiveWeightsOf } from "../../search/adaptive-fusion.js";
 import { evaluateRun, type AggregateMetrics } from "../ranking-metrics.js";
 import { settingsFor } from "../../services/search/search.js";
 import type { BenchOptions } from "./args.js";
@@ -82,18 +81,17 @@ export async function searchSettings(rt: Runtime, tenantId: string, collectionId
   return settingsFor(DEFAULT_ENGINE_SETTINGS, c?.settings ?? {});
 }
 
-export function describeFusion(s: EngineSettings, mode: RetrievalMode, profile?: string): string {
+export function describeFusion(s: EngineSettings, mode: RetrievalMode): string {
   if (mode === "lexical") return `BM25 (title ${s.lexicalWeights.title}, headings ${s.lexicalWeights.headings}, body ${s.lexicalWeights.body})`;
   if (mode === "vector") return "cosine kNN";
   const f = s.fusion;
-  const adaptive = f.method === "weighted" && !s.fixedWeights ? adaptiveWeightsOf(profile) : undefined;
-  const w = adaptive ? `vector ${adaptive.strong} (best BM25 hit ${adaptive.peak}+ sd above its list) to ${adaptive.weak} (not above it)` : `lexical ${f.lexicalWeight} / vector ${f.vectorWeight}`;
+  const w = `lexical ${f.lexicalWeight} / vector ${f.vectorWeight}`;
   return f.method === "rrf" ? `RRF k=${f.rrfK}, ${w}` : `weighted ${f.normalization ?? "minmax"}, ${w}`;
 }
 
 /** The rows of the report: single modes, the deployment's hybrid, and fusion variants. */
 export function modeSpecs(base: EngineSettings, o: BenchOptions): ModeSpec[] {
-  const withFusion = (f: Partial<EngineSettings["fusion"]>): EngineSettings => ({ ...base, fusion: { ...base.fusion, ...f }, fixedWeights: true });
+  const withFusion = (f: Partial<EngineSettings["fusion"]>): EngineSettings => ({ ...base, fusion: { ...base.fusion, ...f } });
   const specs: ModeSpec[] = [
     { label: "lexical only", mode: "lexical", settings: base },
     { label: "vector only", mode: "vector", settings: base },
@@ -120,8 +118,6 @@ export function customSettings(base: EngineSettings, o: BenchOptions): EngineSet
   return {
     ...base,
     fusion,
-    // weights given on the command line are used as given; lexical weights alone leave the fusion as deployed
-    ...(Object.keys(o.fusion).length > 0 ? { fixedWeights: true } : {}),
     lexicalWeights: { ...base.lexicalWeights, ...o.lexicalWeights },
     depth: o.depth ?? base.depth,
   };
@@ -145,7 +141,7 @@ export async function measureQuality(
       label: spec.label,
       mode: spec.mode,
       answered: m.answered,
-      fusion: describeFusion(spec.settings, spec.mode, rt.activeProfile.name),
+      fusion: describeFusion(spec.settings, spec.mode),
       ndcg_at_10: m.ndcg,
       recall_at_10: m.recall,
       mrr_at_10: m.mrr,

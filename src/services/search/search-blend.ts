@@ -13,5 +13,5 @@ export function blendFor(settings: EngineSettings, semanticRatio: number | undef
   if (semanticRatio === undefined) return { settings, mode: "hybrid" };
   if (semanticRatio <= 0 || !vectorsReady) return { settings, mode: "lexical" };
   if (semanticRatio >= 1) return { settings, mode: "vector" };
-  return { settings: { ...settings, fusion: { ...settings.fusion, lexicalWeight: 1 - semanticRatio, vectorWeight: semanticRatio }, fixedWeights: true }, mode: "hybrid" };
+  return { settings: { ...settings, fusion: { ...settings.fusion, lexicalWeight: 1 - semanticRatio, vectorWeight: semanticRatio } }, mode: "hybrid" };
 }

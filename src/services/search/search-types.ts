@@ -82,7 +82,7 @@ export const roundScore = (x: number) => Math.round(x * 1e6) / 1e6;
 
 /**
  * Deployment defaults overridden by the collection's `settings`: fusion, lexical_weight,
- * vector_weight (any of the three fixes the weights: fixedWeights), normalization, candidate_depth, field_weights {title, headings, body},
+ * vector_weight, normalization, candidate_depth, field_weights {title, headings, body},
  * document_evidence (weight; off by default), relevance_calibration (the collection's own),
  * synonyms, typo_tolerance (on unless false) and model_adaptation (the adapted query model, unless enabled: false).
  */
@@ -108,12 +108,9 @@ export function settingsFor(base: EngineSettings, collectionSettings: Json, lang
   const synonyms = synonymTableOf(s.synonyms);
   const typoTolerance = s.typo_tolerance === false ? false : base.typoTolerance;
   const queryModel = activeAdaptationId(s);
-  // a collection that sets its fusion keeps it: the profile's adaptive weights (search/adaptive-fusion.ts) are off
-  const fixedWeights = base.fixedWeights === true || s.fusion !== undefined || s.lexical_weight !== undefined || s.vector_weight !== undefined;
   return {
     ...base,
     fusion,
-    ...(fixedWeights ? { fixedWeights } : {}),
     depth,
     lexicalWeights,
     documentEvidence,

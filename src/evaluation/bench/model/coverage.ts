@@ -1,6 +1,9 @@
-// Query-adaptive fusion, as the dev proxy and the in-memory evaluation try it (issue 27; tried and
-// not adopted, docs/model.md "Query-adaptive fusion"): the vector list's weight grows as the
-// query's lexical match weakens,
+// Query-adaptive fusion, as the dev proxy and the in-memory evaluation try it (issue 27; tried
+// through the service and not adopted, docs/model.md "Query-adaptive fusion"): the vector list's
+// weight grows as the query's lexical match weakens. Two signals of that weakness, both known to
+// the service at query time.
+//
+// Coverage, how much of the query the best hit matches:
 //
 //   coverage = min(1, best BM25 score / full-match score)
 //   vector weight = full + (none - full) * (1 - coverage),  lexical weight = 1 - vector weight
@@ -12,6 +15,11 @@
 // service at query time: the best score comes with the lexical list and the document frequencies
 // from the term dictionary (ChunkSearch.lexicalTerms); which query terms each hit matched (the
 // share of the query's idf mass in the best hit) the stores do not return.
+//
+// Peak, how far the best hit stands above its list: the z-score of the best BM25 score among the
+// list's scores (the normalisation fusion.ts applies), strength = min(1, z / peak). A claim or a
+// keyword question has a hit far above the rest; a plain question's list is flat.
+import type { Candidate } from "../../../search/fusion.js";
 import { idf } from "../../../search/lexical/bm25.js";
 import { termWeight, type LexicalQuery } from "../../../search/lexical/types.js";
 
@@ -40,4 +48,18 @@ export function lexicalCoverage(bestScore: number | undefined, fullMatch: number
 export function vectorWeightAt(w: CoverageWeights, coverage: number): number {
   const c = Math.min(1, Math.max(0, coverage));
   return w.full + (w.none - w.full) * (1 - c);
+}
+
+/**
+ * How far the best lexical hit stands above its list, in standard deviations (the list best
+ * first). A list of one hit, or of equal scores, has nothing to stand above: Infinity (sure) when
+ * it has a hit, 0 when it is empty.
+ */
+export function peakOf(lexical: readonly Candidate[]): number {
+  if (lexical.length === 0) return 0;
+  const scores = lexical.map((c) => c.score).filter((s) => Number.isFinite(s));
+  if (scores.length === 0) return 0;
+  const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
+  const sd = Math.sqrt(scores.reduce((a, b) => a + (b - mean) ** 2, 0) / scores.length);
+  return sd === 0 ? Infinity : (scores[0]! - mean) / sd;
 }

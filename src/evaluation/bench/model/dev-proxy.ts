@@ -9,9 +9,8 @@
 // scale (gamma times the factor) and vector weight it prints vector and hybrid nDCG@10; with
 // --adaptive, also the query-adaptive fusion (coverage.ts) for each `full:none` pair
 // of vector weights and each coverage scale (coverage = best score / (scale x full-match score)),
-// and with --peaks the one the service uses for quarry-static (search/adaptive-fusion.ts: the best
-// hit's z-score in its list over each peak). Each adaptive row gives its mean vector weight, to
-// compare with that weight fixed for every query.
+// and with --peaks by the best hit's z-score in its list over each peak (coverage.ts peakOf).
+// Each adaptive row gives its mean vector weight, to compare with that weight fixed for every query.
 import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
@@ -20,8 +19,7 @@ import { readModel } from "../../../model/artifact.js";
 import { StaticEncoder } from "../../../model/encoder.js";
 import { distinctQueryTokens, isDevPair } from "../../../model/dev-split.js";
 import { modelTokens } from "../../../model/tokenizer.js";
-import { vectorWeightAt } from "./coverage.js";
-import { peakOf, vectorWeightAt as weightAtPeak } from "../../../search/adaptive-fusion.js";
+import { peakOf, vectorWeightAt } from "./coverage.js";
 import { lexicalRuns, scoreLists, vectorLists, type QueryFusion } from "./evaluate.js";
 import type { EvalSet } from "./sets.js";
 
@@ -118,7 +116,8 @@ function fusions(normalization: "zscore" | "minmax"): { label: string; fusion: (
   const peaks = values.peaks ? values.peaks.split(",").map(Number) : [];
   const byPeak = pairs.flatMap(([strong, weak]) =>
     peaks.map((peak) => {
-      const weightOf = (set: number, q: number) => weightAtPeak({ strong, weak, peak }, peakOf(runs[set]!.lists[q]!));
+      // strength min(1, peak z / peak): the coverage weights with z / peak as the coverage
+      const weightOf = (set: number, q: number) => vectorWeightAt({ full: strong, none: weak }, peakOf(runs[set]!.lists[q]!) / peak);
       return {
         label: `adaptive ${strong}:${weak} peak ${peak}`,
         fusion: (set: number) => (q: number) => ({ lexicalWeight: 1 - weightOf(set, q), vectorWeight: weightOf(set, q), normalization }),
