@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { scoreLists } from "../../src/evaluation/bench/model/evaluate.js";
+import { lexicalRuns, scoreLists } from "../../src/evaluation/bench/model/evaluate.js";
 import { scifactSet, type EvalSet } from "../../src/evaluation/bench/model/sets.js";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-model-eval-"));
@@ -40,5 +40,29 @@ describe("model evaluation", () => {
     expect(lexicalOnly.hybrid.ndcg10).toBeCloseTo(lexicalOnly.lexical.ndcg10, 10);
     expect(vectorOnly.hybrid.ndcg10).toBe(1);
     expect(lexicalOnly.hybrid.ndcg10).toBeLessThan(1);
+  });
+
+  it("gives each query its lexical coverage (adaptive fusion's signal) and ranks it with its own fusion", () => {
+    const set: EvalSet = {
+      name: "t",
+      passages: ["gears pulleys", "levers hooks", "springs coils", "wheels rims", "axles hubs", "belts chains"].map((body, i) => ({ doc: String(i), title: "", headings: [], body })),
+      queries: [
+        { text: "gears pulleys", relevant: new Map([["0", 1]]), group: "g" },
+        { text: "gears zeppelins", relevant: new Map([["0", 1]]), group: "g" },
+        { text: "zeppelins", relevant: new Map([["0", 1]]), group: "g" },
+      ],
+    };
+    const { lists, coverage } = lexicalRuns(set);
+    // both words in the best passage (of average length, so BM25 gives each its idf): full; one
+    // of two rare words: partial; nothing matched: 0
+    expect(coverage[0]).toBeCloseTo(1, 9);
+    expect(coverage[1]).toBeGreaterThan(0);
+    expect(coverage[1]).toBeLessThan(1);
+    expect(coverage[2]).toBe(0);
+    expect(lists[2]).toEqual([]);
+    // query 0 fused lexically only, query 1 by vectors only: each hybrid list follows its own weights
+    const vector = set.queries.map(() => [{ id: "3", score: 0.9 }, { id: "0", score: 0.1 }]);
+    const perQuery = scoreLists(set, lists, vector, (q) => (q === 0 ? { lexicalWeight: 1, vectorWeight: 0 } : { lexicalWeight: 0, vectorWeight: 1 }));
+    expect(perQuery.hybrid.ndcg10).toBeCloseTo((1 + 1 / Math.log2(3) + 1 / Math.log2(3)) / 3, 10);
   });
 });

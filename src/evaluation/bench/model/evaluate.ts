@@ -9,6 +9,7 @@ import { Bm25Index } from "../../../search/lexical/bm25-index.js";
 import { rankLexical } from "../../../search/lexical/rank.js";
 import { DEFAULT_LEXICAL_WEIGHTS } from "../../../search/engine.js";
 import { fuse, type Candidate, type FusionOptions } from "../../../search/fusion.js";
+import { fullMatchScore, lexicalCoverage } from "./coverage.js";
 import { ndcgAtKGraded, recallAtK } from "../../ranking-metrics.js";
 import { embeddedText, type EvalSet } from "./sets.js";
 
@@ -37,16 +38,27 @@ const K = 10;
 
 /** Lexical candidate lists per query (best chunk first), computed once per set. */
 export function lexicalLists(set: EvalSet): Candidate[][] {
+  return lexicalRuns(set).lists;
+}
+
+/**
+ * The lexical lists and each query's lexical coverage (coverage.ts: the best hit's
+ * score over the query's full-match score under the set's statistics).
+ */
+export function lexicalRuns(set: EvalSet): { lists: Candidate[][]; coverage: number[] } {
   const index = new Bm25Index();
   const fields = set.passages.map((p) => ({ title: p.title, headings: p.headings.join(" "), body: p.body }));
   fields.forEach((f, i) => index.add(i, 0, analyzeChunk(f, DEFAULT_ANALYZER)));
   const allowed = new Uint8Array([1]);
   const fieldsOf = (keys: number[]) => new Map(keys.map((k) => [k, fields[k]!]));
-  return set.queries.map((q) => {
+  const coverage: number[] = [];
+  const lists = set.queries.map((q) => {
     const lexical = lexicalQueryOf(q.text, DEFAULT_ANALYZER).lexical;
     const hits = lexical ? rankLexical(index, allowed, lexical, DEPTH, DEFAULT_LEXICAL_WEIGHTS, fieldsOf, DEFAULT_ANALYZER) : [];
+    coverage.push(lexical ? lexicalCoverage(hits[0]?.score, fullMatchScore(lexical, index.docCount, (t) => index.df(t))) : 0);
     return hits.map((h) => ({ id: String(h.key), score: h.score }));
   });
+  return { lists, coverage };
 }
 
 /** Passage vectors, row-major (passages x dimension). */
@@ -114,13 +126,17 @@ export function vectorLists(set: EvalSet, model: TextEmbedder): Candidate[][] {
 }
 
 /** Vector-only, lexical-only and hybrid scores of the model on the set (hybrid: the default fusion unless `fusion` says otherwise). */
-export function scoreSet(set: EvalSet, model: TextEmbedder, lexical: Candidate[][] = lexicalLists(set), fusion: Partial<FusionOptions> = {}): SetScores {
+export function scoreSet(set: EvalSet, model: TextEmbedder, lexical: Candidate[][] = lexicalLists(set), fusion: QueryFusion = {}): SetScores {
   return scoreLists(set, lexical, vectorLists(set, model), fusion);
 }
 
+/** Fusion settings for every query alike, or per query (its index in the set): adaptive fusion. */
+export type QueryFusion = Partial<FusionOptions> | ((query: number) => Partial<FusionOptions>);
+
 /** The scores of given candidate lists, fused with `fusion` (the service's default fusion unless it says otherwise). */
-export function scoreLists(set: EvalSet, lexical: Candidate[][], vector: Candidate[][], fusion: Partial<FusionOptions> = {}): SetScores {
-  const hybridLists = set.queries.map((_, i) => fuse(lexical[i]!, vector[i]!, fusion, { lexicalComplete: lexical[i]!.length < DEPTH }));
+export function scoreLists(set: EvalSet, lexical: Candidate[][], vector: Candidate[][], fusion: QueryFusion = {}): SetScores {
+  const fusionOf = typeof fusion === "function" ? fusion : () => fusion;
+  const hybridLists = set.queries.map((_, i) => fuse(lexical[i]!, vector[i]!, fusionOf(i), { lexicalComplete: lexical[i]!.length < DEPTH }));
   return {
     set: set.name,
     queries: set.queries.length,
