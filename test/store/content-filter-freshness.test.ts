@@ -61,7 +61,7 @@ async function facets(c: ContentStore): Promise<Record<string, Record<string, nu
 describeEachContentStore("content store: filters and facets follow writes at once", (open) => {
   for (const vectors of ["exact", "hnsw"] as const) {
     it(`updates, re-indexes, deletes and new documents change the next filtered search (${vectors} vectors)`, async () => {
-      const b = await open({ sqliteVectors: vectors, sqliteFilterExactBelow: vectors === "exact" ? 1_000_000 : 0, pg: { vectors: { exactBelow: vectors === "exact" ? 1_000_000 : 0 } } });
+      const b = await open({ sqliteVectors: vectors, sqliteFilterExactBelow: vectors === "exact" ? 1_000_000 : 0, pg: { vectors: { exactBelow: vectors === "exact" ? 1_000_000 : 0, graphFrom: 0 } } });
       cleanup.push(b);
       const c = b.content;
       await setUp(b);

@@ -161,7 +161,7 @@ describeEachContentStore("content store: filtered search", (open, kind) => {
   for (const vectors of ["exact", "hnsw"] as const) {
     it(`returns the top k of the filtered set, never a chunk outside it (${vectors} vectors)`, async () => {
       const b = await open({
-        pg: { vectors: { exactBelow: vectors === "exact" ? 1_000_000 : 0 } },
+        pg: { vectors: { exactBelow: vectors === "exact" ? 1_000_000 : 0, graphFrom: 0 } },
         sqliteVectors: vectors,
         sqliteFilterExactBelow: vectors === "exact" ? 1_000_000 : 0,
       });

@@ -157,7 +157,7 @@ describeEachContentStore("content store: search", (open) => {
 
   for (const path of ["exact", "hnsw"] as const) {
     it(`vector search stays inside the collection's sources and the tenant (${path} scan)`, async () => {
-      const b = await open({ pg: { vectors: { exactBelow: path === "exact" ? 1_000_000 : 0 } }, sqliteVectors: "exact" });
+      const b = await open({ pg: { vectors: { exactBelow: path === "exact" ? 1_000_000 : 0, graphFrom: 0 } }, sqliteVectors: "exact" });
       cleanup.push(b);
       const c = b.content;
       await b.addTenants("t", "u");

@@ -184,7 +184,7 @@ function annAndExact(rt: Runtime, dataDir: string): { ann: ContentStore; exact: 
   if (rt.store.kind === "postgres") {
     const pool = (rt.store as PostgresStore).pool;
     return {
-      ann: postgresContent(pool, { vectors: { exactBelow: 0 } }),
+      ann: postgresContent(pool, { vectors: { exactBelow: 0, graphFrom: 0 } }),
       exact: postgresContent(pool, { vectors: { exactBelow: Number.MAX_SAFE_INTEGER } }),
       close: async () => {},
     };

@@ -127,7 +127,7 @@ export function vectorTableMethods(pool: Pool, columns: VectorColumns, exactBelo
       const vectors = await countVectors(pool, vectorTable(indexName));
       const kind =
         col.dimension <= HNSW_MAX_DIM
-          ? `hnsw (pgvector ${col.type}, M ${HNSW_M}, iterative scan; scopes under ${exactBelow} vectors exact)`
+          ? `hnsw (pgvector ${col.type}, M ${HNSW_M}, iterative scan; scopes under ${exactBelow} vectors, or a small share of a large table, exact)`
           : "exact (pgvector, dimension above HNSW's 2000)";
       return { kind, partitions: 1, vectors, building: 0, behind: 0 };
     },
