@@ -1,7 +1,11 @@
 // PostgreSQL's choice between walking the shared HNSW graph and scanning a scope exactly
 // (vector-search.ts graphPays): the figures are the measured ones its cost constant comes from.
-import { describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { graphPays } from "../../src/store/postgres/content/vector-search.js";
+import { rowsPerShard } from "../../src/store/postgres/distribution.js";
+import { createTestDatabase, pgUnavailableReason, type TestDatabase } from "../helpers/pg.js";
+import { CITUS_WORKERS } from "../helpers/citus.js";
 
 const EXACT_BELOW = 20_000;
 const GRAPH_FROM = 200_000;
@@ -27,7 +31,34 @@ describe("graph or exact scan on PostgreSQL", () => {
     expect(pays(20_000, 1_000_000, 400)).toBe(false);
   });
 
-  it("keeps the size rule where the table's rows are unknown (a Citus coordinator's shell table)", () => {
+  it("keeps the size rule where the table's rows are unknown (never analysed)", () => {
     expect(pays(20_000, 0, 1000)).toBe(true);
+  });
+});
+
+const skip = await pgUnavailableReason();
+if (skip) console.warn(`pg-vector-choice.test: database part skipped: ${skip}`);
+
+describe.skipIf(skip !== null)("the rows a tenant's graph walk goes through", () => {
+  let db: TestDatabase;
+  let c: pg.Client;
+  beforeAll(async () => {
+    db = await createTestDatabase("quarry_vchoice");
+    c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    await c.query("CREATE TABLE vec_probe (tenant_id TEXT NOT NULL, n INT NOT NULL)");
+    if (CITUS_WORKERS.length > 0) await c.query("SELECT create_distributed_table('vec_probe', 'tenant_id', shard_count => 4)");
+    await c.query("INSERT INTO vec_probe SELECT 't' || (i % 40), i FROM generate_series(1, 4000) AS i");
+    await c.query("ANALYZE vec_probe");
+  });
+  afterAll(async () => {
+    await c?.end();
+    await db?.drop();
+  });
+
+  it("are the table's on one PostgreSQL and one shard's on Citus", async () => {
+    const rows = await rowsPerShard(c, "vec_probe");
+    if (CITUS_WORKERS.length > 0) expect(rows).toBe(1000);
+    else expect(rows).toBe(4000);
   });
 });

@@ -111,6 +111,25 @@ function citusError(what: string, err: unknown): Error {
   return new Error(`Citus: ${what} failed: ${[e.message, e.detail, e.hint].filter(Boolean).join("; ")}`, { cause: err });
 }
 
+/**
+ * Rows in the graph of an index on `table` that one tenant's search walks: the planner's estimate
+ * for the table, or on Citus one shard's (their average), since a tenant's rows all live in one
+ * shard whose index is its own. 0 when unknown (never analysed).
+ */
+export async function rowsPerShard(q: Queryable, table: string): Promise<number> {
+  const distributed = (await isCitus(q)) && (await placedAs(q, table))?.partmethod === "h";
+  if (!distributed) {
+    const r = await q.query<{ rows: number }>("SELECT greatest(reltuples, 0)::float8 AS rows FROM pg_class WHERE oid = to_regclass($1)", [table]);
+    return r.rows[0]?.rows ?? 0;
+  }
+  const r = await q.query<{ rows: number | null }>(
+    `SELECT avg(result::float8)::float8 AS rows FROM run_command_on_shards($1,
+       $$SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = '%s'::regclass$$) WHERE success`,
+    [table],
+  );
+  return r.rows[0]?.rows ?? 0;
+}
+
 /** Distributes a tenant table by tenant_id next to the others (no-op when it is already). */
 export async function distributeTenantTable(q: Queryable, table: string): Promise<boolean> {
   return distributeBy(q, table, "tenant_id", COLOCATION_ANCHOR);

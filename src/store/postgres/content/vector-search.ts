@@ -13,6 +13,7 @@ import { HNSW_MAX_DIM, vectorLiteral } from "./pgvector.js";
 import type { VectorColumns, VectorType } from "./vector-tables.js";
 import type { SearchFilter } from "../../../search/filter/types.js";
 import { filteredChunksSql, postgresFilter } from "./filter-sql.js";
+import { rowsPerShard } from "../distribution.js";
 
 export interface VectorSearchOptions {
   /** scopes with fewer vectors than this are searched exactly (default 20,000) */
@@ -86,17 +87,23 @@ const countLimit = (rows: number, exactBelow: number, graphFrom: number) =>
 // A scope's size changes only as its sources are ingested, and a stale size only moves a scope
 // near a threshold between two correct scans: counted once per SCOPE_TTL_MS, not per query
 // (a round trip saved on every search). Counting stops at countLimit: only the side matters.
-// The table's rows are the planner's estimate (pg_class.reltuples; 0 on a Citus coordinator,
-// whose tables are shells, where the size rule alone decides).
+// The table's rows are the planner's estimate (on Citus the shard's: distribution.ts rowsPerShard).
 function scopeSizer(pool: Pool, exactBelow: number, graphFrom: number) {
   const scopeSizes = new Map<string, { n: number; rows: number; at: number }>();
+  const tableRows = new Map<string, { rows: number; at: number }>();
+  const rowsOf = async (t: string, now: number): Promise<number> => {
+    const known = tableRows.get(t);
+    if (known && now - known.at < SCOPE_TTL_MS) return known.rows;
+    const rows = await rowsPerShard(pool, t);
+    tableRows.set(t, { rows, at: now });
+    return rows;
+  };
   return async function scopeSize(t: string, tenantId: string, sourceIds: string[], filter?: SearchFilter): Promise<{ n: number; rows: number }> {
     const key = `${t}\u0000${tenantId}\u0000${[...sourceIds].sort().join("\u0000")}\u0000${filter ? JSON.stringify(filter) : ""}`;
     const now = Date.now();
     const known = scopeSizes.get(key);
     if (known && now - known.at < SCOPE_TTL_MS) return known;
-    const est = await pool.query<{ rows: number }>("SELECT greatest(reltuples, 0)::float8 AS rows FROM pg_class WHERE oid = to_regclass($1)", [t]);
-    const rows = est.rows[0]?.rows ?? 0;
+    const rows = await rowsOf(t, now);
     const f = filterCondition(filter, 4);
     const r = await pool.query<{ n: number }>(
       `WITH ${f.cte}scope AS (SELECT 1 FROM ${t} WHERE tenant_id = $1 AND data_source_id = ANY($2::text[])${f.where} LIMIT $3)
