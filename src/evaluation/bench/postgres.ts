@@ -21,7 +21,8 @@ export interface BenchPostgres {
   close(): Promise<void>;
 }
 
-async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+/** `fn` on one connection to `url`, closed after */
+export async function admin<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {

@@ -14,21 +14,12 @@ import type { BenchTenant } from "./scale/adapter.js";
 import type { Loaded, DocRecord } from "./scale/loader.js";
 import type { VectorSource } from "./scale/vector-source.js";
 import { vectorTable } from "../../store/json.js";
+import { admin } from "./postgres.js";
 import { HNSW_EF_CONSTRUCTION, HNSW_M, vectorLiteral } from "../../store/postgres/content/pgvector.js";
 
 /** a copy's chunk ids are its source's plus tenant number x this (far above the identity's range) */
 const ID_STRIDE = 1_000_000_000n;
 const VECTOR_BATCH = 500;
-
-async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
 
 /** the table's written columns (generated ones are left to the database) */
 async function columnsOf(c: pg.Client, table: string): Promise<string[]> {
@@ -105,7 +96,7 @@ export async function copyTenants(
   vectors: VectorSource,
   progress: (done: number, total: number) => void,
 ): Promise<void> {
-  await withClient(url, async (c) => {
+  await admin(url, async (c) => {
     const ids = new Map<number, Map<string, bigint>>();
     const docs = new Map<number, DocRecord[]>();
     for (let s = 0; s < written; s++) {
@@ -131,7 +122,7 @@ export async function copyTenants(
 /** the vector table's HNSW index off for a bulk load; `build` makes it again as the store does */
 export async function deferGraph(url: string, indexName: string): Promise<{ build(): Promise<number> }> {
   const t = vectorTable(indexName);
-  const type = await withClient(url, async (c) => {
+  const type = await admin(url, async (c) => {
     const r = await c.query<{ typname: string }>(
       `SELECT ty.typname FROM pg_attribute a JOIN pg_type ty ON ty.oid = a.atttypid WHERE a.attrelid = to_regclass($1) AND a.attname = 'embedding'`,
       [t],
@@ -141,7 +132,7 @@ export async function deferGraph(url: string, indexName: string): Promise<{ buil
   });
   return {
     build: () =>
-      withClient(url, async (c) => {
+      admin(url, async (c) => {
         const t0 = performance.now();
         // the graph in memory while it is built (pgvector's slow on-disk path otherwise); on Citus
         // the setting goes with the statement to the workers, which build each shard's graph
