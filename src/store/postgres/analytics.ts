@@ -1,6 +1,7 @@
 import { transaction, type Client, type Pool } from "./db.js";
 import type { AnalyticsStore, BucketCounts, EventFilter, PopularQuery, QueryCounts, SearchEventRow } from "../analytics-types.js";
 import { atOf, code, DAY, encodeTop, eventIdOf, FEEDBACK_TYPES, firstKeptDay, HOUR, KINDS, millionths, MODES, ORIGINS, packId, POSITIVE_FEEDBACK, rollupDeltas, scopeKey } from "../analytics-codec.js";
+import { clickOnTenant, TENANT_SCOPE, tenantScopes, tenantScopesFor, tenantsDue } from "./analytics-tenant.js";
 
 /** Numbered placeholders from $start on. */
 const marks = (n: number, start: number) => Array.from({ length: n }, (_, i) => `$${start + i}`).join(", ");
@@ -16,12 +17,20 @@ const AT = (alias: string) => `(${alias}.id >> 21)`;
  * shape and write path").
  */
 async function scopesOf(pool: Pool, f: Pick<EventFilter, "tenant_id" | "collection_id">): Promise<number[]> {
-  const byCollection = f.collection_id !== undefined;
   const found = await pool.query<{ id: number }>(
-    `SELECT id FROM analytics_scopes WHERE tenant_id = $1${byCollection ? " AND collection_id = $2" : ""} ORDER BY id`,
-    byCollection ? [f.tenant_id, f.collection_id] : [f.tenant_id],
+    `SELECT id FROM analytics_scopes WHERE tenant_id = $1 AND collection_id ${f.collection_id !== undefined ? "= $2" : "<> $2"} ORDER BY id`,
+    [f.tenant_id, f.collection_id ?? TENANT_SCOPE],
   );
   return found.rows.map((r) => r.id);
+}
+
+/**
+ * The scopes whose rollups answer a report: a tenant-wide one reads the tenant's own scope where
+ * it has one (analytics-tenant.ts), one statement instead of one per collection.
+ */
+async function rolledScopesOf(pool: Pool, f: Pick<EventFilter, "tenant_id" | "collection_id">): Promise<number[]> {
+  const own = f.collection_id === undefined ? (await tenantScopes(pool, [f.tenant_id])).get(f.tenant_id) : undefined;
+  return own !== undefined ? [own] : scopesOf(pool, f);
 }
 
 /**
@@ -29,8 +38,8 @@ async function scopesOf(pool: Pool, f: Pick<EventFilter, "tenant_id" | "collecti
  * `scope = ANY(...)` of a tenant's several collections would ask several shards) and returns
  * the rows of all; the service merges them by bucket or query text as it merges raw and rolled parts.
  */
-async function perScope<T>(pool: Pool, f: EventFilter, read: (scope: number) => Promise<T[]>): Promise<T[]> {
-  const scopes = await scopesOf(pool, f);
+async function perScope<T>(pool: Pool, f: EventFilter, read: (scope: number) => Promise<T[]>, scopesFor = scopesOf): Promise<T[]> {
+  const scopes = await scopesFor(pool, f);
   return (await Promise.all(scopes.map(read))).flat();
 }
 
@@ -108,9 +117,16 @@ function eventValues(x: Scoped, queryId: number, actorId: number): unknown[] {
   return [eventIdOf(r.id), x.scope, queryId, actorId, r.hits, score, r.took_ms, code(KINDS, r.kind), code(ORIGINS, r.origin), code(MODES, r.mode), r.filter ?? "", encodeTop(r.top, 2)];
 }
 
-/** Inserts the rows (duplicates skipped) and adds the ones written to the rollups, in the caller's transaction. */
-async function insertBatch(c: Client, rows: Scoped[], lowScore: number): Promise<void> {
-  const ids = await internedIds(c, "query", rows.map((x) => ({ scope: x.scope, value: x.row.query })));
+const internQueries = (c: Client, pairs: { scope: number; value: string }[]) => internedIds(c, "query", pairs);
+
+/**
+ * Inserts the rows (duplicates skipped) and adds the ones written to the rollups, in the caller's
+ * transaction: their collections' and, where the tenant has one, the tenant's own (by tenant id).
+ */
+async function insertBatch(c: Client, rows: Scoped[], lowScore: number, tenants: Map<string, number>): Promise<void> {
+  const own = (x: Scoped) => tenants.get(x.row.tenant_id);
+  const texts = rows.flatMap((x) => [{ scope: x.scope, value: x.row.query }, ...(own(x) !== undefined ? [{ scope: own(x)!, value: x.row.query }] : [])]);
+  const ids = await internedIds(c, "query", texts);
   const actors = rows.flatMap((x) => (x.row.actor === null ? [] : [{ scope: x.scope, value: packId(x.row.actor) }]));
   const actorIds = await internedIds(c, "actor", actors);
   const actorOf = (x: Scoped) => (x.row.actor === null ? 0 : actorIds.get(scopeKey(String(x.scope), packId(x.row.actor).toString("hex")))!);
@@ -126,7 +142,8 @@ async function insertBatch(c: Client, rows: Scoped[], lowScore: number): Promise
     const keys = new Set(r.rows.map((x) => `${x.scope}|${x.id}`));
     written.push(...part.filter((x) => keys.has(`${x.scope}|${eventIdOf(x.row.id)}`)));
   }
-  const { hourly, daily } = rollupDeltas(written, lowScore);
+  const ofTenants = written.flatMap((x) => (own(x) === undefined ? [] : [{ ...x, scope: own(x)!, queryId: ids.get(scopeKey(String(own(x)), x.row.query))! }]));
+  const { hourly, daily } = rollupDeltas([...written, ...ofTenants], lowScore);
   const col = <T, K extends keyof T>(xs: T[], k: K) => xs.map((x) => x[k]);
   await c.query(
     `INSERT INTO search_hourly (scope, hour, origin, took_ms, searches, zero_results, low_score)
@@ -174,8 +191,10 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
         return scope === undefined ? [] : [{ scope, row }];
       });
       if (scoped.length === 0) return;
+      const tenants = [...new Set(scoped.map((x) => x.row.tenant_id))];
+      const due = await tenantsDue(pool, tenants);
       try {
-        await transaction(pool, (c) => insertBatch(c, scoped, lowScore));
+        await transaction(pool, async (c) => insertBatch(c, scoped, lowScore, await tenantScopesFor(c, tenants, due, internQueries)));
       } catch (err) {
         // a tenant deleted between the scope lookup and the insert: its searches go with it
         if ((err as { code?: string }).code !== FOREIGN_KEY_VIOLATION) throw err;
@@ -186,6 +205,7 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
       if (!s) return false;
       const type = code(FEEDBACK_TYPES, row.type);
       await transaction(pool, async (c) => {
+        const own = (await tenantScopesFor(c, [row.tenant_id], new Set(), internQueries)).get(row.tenant_id);
         // the search's daily row is locked first, so two first clicks on one search count once
         if (type === 0) await c.query("SELECT 1 FROM query_daily WHERE scope = $1 AND day = $2 AND origin = $3 AND query_id = $4 FOR UPDATE", [s.scope, Math.floor(s.at / DAY), s.origin, s.query_id]);
         const prior = type === 0 ? (await c.query("SELECT 1 FROM search_feedback WHERE scope = $1 AND search = $2 AND type = 0 LIMIT 1", [s.scope, s.key])).rowCount : 0;
@@ -198,6 +218,7 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
            WHERE scope = $3 AND day = $4 AND origin = $5 AND query_id = $6`,
           [row.position, prior ? 0 : 1, s.scope, Math.floor(s.at / DAY), s.origin, s.query_id],
         );
+        if (own !== undefined) await clickOnTenant(c, own, s, row.position, !prior);
       });
       return true;
     },
@@ -320,7 +341,7 @@ function rollups(pool: Pool): Pick<AnalyticsStore, RollupMethod> {
           [offset, interval, ...w.params],
         );
         return r.rows.map((b) => ({ ...b, start: Number(b.start) }));
-      }),
+      }, rolledScopesOf),
     rolledQueries: (f) =>
       perScope(pool, f, async (scope) => {
         const w = windowOf(f, scope, 1, "day");
@@ -332,7 +353,7 @@ function rollups(pool: Pool): Pick<AnalyticsStore, RollupMethod> {
           w.params,
         );
         return r.rows;
-      }),
+      }, rolledScopesOf),
     async popularQueries(f, rule) {
       // one statement over the scopes (a day counts once whichever collection it was searched in):
       // suggest names one collection, so on Citus it is one shard's work
