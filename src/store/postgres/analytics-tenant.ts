@@ -65,8 +65,10 @@ export async function tenantScopesFor(c: Client, tenants: string[], due: Set<str
 /** the sums of the tenant's collections' rollups, copied into a new scope of the tenant (one-off) */
 async function makeTenantScope(c: Client, tenantId: string, intern: Intern): Promise<number> {
   const scopes = (await c.query<{ id: number }>("SELECT id FROM analytics_scopes WHERE tenant_id = $1 AND collection_id <> $2", [tenantId, TENANT_SCOPE])).rows.map((r) => r.id);
-  // read before the scope row is written: on Citus, reads of many shards after a write to a
-  // reference table in one transaction would have to run one shard at a time
+  // the scope row first: Citus refuses to write a reference table after reading several shards
+  // in parallel in one transaction, and runs what follows the write one connection per node
+  const made = await c.query<{ id: number }>("INSERT INTO analytics_scopes (tenant_id, collection_id) VALUES ($1, $2) RETURNING id", [tenantId, TENANT_SCOPE]);
+  const scope = made.rows[0]!.id;
   const hourly = await c.query<{ hour: number; origin: number; took_ms: number; searches: number; zero_results: number; low_score: number }>(
     `SELECT hour, origin, took_ms, sum(searches)::int AS searches, sum(zero_results)::int AS zero_results, sum(low_score)::int AS low_score
      FROM search_hourly WHERE scope = ANY($1::int[]) GROUP BY hour, origin, took_ms`,
@@ -79,8 +81,6 @@ async function makeTenantScope(c: Client, tenantId: string, intern: Intern): Pro
      WHERE d.scope = ANY($1::int[]) AND q.scope = ANY($1::int[]) GROUP BY d.day, d.origin, q.text`,
     [scopes],
   );
-  const made = await c.query<{ id: number }>("INSERT INTO analytics_scopes (tenant_id, collection_id) VALUES ($1, $2) RETURNING id", [tenantId, TENANT_SCOPE]);
-  const scope = made.rows[0]!.id;
   const ids = await intern(c, [...new Set(daily.rows.map((d) => d.text))].map((value) => ({ scope, value })));
   const h = hourly.rows;
   await c.query(
