@@ -161,6 +161,25 @@ async function insertBatch(c: Client, rows: Scoped[], lowScore: number, tenants:
   );
 }
 
+/** A batch: its scopes made where new, then one transaction (the tenants' own rollups with it). */
+async function recordBatch(pool: Pool, rows: SearchEventRow[], lowScore: number): Promise<void> {
+  if (rows.length === 0) return;
+  const scopes = await scopesFor(pool, rows);
+  const scoped = rows.flatMap((row) => {
+    const scope = scopes.get(scopeKey(row.tenant_id, row.collection_id));
+    return scope === undefined ? [] : [{ scope, row }];
+  });
+  if (scoped.length === 0) return;
+  const tenants = [...new Set(scoped.map((x) => x.row.tenant_id))];
+  const due = await tenantsDue(pool, tenants);
+  try {
+    await transaction(pool, async (c) => insertBatch(c, scoped, lowScore, await tenantScopesFor(c, tenants, due, internQueries)));
+  } catch (err) {
+    // a tenant deleted between the scope lookup and the insert: its searches go with it
+    if ((err as { code?: string }).code !== FOREIGN_KEY_VIOLATION) throw err;
+  }
+}
+
 export function pgAnalytics(pool: Pool): AnalyticsStore {
   return { ...writes(pool), ...reports(pool) };
 }
@@ -183,23 +202,7 @@ function writes(pool: Pool): Omit<AnalyticsStore, ReportMethod> {
     return r.rows[0] ? { ...r.rows[0], at, id } : undefined;
   };
   return {
-    async recordSearches(rows, lowScore) {
-      if (rows.length === 0) return;
-      const scopes = await scopesFor(pool, rows);
-      const scoped = rows.flatMap((row) => {
-        const scope = scopes.get(scopeKey(row.tenant_id, row.collection_id));
-        return scope === undefined ? [] : [{ scope, row }];
-      });
-      if (scoped.length === 0) return;
-      const tenants = [...new Set(scoped.map((x) => x.row.tenant_id))];
-      const due = await tenantsDue(pool, tenants);
-      try {
-        await transaction(pool, async (c) => insertBatch(c, scoped, lowScore, await tenantScopesFor(c, tenants, due, internQueries)));
-      } catch (err) {
-        // a tenant deleted between the scope lookup and the insert: its searches go with it
-        if ((err as { code?: string }).code !== FOREIGN_KEY_VIOLATION) throw err;
-      }
-    },
+    recordSearches: (rows, lowScore) => recordBatch(pool, rows, lowScore),
     async recordFeedback(row) {
       const s = await lookup(row.tenant_id, row.search_id);
       if (!s) return false;
