@@ -274,7 +274,8 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
       perScope(pool, f, async (scope) => {
         const w = windowOf(f, scope, 2);
         const r = await pool.query<QueryCounts>(
-          `SELECT q.text AS query, a.* FROM (
+          // each text by its key (a few hundred in a day's edge), not a hash of all the scope's texts
+          `SELECT (SELECT q.text FROM analytics_queries q WHERE q.scope = $2::int AND q.id = a.query_id) AS query, a.* FROM (
              SELECT s.query_id, count(*)::int AS count, count(*) FILTER (WHERE s.hits = 0)::int AS zero_results,
                     count(*) FILTER (WHERE s.hits > 0 AND s.top_score < $1)::int AS low_score,
                     coalesce(sum(c.clicks), 0)::int AS clicks, count(c.clicks)::int AS clicked_searches, coalesce(sum(c.positions), 0)::bigint AS position_sum
@@ -283,7 +284,7 @@ function reports(pool: Pool): Pick<AnalyticsStore, ReportMethod> {
                         FROM search_feedback fb WHERE fb.type = 0 AND fb.scope = $2::int AND fb.search >= $3::bigint << 21 AND fb.search < $4::bigint << 21
                         GROUP BY fb.scope, fb.search) c
                ON c.scope = s.scope AND c.search = s.id
-             WHERE ${w.sql} GROUP BY s.query_id) a JOIN analytics_queries q ON q.scope = $2::int AND q.id = a.query_id`,
+             WHERE ${w.sql} GROUP BY s.query_id) a`,
           [millionths(lowScore), ...w.params],
         );
         return r.rows;
