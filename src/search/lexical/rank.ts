@@ -32,6 +32,19 @@ function boostIndexHits(index: Bm25Index, hits: IndexHit[], cand: IndexHit[], qu
   return boostPhrases(hits, cand, textOf, query.phrases, index, w, analyzer);
 }
 
+/** BM25's hits (a deeper list when phrases will re-rank it) and the phrase candidates among them. */
+function firstPass(index: Bm25Index, allowed: Uint8Array, query: LexicalQuery, limit: number, w: LexicalWeights, accept?: (key: number) => boolean) {
+  const hits = index.search(query.terms, query.phrases.length > 0 ? limit * PHRASE_POOL_FACTOR : limit, w, allowed, accept);
+  return { hits, cand: query.phrases.length > 0 ? phraseCandidates(hits, query) : [] };
+}
+
+/** The first pass's hits with the phrases scored in the candidates' text, cut to `limit`. */
+function secondPass(index: Bm25Index, pass: { hits: IndexHit[]; cand: IndexHit[] }, query: LexicalQuery, limit: number, w: LexicalWeights, fields: Map<number, ChunkFields>, analyzer: Analyzer): IndexHit[] {
+  return boostIndexHits(index, pass.hits, pass.cand, query, w, fields, analyzer).slice(0, limit);
+}
+
+const keysOf = (hits: IndexHit[]) => hits.map((h) => h.key);
+
 /**
  * The `limit` best chunks for the query among sources marked in `allowed`, best first. `analyzer`
  * is the one the index was built with: phrases are found in the candidates' text through it.
@@ -48,13 +61,8 @@ export function rankLexical(
   accept?: (key: number) => boolean,
 ): IndexHit[] {
   if (query.terms.length === 0 || limit <= 0) return [];
-  const phrases = query.phrases.length > 0;
-  let hits = index.search(query.terms, phrases ? limit * PHRASE_POOL_FACTOR : limit, w, allowed, accept);
-  if (phrases) {
-    const cand = phraseCandidates(hits, query);
-    hits = boostIndexHits(index, hits, cand, query, w, cand.length ? fieldsOf(cand.map((h) => h.key)) : new Map(), analyzer);
-  }
-  return hits.slice(0, limit);
+  const pass = firstPass(index, allowed, query, limit, w, accept);
+  return secondPass(index, pass, query, limit, w, pass.cand.length ? fieldsOf(keysOf(pass.cand)) : new Map(), analyzer);
 }
 
 /** rankLexical where the candidates' text is read asynchronously (a database client). */
@@ -68,13 +76,8 @@ export async function rankLexicalAsync(
   analyzer: Analyzer,
 ): Promise<IndexHit[]> {
   if (query.terms.length === 0 || limit <= 0) return [];
-  const phrases = query.phrases.length > 0;
-  let hits = index.search(query.terms, phrases ? limit * PHRASE_POOL_FACTOR : limit, w, allowed);
-  if (phrases) {
-    const cand = phraseCandidates(hits, query);
-    hits = boostIndexHits(index, hits, cand, query, w, cand.length ? await fieldsOf(cand.map((h) => h.key)) : new Map(), analyzer);
-  }
-  return hits.slice(0, limit);
+  const pass = firstPass(index, allowed, query, limit, w);
+  return secondPass(index, pass, query, limit, w, pass.cand.length ? await fieldsOf(keysOf(pass.cand)) : new Map(), analyzer);
 }
 
 /** Hits as a store returns them: the chunk id as a string, and the expansion rules its terms matched. */

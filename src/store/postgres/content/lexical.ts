@@ -52,7 +52,6 @@ async function statisticsOf(q: Queryable, tenantId: string, terms: string[]): Pr
   return { docCount: st.n, avgdl: st.total / st.n, df: (term) => dfs[term] ?? 0 };
 }
 
-/** Adds the phrases' scores to the candidates whose terms hold a whole phrase, then re-sorts (phrases.ts). */
 /** The title, headings and text of these chunks (phrase candidates), by chunk id. */
 async function candidateFields(q: Queryable, tenantId: string, ids: string[]): Promise<Map<string, ChunkFields>> {
   const r = await q.query<{ id: string; title: string; heading_path: string; text: string }>(
@@ -64,6 +63,7 @@ async function candidateFields(q: Queryable, tenantId: string, ids: string[]): P
   return new Map(r.rows.map((f) => [f.id, { title: f.title, headings: headingsField(parseJson<string[]>(f.heading_path, [])), body: f.text }]));
 }
 
+/** Adds the phrases' scores to the candidates whose terms hold a whole phrase, then re-sorts (phrases.ts). */
 async function boostHits(q: Queryable, tenantId: string, hits: Hit[], phrases: string[][], w: LexicalWeights): Promise<Hit[]> {
   const cand = hits.filter((h) => h.phrase_candidate);
   if (cand.length === 0) return hits;
