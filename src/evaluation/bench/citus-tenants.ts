@@ -26,7 +26,7 @@ import { copyTenants, deferGraph } from "./tenant-copies.js";
 import { hash32, prng } from "./scale/rng.js";
 import { randomUnit } from "./scale/vectors.js";
 import { openBenchRuntime } from "./load.js";
-import { createBenchDatabase } from "./postgres.js";
+import { admin, createBenchDatabase } from "./postgres.js";
 import { openBenchCitus, type BenchCitus } from "./citus.js";
 import { explainable, groupsOf, recordStatements, tenantGroup } from "./citus-explain.js";
 import { machineInfo, runMain } from "./report.js";
@@ -100,16 +100,6 @@ interface StoreRun {
   close(): Promise<void>;
 }
 
-async function sql(url: string, text: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(text);
-  } finally {
-    await c.end();
-  }
-}
-
 async function loadStore(name: StoreRun["name"], o: Options, corpus: Corpus, df: DfSample, citus: BenchCitus | null): Promise<StoreRun> {
   const db = await createBenchDatabase({ pgUrl: citus ? citus.adminUrl : o.pgUrl, keep: false, ...(citus ? { citus } : {}) }, log);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `quarry-citus-bench-${name}-`));
@@ -149,7 +139,7 @@ async function loadInto(name: StoreRun["name"], o: Options, corpus: Corpus, df: 
   }
   if (graph) log(`${name}: HNSW graph built in ${(await graph.build()).toFixed(0)} s`);
   // a settled database, as autovacuum leaves one after a bulk load
-  await sql(dbUrl, "VACUUM ANALYZE");
+  await admin(dbUrl, (c) => c.query("VACUUM ANALYZE"));
   loaded.buildMs = performance.now() - t0;
   log(`${label}: ${loaded.chunks} chunks in ${(loaded.buildMs / 1000).toFixed(0)} s (store writes ${(loaded.writeMs / 1000).toFixed(0)} s)`);
   const dim = rt.activeProfile.dimension;
