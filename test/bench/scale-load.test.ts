@@ -13,16 +13,10 @@ import { syntheticVectors } from "../../src/evaluation/bench/scale/vector-source
 import { loadLayout, type Loaded } from "../../src/evaluation/bench/scale/loader.js";
 import { exactTopK, recallAt, type ExactTruth } from "../../src/evaluation/bench/scale/exact.js";
 import { benchRuntime, lookupEmbedder, searchInProcess, searchOverHttp, startServer } from "../../src/evaluation/bench/scale/adapter.js";
-import type { SourceText } from "../../src/evaluation/bench/scale/text-sources.js";
+import { stoneTexts } from "../helpers/stone-texts.js";
 
-const WORDS = "granite basalt pebble gravel boulder quartz marble slate shale flint chalk limestone sandstone obsidian pumice".split(" ");
 /** 60 small documents with varied vocabulary, as if read from disk */
-const texts: SourceText[] = Array.from({ length: 60 }, (_, i) => ({
-  origin: "doc",
-  source: `fixture/${i}`,
-  title: `Stones ${i}`,
-  text: Array.from({ length: 3 }, (_, p) => Array.from({ length: 40 }, (_, w) => `${WORDS[(i * 7 + p * 3 + w) % WORDS.length]}${(i + w) % 5 === 0 ? `x${i}` : ""}`).join(" ")).join("\n\n"),
-}));
+const texts = stoneTexts(60);
 
 let dir: string;
 let rt: Runtime;

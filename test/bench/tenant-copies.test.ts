@@ -15,16 +15,11 @@ import { loadLayout, type Loaded } from "../../src/evaluation/bench/scale/loader
 import { createBenchTenant, searchInProcess } from "../../src/evaluation/bench/scale/adapter.js";
 import { copyTenants, deferGraph } from "../../src/evaluation/bench/tenant-copies.js";
 import { vectorTable } from "../../src/store/json.js";
-import type { SourceText } from "../../src/evaluation/bench/scale/text-sources.js";
+import { stoneTexts } from "../helpers/stone-texts.js";
 import { createTestDatabase, pgUnavailableReason, type TestDatabase } from "../helpers/pg.js";
 
-const WORDS = "granite basalt pebble gravel boulder quartz marble slate shale flint chalk limestone sandstone obsidian pumice".split(" ");
-const texts: SourceText[] = Array.from({ length: 30 }, (_, i) => ({
-  origin: "doc",
-  source: `fixture/${i}`,
-  title: `Stones ${i}`,
-  text: Array.from({ length: 3 }, (_, p) => Array.from({ length: 40 }, (_, w) => `${WORDS[(i * 7 + p * 3 + w) % WORDS.length]}${(i + w) % 5 === 0 ? `x${i}` : ""}`).join(" ")).join("\n\n"),
-}));
+/** 30 small documents with varied vocabulary, as if read from disk */
+const texts = stoneTexts(30);
 
 const skip = await pgUnavailableReason();
 if (skip) console.warn(`tenant-copies.test: skipped: ${skip}`);
