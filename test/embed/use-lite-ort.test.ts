@@ -1,0 +1,50 @@
+// USE lite on onnxruntime (the default runtime) against the same model on TensorFlow.js: the ONNX
+// graph is rebuilt by hand from the package's weights, so it must give TensorFlow's vectors, or
+// collections embedded before the runtime changed would no longer match their queries.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { builtInProfiles, UseLiteEmbedder, validateProfile, type EmbeddingProfile } from "../../src/embed/index.js";
+
+const profile: EmbeddingProfile = builtInProfiles().find((p) => p.name === "default")!;
+let ortEmbedder: UseLiteEmbedder;
+let tfEmbedder: UseLiteEmbedder;
+
+beforeAll(async () => {
+  ortEmbedder = new UseLiteEmbedder(profile, { poolSize: 1, queryWorker: false });
+  tfEmbedder = new UseLiteEmbedder({ ...profile, options: { runtime: "tfjs" } }, { poolSize: 1, queryWorker: false });
+  expect(await ortEmbedder.whenReady()).toBe(true);
+  expect(await tfEmbedder.whenReady()).toBe(true);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([ortEmbedder?.close(), tfEmbedder?.close()]);
+});
+
+const maxDiff = (a: Float32Array, b: Float32Array) => a.reduce((m, x, i) => Math.max(m, Math.abs(x - b[i])), 0);
+
+describe("use-lite on onnxruntime", () => {
+  it("runs onnxruntime by default and TensorFlow.js when the profile asks", () => {
+    expect(ortEmbedder.stats().runtimes).toEqual(["onnx"]);
+    expect(tfEmbedder.stats().runtimes).toEqual(["tfjs"]);
+  });
+
+  it("gives TensorFlow.js's vectors: short, empty, padded in a batch, and windowed texts", async () => {
+    const texts = [
+      "what do otters eat in winter",
+      "",
+      "x",
+      "Otter Field Notes: through the winter the river otters eat fish, crayfish and frogs they find under the ice.",
+      // ~300 SentencePiece tokens: five overlapping 64-token windows, averaged.
+      "Preheat the oven, knead the dough for ten minutes, let it rise, then bake the bread until golden. ".repeat(6) +
+        "The striker scored twice in the second half and the home team won the league title. ".repeat(6),
+      "Ünïcödé, emoji 🦦 and numbers 3.14159 in one line; SELECT * FROM t WHERE id = 42;",
+    ];
+    const [fromOrt, fromTf] = await Promise.all([ortEmbedder.embedPassages(texts), tfEmbedder.embedPassages(texts)]);
+    texts.forEach((_, i) => expect(maxDiff(fromOrt[i], fromTf[i]), `text ${i}`).toBeLessThan(1e-5));
+    // A query takes the same path (no prefixes on this profile).
+    expect(maxDiff(await ortEmbedder.embedQuery(texts[0]), fromTf[0])).toBeLessThan(1e-5);
+  }, 60_000);
+
+  it("refuses a runtime it does not have, saying which it has", () => {
+    expect(() => validateProfile({ ...profile, options: { runtime: "gpu" } })).toThrow(/options\.runtime must be "onnx" .* or "tfjs"/);
+  });
+});
