@@ -3,14 +3,15 @@
 // runs on its single-threaded WASM backend.
 //
 // The architecture below is read off the package's model.json (a Tensor2Tensor "Kona"
-// transformer): 8,002 SentencePiece embeddings of 256 dims plus a sinusoidal timing signal; two
-// pre-norm transformer layers (layer 0: 4 heads of 64 over 256 dims, widened to 512 by its
-// attention output and, on the residual path, by a dense layer; layer 1: 4 heads of 128 over
-// 512 dims; each with a ReLU feed-forward of 1,536), no final layer norm; the mean over the real
-// tokens; a 512x512 tanh layer; L2 normalisation. TensorFlow's graph gathers the real tokens
-// before each feed-forward and scatters them back; here the batch is padded and a mask keeps
-// padding out of attention (bias -1e9, as TensorFlow's) and out of the mean, which gives the
-// same numbers for the real tokens. test/embed/use-lite-onnx.test.ts compares the two.
+// transformer): 8,002 SentencePiece embeddings of 256 dims (counted twice, see below) plus a
+// sinusoidal timing signal; two pre-norm transformer layers (layer 0: 4 heads of 64 over 256
+// dims, widened to 512 by its attention output and, on the residual path, by a dense layer;
+// layer 1: 4 heads of 128 over 512 dims; each with a ReLU feed-forward of 1,536), no final layer
+// norm; the mean over the real tokens; a 512x512 tanh layer; L2 normalisation. TensorFlow's graph
+// gathers the real tokens before each feed-forward and scatters them back; here the batch is
+// padded and a mask keeps padding out of attention (bias -1e9, as TensorFlow's) and out of the
+// mean, which gives the same numbers for the real tokens. test/embed/use-lite-ort.test.ts
+// compares the two.
 import { GraphBuilder } from "./onnx-proto.js";
 import type { Weight } from "./use-lite-weights.js";
 
