@@ -38,6 +38,25 @@ const BUILT_INS: readonly EmbeddingProfile[] = [
     options: {},
   },
   {
+    name: "use-lite-int8",
+    provider: "use-lite",
+    // its own model id, hence its own vector index: int8 weights move the vectors a little
+    // (cosine 0.997 or more to the default's), so the two must not share an index
+    model: "universal-sentence-encoder-lite-int8",
+    dimension: 512,
+    max_input_tokens: USE_LITE_MAX_TOKENS,
+    chunk_size_tokens: 400,
+    chunk_overlap_tokens: 40,
+    query_prefix: "",
+    passage_prefix: "",
+    modalities: ["text"],
+    description:
+      "The default model with int8 dense layers on onnxruntime: about 3x the default's speed for passages and queries " +
+      "(docs/benchmarks.md), built from the same npm package at start; its vectors are its own, so switching is a reindex.",
+    index_name: null,
+    options: { int8: true },
+  },
+  {
     name: "bge-small-en-v1.5",
     provider: "onnx",
     model: "Xenova/bge-small-en-v1.5",
@@ -346,6 +365,8 @@ function validateProviderOptions(p: EmbeddingProfile, where: string): void {
       }
       optPosInt("batch_size");
       if (o.runtime !== undefined && o.runtime !== "onnx" && o.runtime !== "tfjs") fail("runtime", 'must be "onnx" (onnxruntime, the default) or "tfjs" (TensorFlow.js WASM)');
+      optBool("int8");
+      if (o.int8 === true && o.runtime === "tfjs") fail("runtime", 'must be "onnx" when options.int8 is true: the int8 model runs on onnxruntime only');
       break;
     case "quarry":
       if (o.file !== undefined && (typeof o.file !== "string" || o.file.trim() === "")) fail("file", "must be the path of a model file (relative paths are read from the model/ directory)");

@@ -27,14 +27,37 @@ interface LayerShape {
   heads: number;
 }
 
-export function buildUseLiteGraph(weights: Map<string, Weight>): Uint8Array {
+export interface UseLiteGraphOptions {
+  /** int8 weights (per output column) for the dense layers, activations quantized per call:
+   * faster, but the vectors move a little (not the same model for an index) */
+  int8?: boolean;
+}
+
+interface Ctx {
+  g: GraphBuilder;
+  /** a float32 weight as a graph constant */
+  w(name: string, dims?: number[]): string;
+  /** x . kernel + bias; `dims` reshapes a 1x1 convolution kernel into a matrix */
+  dense(x: string, kernel: string, bias: string, dims?: number[]): string;
+}
+
+export function buildUseLiteGraph(weights: Map<string, Weight>, options: UseLiteGraphOptions = {}): Uint8Array {
   const g = new GraphBuilder();
-  const w = (name: string, dims?: number[]): string => {
+  const data = (name: string): Float32Array => {
     const t = weights.get(name);
     if (!t) throw new Error(`USE lite weight ${name} is missing from the package's model.json`);
     if (!(t.data instanceof Float32Array)) throw new Error(`USE lite weight ${name} is not float32`);
-    return g.constant(name, "float", dims ?? t.shape, t.data);
+    return t.data;
   };
+  const w = (name: string, dims?: number[]): string => g.constant(name, "float", dims ?? weights.get(name)?.shape ?? [], data(name));
+  const dense = (x: string, kernel: string, bias: string, dims?: number[]): string => {
+    const shape = dims ?? weights.get(kernel)?.shape ?? [];
+    if (!options.int8) return g.op("Add", [g.op("MatMul", [x, w(kernel, dims)]), w(bias)]);
+    const q = quantizeColumns(data(kernel), shape[0], shape[1]);
+    const inputs = [x, g.constant(`${kernel}/int8`, "int8", shape, q.values), g.constant(`${kernel}/scale`, "float", [shape[1]], q.scales)];
+    return g.op("DynamicQuantizeMatMul", [...inputs, "", w(bias)], undefined, "com.microsoft");
+  };
+  const ctx: Ctx = { g, w, dense };
 
   const ids = g.input("ids", "int64", ["batch", "tokens"]);
   const mask = g.input("mask", "float", ["batch", "tokens"]);
@@ -53,35 +76,28 @@ export function buildUseLiteGraph(weights: Map<string, Weight>): Uint8Array {
   const layer0: LayerShape = { index: 0, width: 256, heads: 4 };
   const layer1: LayerShape = { index: 1, width: 512, heads: 4 };
   // Layer 0 widens 256 -> 512: its residual goes through a dense layer.
-  const residual0 = dense(g, x0, w(`${K}Layer_0/TransformerLayer/dense/kernel/ConcatPartitions/concat`), w(`${K}Layer_0/TransformerLayer/dense/bias/ConcatPartitions/concat`));
-  const x2 = transformerLayer(g, w, x0, residual0, keyBias, layer0);
-  const x4 = transformerLayer(g, w, x2, x2, keyBias, layer1);
+  const residual0 = dense(x0, `${K}Layer_0/TransformerLayer/dense/kernel/ConcatPartitions/concat`, `${K}Layer_0/TransformerLayer/dense/bias/ConcatPartitions/concat`);
+  const x2 = transformerLayer(ctx, x0, residual0, keyBias, layer0);
+  const x4 = transformerLayer(ctx, x2, x2, keyBias, layer1);
 
   // Mean over real tokens (at least one), then the tanh layer and L2 normalisation.
   const masked = g.op("Mul", [x4, g.op("Unsqueeze", [mask, g.ints([2])])]);
   const summed = g.op("ReduceSum", [masked, g.ints([1])], { keepdims: 0 });
   const count = g.op("Max", [g.op("ReduceSum", [mask, g.ints([1])], { keepdims: 1 }), g.scalar(1)]);
   const pooled = g.op("Div", [summed, count]);
-  const hidden = g.op("Tanh", [dense(g, pooled, w("module/Encoder_en/hidden_layers/tanh_layer_0/weights"), w("module/Encoder_en/hidden_layers/tanh_layer_0/bias"))]);
+  const hidden = g.op("Tanh", [dense(pooled, "module/Encoder_en/hidden_layers/tanh_layer_0/weights", "module/Encoder_en/hidden_layers/tanh_layer_0/bias")]);
   const norm = g.op("Max", [g.op("ReduceSumSquare", [hidden], { axes: [1], keepdims: 1 }), g.scalar(1e-12)]);
   g.op("Mul", [hidden, g.op("Reciprocal", [g.op("Sqrt", [norm])])]);
   g.output(g.renameLast("embedding"), "float", ["batch", 512]);
-  return g.encode(17);
+  return g.encode(17, options.int8 ? { "com.microsoft": 1 } : {});
 }
 
 /** one pre-norm layer: x + attention(LN(x)) (through `residual`), then + FFN(LN(.)) */
-function transformerLayer(
-  g: GraphBuilder,
-  w: (name: string, dims?: number[]) => string,
-  x: string,
-  residual: string,
-  keyBias: string,
-  shape: LayerShape,
-): string {
+function transformerLayer({ g, w, dense }: Ctx, x: string, residual: string, keyBias: string, shape: LayerShape): string {
   const L = `${K}Layer_${shape.index}/TransformerLayer/`;
   const attnNorm = layerNorm(g, x, w(`${L}layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`), w(`${L}layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`));
-  const qkvKernel = w(`${KERNEL}Layer_${shape.index}/TransformerLayer/MultiheadAttention/qkv_transform_single/kernel/part_0`, [shape.width, 3 * shape.width]);
-  const qkv = dense(g, attnNorm, qkvKernel, w(`${L}MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat`));
+  const qkvKernel = `${KERNEL}Layer_${shape.index}/TransformerLayer/MultiheadAttention/qkv_transform_single/kernel/part_0`;
+  const qkv = dense(attnNorm, qkvKernel, `${L}MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat`, [shape.width, 3 * shape.width]);
   const [q, k, v] = g.ops("Split", [qkv, g.ints([shape.width, shape.width, shape.width])], 3, { axis: 2 });
   const depth = shape.width / shape.heads;
   const heads = (t: string, perm: number[]) => g.op("Transpose", [g.op("Reshape", [t, g.ints([0, 0, shape.heads, depth])])], { perm });
@@ -90,17 +106,23 @@ function transformerLayer(
   const context = g.op("MatMul", [g.op("Softmax", [logits], { axis: -1 }), heads(v, [0, 2, 1, 3])]);
   const joined = g.op("Reshape", [g.op("Transpose", [context], { perm: [0, 2, 1, 3] }), g.ints([0, 0, shape.width])]);
   const outWidth = shape.index === 0 ? 512 : shape.width;
-  const outKernel = w(`${KERNEL}Layer_${shape.index}/TransformerLayer/MultiheadAttention/output_transform_single/kernel/part_0`, [shape.width, outWidth]);
-  const attended = g.op("Add", [dense(g, joined, outKernel, w(`${L}MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat`)), residual]);
+  const outKernel = `${KERNEL}Layer_${shape.index}/TransformerLayer/MultiheadAttention/output_transform_single/kernel/part_0`;
+  const attended = g.op("Add", [dense(joined, outKernel, `${L}MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat`, [shape.width, outWidth]), residual]);
 
   const ffnNorm = layerNorm(g, attended, w(`${L}FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat`), w(`${L}FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat`));
   const stack = `${K}TransformerStack/Layer_${shape.index}/TransformerLayer/FFN/`;
-  const inner = g.op("Relu", [dense(g, ffnNorm, w(`${stack}conv1/Tensordot/Reshape_1`), w(`${L}FFN/conv1/bias/ConcatPartitions/concat`))]);
-  return g.op("Add", [attended, dense(g, inner, w(`${stack}conv2/Tensordot/Reshape_1`), w(`${L}FFN/conv2/bias/ConcatPartitions/concat`))]);
+  const inner = g.op("Relu", [dense(ffnNorm, `${stack}conv1/Tensordot/Reshape_1`, `${L}FFN/conv1/bias/ConcatPartitions/concat`)]);
+  return g.op("Add", [attended, dense(inner, `${stack}conv2/Tensordot/Reshape_1`, `${L}FFN/conv2/bias/ConcatPartitions/concat`)]);
 }
 
-function dense(g: GraphBuilder, x: string, kernel: string, bias: string): string {
-  return g.op("Add", [g.op("MatMul", [x, kernel]), bias]);
+/** symmetric int8 per output column: scale = max |w| / 127 */
+function quantizeColumns(kernel: Float32Array, rows: number, cols: number): { values: Int8Array; scales: Float32Array } {
+  const scales = new Float32Array(cols);
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) scales[c] = Math.max(scales[c], Math.abs(kernel[r * cols + c]));
+  for (let c = 0; c < cols; c++) scales[c] = scales[c] / 127 || 1;
+  const values = new Int8Array(rows * cols);
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) values[r * cols + c] = Math.round(kernel[r * cols + c] / scales[c]);
+  return { values, scales };
 }
 
 function layerNorm(g: GraphBuilder, x: string, scale: string, bias: string): string {

@@ -99,6 +99,8 @@ export class UseLiteEmbedder implements Embedder {
   private readonly windowStride: number;
   private readonly loadTimeoutMs: number;
   private readonly runtime: UseLiteRuntime;
+  /** the use-lite-int8 profile: int8 dense layers, onnxruntime only (its vectors are its own) */
+  private readonly int8: boolean;
   private readonly slots: Slot[] = [];
   private readonly queue: Job[] = [];
   private readonly cache: LruCache<string, Float32Array> | null;
@@ -130,6 +132,7 @@ export class UseLiteEmbedder implements Embedder {
     this.windowStride = this.windowTokens - overlap;
     this.loadTimeoutMs = options.loadTimeoutMs ?? 120_000;
     this.runtime = options.runtime ?? (profile.options.runtime === "tfjs" ? "tfjs" : "onnx");
+    this.int8 = profile.options.int8 === true;
     const cacheSize = options.queryCacheSize ?? 1000;
     this.cache = cacheSize > 0 ? new LruCache(cacheSize) : null;
     this.ready = new Promise((resolve) => (this.settleReady = resolve));
@@ -291,7 +294,7 @@ export class UseLiteEmbedder implements Embedder {
   private spawn(slot: Slot): void {
     let worker: Worker;
     try {
-      worker = createWorker(slot.runtime);
+      worker = createWorker(slot.runtime, this.int8);
     } catch (err) {
       this.slotFailed(slot, `cannot start a worker thread: ${(err as Error).message}`);
       return;
@@ -336,7 +339,8 @@ export class UseLiteEmbedder implements Embedder {
         if (slot.loadTimer) clearTimeout(slot.loadTimer);
         slot.loadTimer = null;
         this.stopWorker(slot);
-        if (slot.runtime === "onnx") {
+        // An int8 profile has no fallback: TensorFlow.js would write float vectors into its index.
+        if (slot.runtime === "onnx" && !this.int8) {
           // onnxruntime ships native binaries for the common platforms only; TensorFlow.js WASM
           // runs anywhere Node does and gives the same vectors, only slower.
           this.log.warn({ err: msg.message, role: slot.role }, "onnxruntime could not load USE lite; this worker runs TensorFlow.js instead");
@@ -458,10 +462,11 @@ function retire(worker: Worker): Promise<void> {
       clearTimeout(timer);
       resolve();
     });
+    worker.ref(); // an idle worker is unref'd: without this the process could end before its exit event
     worker.postMessage({ type: "stop" } satisfies StopRequest);
   });
 }
 
-function createWorker(runtime: UseLiteRuntime): Worker {
-  return runtime === "onnx" ? startModuleWorker("use-ort-worker", { threads: 1 }) : startModuleWorker("use-worker");
+function createWorker(runtime: UseLiteRuntime, int8: boolean): Worker {
+  return runtime === "onnx" ? startModuleWorker("use-ort-worker", { threads: 1, int8 }) : startModuleWorker("use-worker");
 }

@@ -1,5 +1,6 @@
 // Worker thread that runs Universal Sentence Encoder lite on onnxruntime (the default `onnx`
-// runtime; see use-lite-ort.ts). workerData.threads sets its intra-op threads.
+// runtime; see use-lite-ort.ts). workerData.threads sets its intra-op threads, workerData.int8
+// selects the int8 graph.
 import { workerData } from "node:worker_threads";
 import { SentencePieceTokenizer } from "./sentencepiece.js";
 import { readVocabulary } from "./static-table.js";
@@ -8,7 +9,7 @@ import { serveUseLite } from "./use-worker-host.js";
 
 serveUseLite(async () => {
   const tokenizer = new SentencePieceTokenizer(readVocabulary().vocabulary);
-  const threads = typeof (workerData as { threads?: unknown } | null)?.threads === "number" ? (workerData as { threads: number }).threads : 1;
-  const run = await loadOrtUseLite({ threads });
+  const data = (workerData ?? {}) as { threads?: unknown; int8?: unknown };
+  const run = await loadOrtUseLite({ threads: typeof data.threads === "number" ? data.threads : 1, int8: data.int8 === true });
   return { encode: (text) => tokenizer.encode(text), run };
 });

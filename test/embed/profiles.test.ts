@@ -85,6 +85,7 @@ describe("profiles file", () => {
     const profiles = loadProfiles({ profilesFile: p });
     expect(profiles.map((x) => x.name)).toEqual([
       "default",
+      "use-lite-int8",
       "bge-small-en-v1.5",
       "multilingual-e5-small",
       "openai",
@@ -93,7 +94,7 @@ describe("profiles file", () => {
       "mine",
     ]);
     expect(profiles[0].chunk_size_tokens).toBe(100);
-    expect(profiles[6]).toEqual({
+    expect(profiles[7]).toEqual({
       ...minimal,
       provider: "onnx",
       chunk_size_tokens: 256,
@@ -149,7 +150,7 @@ describe("profiles file", () => {
 describe("resolveActiveProfile", () => {
   it("names the known profiles when the name is unknown", () => {
     expect(() => resolveActiveProfile(loadProfiles(), "bge-large")).toThrow(
-      /Unknown embedding profile "bge-large" \(EMBEDDING_PROFILE\)\. Known profiles: "default", "bge-small-en-v1\.5", "multilingual-e5-small", "openai"/,
+      /Unknown embedding profile "bge-large" \(EMBEDDING_PROFILE\)\. Known profiles: "default", "use-lite-int8", "bge-small-en-v1\.5", "multilingual-e5-small", "openai"/,
     );
   });
 });

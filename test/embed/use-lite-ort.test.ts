@@ -46,5 +46,24 @@ describe("use-lite on onnxruntime", () => {
 
   it("refuses a runtime it does not have, saying which it has", () => {
     expect(() => validateProfile({ ...profile, options: { runtime: "gpu" } })).toThrow(/options\.runtime must be "onnx" .* or "tfjs"/);
+    expect(() => validateProfile({ ...profile, options: { int8: true, runtime: "tfjs" } })).toThrow(/must be "onnx" when options\.int8 is true/);
   });
+
+  it("use-lite-int8: its own vectors, close to the default's, under its own index", async () => {
+    const int8Profile = builtInProfiles().find((p) => p.name === "use-lite-int8")!;
+    expect(int8Profile.index_name).not.toBe(profile.index_name);
+    const int8 = new UseLiteEmbedder(int8Profile, { poolSize: 1, queryWorker: false });
+    try {
+      expect(await int8.whenReady()).toBe(true);
+      const texts = ["what do otters eat in winter", "Preheat the oven, knead the dough, let it rise and bake the bread. ".repeat(8)];
+      const [quantized, full] = await Promise.all([int8.embedPassages(texts), ortEmbedder.embedPassages(texts)]);
+      texts.forEach((_, i) => {
+        const cos = quantized[i].reduce((sum, x, d) => sum + x * full[i][d], 0);
+        expect(cos, `text ${i}`).toBeGreaterThan(0.99);
+        expect(maxDiff(quantized[i], full[i]), `text ${i} is quantized`).toBeGreaterThan(1e-4);
+      });
+    } finally {
+      await int8.close();
+    }
+  }, 60_000);
 });

@@ -5,6 +5,9 @@
 // `npm run bench`'s job (EMBEDDING_PROFILE selects the profile there).
 //
 //   npm run bench:embed -- [--dataset DIR] [--docs 200] [--queries 200] [--profiles default,use-lite-static]
+//
+// A use-lite profile's runtime can be picked per entry: `--profiles default,default@tfjs` measures
+// onnxruntime (the default) and TensorFlow.js in one run.
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createRequire } from "node:module";
@@ -72,13 +75,16 @@ function tokenizerCost(texts: string[]): { packageMs: number; oursMs: number } {
   return { packageMs, oursMs };
 }
 
-async function measureProfile(name: string, passages: string[], queries: string[]): Promise<string> {
+async function measureProfile(entry: string, passages: string[], queries: string[]): Promise<string> {
   const config = loadConfig();
-  const profile = resolveActiveProfile(loadProfiles({ profilesFile: config.embeddingProfilesFile }), name);
+  const [name, runtime] = entry.split("@");
+  const named = resolveActiveProfile(loadProfiles({ profilesFile: config.embeddingProfilesFile }), name);
+  const profile = runtime ? { ...named, options: { ...named.options, runtime } } : named;
+  const rss0 = process.memoryUsage().rss;
   const t0 = performance.now();
   const embedder = createEmbedder(profile, { modelsDir: config.modelsDir, allowDownload: false, poolSize: config.embedWorkers });
   try {
-    if (!(await embedder.whenReady())) return `| ${name} | unavailable: ${embedder.status().detail} | | | | |`;
+    if (!(await embedder.whenReady())) return `| ${entry} | unavailable: ${embedder.status().detail} | | | | | |`;
     const readyS = (performance.now() - t0) / 1000;
     await embedder.embedPassages(passages.slice(0, 8)); // warm-up (JIT, kernels), not timed
     await embedder.embedQuery("warm-up query, not timed");
@@ -94,8 +100,10 @@ async function measureProfile(name: string, passages: string[], queries: string[
     }
     const cpu = process.cpuUsage(cpu0);
     const cpuMs = (cpu.user + cpu.system) / 1000 / queries.length;
+    // The whole process, model workers included: what the profile adds to a server's RSS.
+    const addedMb = (process.memoryUsage().rss - rss0) / 2 ** 20;
     const f = (x: number | null, d = 2) => (x === null ? "-" : x.toFixed(d));
-    return `| ${name} | ${f(readyS, 1)} | ${f(chunksPerS, 1)} | ${f(percentile(lat, 50))} | ${f(percentile(lat, 95))} | ${f(cpuMs)} |`;
+    return `| ${entry} | ${f(readyS, 1)} | ${f(chunksPerS, 1)} | ${f(percentile(lat, 50))} | ${f(percentile(lat, 95))} | ${f(cpuMs)} | ${f(addedMb, 0)} |`;
   } finally {
     await embedder.close();
   }
@@ -112,8 +120,8 @@ async function main(argv: string[]): Promise<number> {
     "",
     `SentencePiece tokenizer, ms per passage: package ${tok.packageMs.toFixed(2)}, ours ${tok.oursMs.toFixed(3)} (x${(tok.packageMs / tok.oursMs).toFixed(0)}, same ids)`,
     "",
-    "| profile | ready s | passages chunks/s | query p50 ms | query p95 ms | query CPU ms |",
-    "| --- | --- | --- | --- | --- | --- |",
+    "| profile | ready s | passages chunks/s | query p50 ms | query p95 ms | query CPU ms | RSS added MB |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
   ];
   for (const name of a.profiles) {
     process.stderr.write(`measuring ${name}...\n`);
