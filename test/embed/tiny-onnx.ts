@@ -4,35 +4,7 @@
 // The mask term makes padded positions non-zero, so a pooling that forgot the mask would be caught.
 import fs from "node:fs";
 import path from "node:path";
-import protobuf from "protobufjs";
-
-// The subset of onnx.proto (field numbers as in onnx/onnx.proto) needed to write this model.
-const ONNX_PROTO = `
-syntax = "proto3";
-package onnx;
-message OperatorSetIdProto { string domain = 1; int64 version = 2; }
-message AttributeProto { string name = 1; float f = 2; int64 i = 3; int32 type = 20; }
-message TensorProto { repeated int64 dims = 1; int32 data_type = 2; repeated float float_data = 4; string name = 8; }
-message TensorShapeProto {
-  message Dimension { oneof value { int64 dim_value = 1; string dim_param = 2; } }
-  repeated Dimension dim = 1;
-}
-message TypeProto {
-  message Tensor { int32 elem_type = 1; TensorShapeProto shape = 2; }
-  oneof value { Tensor tensor_type = 1; }
-}
-message ValueInfoProto { string name = 1; TypeProto type = 2; }
-message NodeProto { repeated string input = 1; repeated string output = 2; string name = 3; string op_type = 4; repeated AttributeProto attribute = 5; }
-message GraphProto {
-  repeated NodeProto node = 1; string name = 2; repeated TensorProto initializer = 5;
-  repeated ValueInfoProto input = 11; repeated ValueInfoProto output = 12;
-}
-message ModelProto { int64 ir_version = 1; string producer_name = 2; GraphProto graph = 7; repeated OperatorSetIdProto opset_import = 8; }
-`;
-
-const FLOAT = 1;
-const INT64 = 7;
-const ATTR_INT = 2;
+import { GraphBuilder } from "../../src/embed/onnx-proto.js";
 
 export const SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"] as const;
 
@@ -68,56 +40,20 @@ export function writeTinyModel(modelsDir: string, modelId: string, words: string
   const typeEmb = table(2, dim, rand);
   const maskEmb = table(2, dim, rand);
 
-  const root = protobuf.parse(ONNX_PROTO, { keepCase: true }).root;
-  const ModelProto = root.lookupType("onnx.ModelProto");
-  const seqInput = (name: string) => ({
-    name,
-    type: { tensor_type: { elem_type: INT64, shape: { dim: [{ dim_param: "batch" }, { dim_param: "sequence" }] } } },
-  });
-  const init = (name: string, rows: Float32Array[]) => ({
-    name,
-    dims: [rows.length, dim],
-    data_type: FLOAT,
-    float_data: rows.flatMap((r) => Array.from(r)),
-  });
-  const gather = (data: string, idx: string, out: string) => ({
-    input: [data, idx],
-    output: [out],
-    name: `gather_${out}`,
-    op_type: "Gather",
-    attribute: [{ name: "axis", i: 0, type: ATTR_INT }],
-  });
-  const model = {
-    ir_version: 8,
-    producer_name: "quarry-test",
-    opset_import: [{ domain: "", version: 13 }],
-    graph: {
-      name: "tiny_bert",
-      node: [
-        gather("E", "input_ids", "tok"),
-        gather("T", "token_type_ids", "typ"),
-        gather("M", "attention_mask", "msk"),
-        { input: ["tok", "typ"], output: ["sum1"], name: "add1", op_type: "Add" },
-        { input: ["sum1", "msk"], output: ["last_hidden_state"], name: "add2", op_type: "Add" },
-      ],
-      initializer: [init("E", tokenEmb), init("T", typeEmb), init("M", maskEmb)],
-      input: [seqInput("input_ids"), seqInput("attention_mask"), seqInput("token_type_ids")],
-      output: [
-        {
-          name: "last_hidden_state",
-          type: {
-            tensor_type: {
-              elem_type: FLOAT,
-              shape: { dim: [{ dim_param: "batch" }, { dim_param: "sequence" }, { dim_value: dim }] },
-            },
-          },
-        },
-      ],
-    },
-  };
-  const err = ModelProto.verify(model);
-  if (err) throw new Error(`tiny ONNX model: ${err}`);
-  const bytes = ModelProto.encode(ModelProto.fromObject(model)).finish();
+  // The provider's ONNX writer (src/embed/onnx-proto.ts), also what builds USE lite's graph.
+  const g = new GraphBuilder();
+  const seq = ["batch", "sequence"];
+  const ids = g.input("input_ids", "int64", seq);
+  const mask = g.input("attention_mask", "int64", seq);
+  const types = g.input("token_type_ids", "int64", seq);
+  const init = (name: string, rows: Float32Array[]) => g.constant(name, "float", [rows.length, dim], Float32Array.from(rows.flatMap((r) => Array.from(r))));
+  const gather = (data: string, idx: string) => g.op("Gather", [data, idx], { axis: 0 });
+  const tok = gather(init("E", tokenEmb), ids);
+  const typ = gather(init("T", typeEmb), types);
+  const msk = gather(init("M", maskEmb), mask);
+  g.op("Add", [g.op("Add", [tok, typ]), msk]);
+  g.output(g.renameLast("last_hidden_state"), "float", [...seq, dim]);
+  const bytes = g.encode(13);
 
   const dir = path.join(modelsDir, ...modelId.split("/"));
   fs.mkdirSync(path.join(dir, "onnx"), { recursive: true });
