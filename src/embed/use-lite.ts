@@ -16,6 +16,7 @@ import { EmbedderUnavailableError, EmbeddingError } from "./errors.js";
 import { silentLogger, type EmbedLogger } from "./logger.js";
 import { USE_LITE_MAX_TOKENS } from "./profiles.js";
 import { LruCache } from "./lru.js";
+import { loadLocalUseLite, type LocalUseLite } from "./use-lite-local.js";
 import { modelPackage } from "./static-table.js";
 import { startModuleWorker } from "./worker-thread.js";
 import type { Embedder, EmbedderStatus, EmbeddingProfile } from "./types.js";
@@ -34,6 +35,9 @@ export interface UseLiteOptions {
   /** one more worker that serves queries first, so search latency does not depend on ingest
    * load; default true. Costs one more model instance (~60 MB) and is idle most of the time. */
   queryWorker?: boolean;
+  /** embed queries on the calling thread instead (use-lite-local.ts), with no query worker;
+   * default true for the int8 profile on onnxruntime, whose query costs ~0.7 ms */
+  inProcessQueries?: boolean;
   /** texts per job and windows per model call; default profile.options.batch_size or 32 */
   batchSize?: number;
   /** query vectors kept in the LRU cache; 0 disables it; default 1000 */
@@ -102,6 +106,8 @@ export class UseLiteEmbedder implements Embedder {
   /** the use-lite-int8 profile: int8 dense layers, onnxruntime only (its vectors are its own) */
   private readonly int8: boolean;
   private readonly slots: Slot[] = [];
+  /** the in-process query model; null when queries go to the workers or it failed to load */
+  private readonly local: Promise<LocalUseLite | null>;
   private readonly queue: Job[] = [];
   private readonly cache: LruCache<string, Float32Array> | null;
   private state: EmbedderStatus = { state: "loading", detail: "Loading Universal Sentence Encoder lite in worker threads." };
@@ -139,7 +145,16 @@ export class UseLiteEmbedder implements Embedder {
 
     const poolSize = Math.max(1, Math.floor(options.poolSize ?? Math.min(2, os.availableParallelism())));
     for (let i = 0; i < poolSize; i++) this.slots.push(this.newSlot("pool"));
-    if (options.queryWorker ?? true) this.slots.push(this.newSlot("query"));
+    const inProcess = options.inProcessQueries ?? (this.int8 && this.runtime === "onnx");
+    if ((options.queryWorker ?? true) && !inProcess) this.slots.push(this.newSlot("query"));
+    const plan = { windowTokens: this.windowTokens, windowStride: this.windowStride, batchSize: 1 };
+    this.local = inProcess
+      ? loadLocalUseLite(plan, this.int8).catch((err: unknown) => {
+          // The workers still answer queries (any idle pool worker takes one).
+          this.log.warn({ err: err instanceof Error ? err.message : String(err) }, "use-lite in-process query model did not load; queries go to the workers");
+          return null;
+        })
+      : Promise.resolve(null);
     this.log.info({ profile: profile.name, workers: this.slots.length, runtime: this.runtime }, "loading embedding model (use-lite)");
     for (const slot of this.slots) this.spawn(slot);
   }
@@ -165,7 +180,8 @@ export class UseLiteEmbedder implements Embedder {
       return hit.slice(); // a copy: callers may scale or reuse their vector
     }
     this.counters.cacheMisses++;
-    const [vector] = await this.submit([input], 1, "query");
+    const local = await this.local;
+    const vector = local && !this.closed ? await this.embedLocally(local, input) : (await this.submit([input], 1, "query"))[0];
     this.cache?.set(input, vector.slice());
     return vector;
   }
@@ -218,7 +234,17 @@ export class UseLiteEmbedder implements Embedder {
       }
     }
     if (this.state.state === "loading") this.setUnavailable("The embedder was closed before the model loaded.");
+    exits.push(this.local.then((local) => local?.release()));
     await Promise.all(exits);
+  }
+
+  private async embedLocally(local: LocalUseLite, input: string): Promise<Float32Array> {
+    const out = await local.embed(input).catch((err: unknown) => {
+      throw new EmbeddingError(`Embedding failed in the in-process query model: ${err instanceof Error ? err.message : String(err)}`, false);
+    });
+    this.counters.windows += out.windows;
+    this.counters.tokens += out.tokens;
+    return out.vector;
   }
 
   // ---- scheduling ----

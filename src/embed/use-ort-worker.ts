@@ -10,6 +10,6 @@ import { serveUseLite } from "./use-worker-host.js";
 serveUseLite(async () => {
   const tokenizer = new SentencePieceTokenizer(readVocabulary().vocabulary);
   const data = (workerData ?? {}) as { threads?: unknown; int8?: unknown };
-  const run = await loadOrtUseLite({ threads: typeof data.threads === "number" ? data.threads : 1, int8: data.int8 === true });
+  const { run } = await loadOrtUseLite({ threads: typeof data.threads === "number" ? data.threads : 1, int8: data.int8 === true });
   return { encode: (text) => tokenizer.encode(text), run };
 });

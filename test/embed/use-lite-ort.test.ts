@@ -52,7 +52,7 @@ describe("use-lite on onnxruntime", () => {
   it("use-lite-int8: its own vectors, close to the default's, under its own index", async () => {
     const int8Profile = builtInProfiles().find((p) => p.name === "use-lite-int8")!;
     expect(int8Profile.index_name).not.toBe(profile.index_name);
-    const int8 = new UseLiteEmbedder(int8Profile, { poolSize: 1, queryWorker: false });
+    const int8 = new UseLiteEmbedder(int8Profile, { poolSize: 1 });
     try {
       expect(await int8.whenReady()).toBe(true);
       const texts = ["what do otters eat in winter", "Preheat the oven, knead the dough, let it rise and bake the bread. ".repeat(8)];
@@ -62,6 +62,15 @@ describe("use-lite on onnxruntime", () => {
         expect(cos, `text ${i}`).toBeGreaterThan(0.99);
         expect(maxDiff(quantized[i], full[i]), `text ${i} is quantized`).toBeGreaterThan(1e-4);
       });
+      // Its queries are embedded in this thread (no query worker), by the same int8 graph, and a
+      // text's vector does not depend on what it was batched with (int8 quantizes a call's
+      // activations with one scale, so each window is its own call).
+      expect(int8.stats().runtimes).toEqual(["onnx"]);
+      const windowsBefore = int8.stats().windows;
+      expect(maxDiff(await int8.embedQuery(texts[1]), quantized[1])).toBeLessThan(1e-6);
+      expect(int8.stats().windows - windowsBefore).toBeGreaterThan(1); // windowed, counted here
+      const [alone] = await int8.embedPassages([texts[0]]);
+      expect(maxDiff(alone, quantized[0])).toBeLessThan(1e-6);
     } finally {
       await int8.close();
     }
