@@ -9,7 +9,9 @@
 // Scheduling: passages are sorted by length and cut into jobs of `batchSize` texts; the pool's
 // workers take jobs as they free up. Queries go to a dedicated query worker when it is idle (so a
 // search never waits behind an upload's batches, which take ~1 s each), else to any idle pool
-// worker, else they wait at the front of the queue. Recent query vectors are kept in an LRU cache.
+// worker, else they wait at the front of the queue. The int8 profile embeds its queries on the
+// calling thread instead (use-lite-local.ts) and has no query worker. Recent query vectors are
+// kept in an LRU cache.
 import os from "node:os";
 import type { Worker } from "node:worker_threads";
 import { EmbedderUnavailableError, EmbeddingError } from "./errors.js";
@@ -33,7 +35,7 @@ export interface UseLiteOptions {
   /** worker threads for passages; default min(2, CPU cores) */
   poolSize?: number;
   /** one more worker that serves queries first, so search latency does not depend on ingest
-   * load; default true. Costs one more model instance (~60 MB) and is idle most of the time. */
+   * load; default true. Costs one more model instance (a thread and ~200 MB) and is idle most of the time. */
   queryWorker?: boolean;
   /** embed queries on the calling thread instead (use-lite-local.ts), with no query worker;
    * default true for the int8 profile on onnxruntime, whose query costs ~0.7 ms */

@@ -7,7 +7,9 @@
 //   npm run bench:embed -- [--dataset DIR] [--docs 200] [--queries 200] [--profiles default,use-lite-static]
 //
 // A use-lite profile's runtime can be picked per entry: `--profiles default,default@tfjs` measures
-// onnxruntime (the default) and TensorFlow.js in one run.
+// onnxruntime (the default) and TensorFlow.js in one run. "RSS added" is the process's growth
+// since the profile started, so it reads true only for the first profile of a run: compare
+// memory with one profile a run.
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createRequire } from "node:module";
