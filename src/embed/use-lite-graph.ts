@@ -13,7 +13,7 @@
 // mean, which gives the same numbers for the real tokens. test/embed/use-lite-ort.test.ts
 // compares the two.
 import { GraphBuilder } from "./onnx-proto.js";
-import type { Weight } from "./use-lite-weights.js";
+import { readUseLiteWeights, type Weight } from "./use-lite-weights.js";
 
 const K = "module_apply_default/Encoder_en/KonaTransformer/Encode/";
 const KERNEL = "module/Encoder_en/KonaTransformer/Encode/";
@@ -41,6 +41,16 @@ interface Ctx {
   dense(x: string, kernel: string, bias: string, dims?: number[]): string;
 }
 
+/** The graph of the installed package in shared memory: built once by the embedder and handed to
+ * every worker, which then neither reads the weights nor encodes the graph (each did, and kept
+ * the garbage: about 100 MB a worker thread). */
+export function buildSharedUseLiteGraph(options: UseLiteGraphOptions = {}): Uint8Array {
+  const bytes = buildUseLiteGraph(readUseLiteWeights(), options);
+  const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
+  shared.set(bytes);
+  return shared;
+}
+
 export function buildUseLiteGraph(weights: Map<string, Weight>, options: UseLiteGraphOptions = {}): Uint8Array {
   const g = new GraphBuilder();
   const data = (name: string): Float32Array => {
@@ -59,7 +69,8 @@ export function buildUseLiteGraph(weights: Map<string, Weight>, options: UseLite
   };
   const ctx: Ctx = { g, w, dense };
 
-  const ids = g.input("ids", "int64", ["batch", "tokens"]);
+  // int32 ids (Gather takes them): filling an int64 input means a BigInt per token in JavaScript.
+  const ids = g.input("ids", "int32", ["batch", "tokens"]);
   const mask = g.input("mask", "float", ["batch", "tokens"]);
 
   // Token embeddings plus the timing signal of each position (sin | cos of position x 1/timescale).

@@ -11,11 +11,11 @@ export interface LocalUseLite {
   release(): Promise<void>;
 }
 
-export async function loadLocalUseLite(plan: WindowPlan, int8: boolean): Promise<LocalUseLite> {
+export async function loadLocalUseLite(plan: WindowPlan, int8: boolean, graph?: Uint8Array): Promise<LocalUseLite> {
   // Imported here, not at the top: onnxruntime's native binding loads only where it is used.
   const { loadOrtUseLite } = await import("./use-lite-ort.js");
   const tokenizer = new SentencePieceTokenizer(readVocabulary().vocabulary);
-  const model = await loadOrtUseLite({ threads: 1, int8 });
+  const model = await loadOrtUseLite({ threads: 1, int8, graph });
   return {
     async embed(text) {
       const out = await embedTexts([text], (t) => tokenizer.encode(t), plan, model.run);

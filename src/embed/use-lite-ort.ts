@@ -12,6 +12,8 @@ export interface OrtUseLiteOptions {
   threads?: number;
   /** int8 dense layers (the use-lite-int8 profile): ~3x faster, vectors within cosine 0.997 */
   int8?: boolean;
+  /** the graph already built (buildSharedUseLiteGraph); else it is built here */
+  graph?: Uint8Array;
 }
 
 export interface OrtUseLite {
@@ -21,30 +23,38 @@ export interface OrtUseLite {
 }
 
 export async function loadOrtUseLite(options: OrtUseLiteOptions = {}): Promise<OrtUseLite> {
-  const session = await ort.InferenceSession.create(buildUseLiteGraph(readUseLiteWeights(), { int8: options.int8 }), {
+  const given = options.graph;
+  // onnxruntime's binding reads a model from an ArrayBuffer only, not shared memory: a private
+  // copy, dropped once the session holds the weights.
+  const graph = !given
+    ? buildUseLiteGraph(readUseLiteWeights(), { int8: options.int8 })
+    : given.buffer instanceof ArrayBuffer
+      ? given
+      : new Uint8Array(given);
+  const session = await ort.InferenceSession.create(graph, {
     intraOpNumThreads: Math.max(1, options.threads ?? 1),
     interOpNumThreads: 1,
     executionMode: "sequential",
     graphOptimizationLevel: "all",
-    // No arena: it kept ~50 MB per worker and bought no speed (measured, 32x64-token batches).
-    enableCpuMemArena: false,
-    enableMemPattern: false,
+    // onnxruntime's own arena stays on: without it glibc kept the freed activations of big batches
+    // (its mmap threshold grows), and the default profile's 3 workers held 540 MB, not 448
+    // (`npm run bench:embed`, same speed).
     // Idle threads sleep instead of spinning: the other workers and the server need the cores.
     extra: { session: { intra_op: { allow_spinning: "0" } } },
   });
   const batched: RunWindows = async (windows) => {
     // Padded to the longest window; the mask keeps padding out of attention and the mean.
     const width = Math.max(...windows.map((w) => w.length));
-    const ids = new BigInt64Array(windows.length * width);
+    const ids = new Int32Array(windows.length * width);
     const mask = new Float32Array(windows.length * width);
     windows.forEach((w, row) => {
       for (let p = 0; p < w.length; p++) {
-        ids[row * width + p] = BigInt(w[p]);
+        ids[row * width + p] = w[p];
         mask[row * width + p] = 1;
       }
     });
     const out = await session.run({
-      ids: new ort.Tensor("int64", ids, [windows.length, width]),
+      ids: new ort.Tensor("int32", ids, [windows.length, width]),
       mask: new ort.Tensor("float32", mask, [windows.length, width]),
     });
     const vectors = out.embedding.data as Float32Array;

@@ -19,6 +19,7 @@ import { silentLogger, type EmbedLogger } from "./logger.js";
 import { USE_LITE_MAX_TOKENS } from "./profiles.js";
 import { LruCache } from "./lru.js";
 import { loadLocalUseLite, type LocalUseLite } from "./use-lite-local.js";
+import { buildSharedUseLiteGraph } from "./use-lite-graph.js";
 import { modelPackage } from "./static-table.js";
 import { startModuleWorker } from "./worker-thread.js";
 import type { Embedder, EmbedderStatus, EmbeddingProfile } from "./types.js";
@@ -110,6 +111,8 @@ export class UseLiteEmbedder implements Embedder {
   private readonly slots: Slot[] = [];
   /** the in-process query model; null when queries go to the workers or it failed to load */
   private readonly local: Promise<LocalUseLite | null>;
+  /** the ONNX graph every onnxruntime worker loads, built once (null: each worker builds its own) */
+  private readonly graph: Uint8Array | null;
   private readonly queue: Job[] = [];
   private readonly cache: LruCache<string, Float32Array> | null;
   private state: EmbedderStatus = { state: "loading", detail: "Loading Universal Sentence Encoder lite in worker threads." };
@@ -147,11 +150,12 @@ export class UseLiteEmbedder implements Embedder {
 
     const poolSize = Math.max(1, Math.floor(options.poolSize ?? Math.min(2, os.availableParallelism())));
     for (let i = 0; i < poolSize; i++) this.slots.push(this.newSlot("pool"));
+    this.graph = this.runtime === "onnx" ? this.sharedGraph() : null;
     const inProcess = options.inProcessQueries ?? (this.int8 && this.runtime === "onnx");
     if ((options.queryWorker ?? true) && !inProcess) this.slots.push(this.newSlot("query"));
     const plan = { windowTokens: this.windowTokens, windowStride: this.windowStride, batchSize: 1 };
     this.local = inProcess
-      ? loadLocalUseLite(plan, this.int8).catch((err: unknown) => {
+      ? loadLocalUseLite(plan, this.int8, this.graph ?? undefined).catch((err: unknown) => {
           // The workers still answer queries (any idle pool worker takes one).
           this.log.warn({ err: err instanceof Error ? err.message : String(err) }, "use-lite in-process query model did not load; queries go to the workers");
           return null;
@@ -240,6 +244,17 @@ export class UseLiteEmbedder implements Embedder {
     await Promise.all(exits);
   }
 
+  /** Built on this thread once (~0.2 s); a failure here (a damaged package) is left to the workers,
+   * which build it again and report it, or fall back to TensorFlow.js. */
+  private sharedGraph(): Uint8Array | null {
+    try {
+      return buildSharedUseLiteGraph({ int8: this.int8 });
+    } catch (err) {
+      this.log.warn({ err: err instanceof Error ? err.message : String(err) }, "could not build USE lite's ONNX graph; each worker tries on its own");
+      return null;
+    }
+  }
+
   private async embedLocally(local: LocalUseLite, input: string): Promise<Float32Array> {
     const out = await local.embed(input).catch((err: unknown) => {
       throw new EmbeddingError(`Embedding failed in the in-process query model: ${err instanceof Error ? err.message : String(err)}`, false);
@@ -322,7 +337,7 @@ export class UseLiteEmbedder implements Embedder {
   private spawn(slot: Slot): void {
     let worker: Worker;
     try {
-      worker = createWorker(slot.runtime, this.int8);
+      worker = createWorker(slot.runtime, this.int8, this.graph);
     } catch (err) {
       this.slotFailed(slot, `cannot start a worker thread: ${(err as Error).message}`);
       return;
@@ -495,6 +510,6 @@ function retire(worker: Worker): Promise<void> {
   });
 }
 
-function createWorker(runtime: UseLiteRuntime, int8: boolean): Worker {
-  return runtime === "onnx" ? startModuleWorker("use-ort-worker", { threads: 1, int8 }) : startModuleWorker("use-worker");
+function createWorker(runtime: UseLiteRuntime, int8: boolean, graph: Uint8Array | null): Worker {
+  return runtime === "onnx" ? startModuleWorker("use-ort-worker", { threads: 1, int8, graph }) : startModuleWorker("use-worker");
 }
