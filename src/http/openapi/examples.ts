@@ -382,7 +382,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   DocumentOut: document,
   ChunkOut: chunk,
   ChunkList: { document_id: IDS.document, total: 31, chunks: [chunk] },
-  ReindexOut: { status: "queued", documents: 12, embedding_profile: "use-lite" },
+  ReindexOut: { status: "queued", documents: 12, embedding_profile: "default" },
   UploadBody: { data_source_id: IDS.source, files: ["turbine-manual.pdf"] },
   SearchRequest: {
     collection_id: IDS.collection,
