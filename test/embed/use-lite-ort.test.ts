@@ -25,6 +25,9 @@ describe("use-lite on onnxruntime", () => {
   it("runs onnxruntime by default and TensorFlow.js when the profile asks", () => {
     expect(ortEmbedder.stats().runtimes).toEqual(["onnx"]);
     expect(tfEmbedder.stats().runtimes).toEqual(["tfjs"]);
+    // what /health names beside the model and its version
+    expect(ortEmbedder.runtime()).toBe("onnxruntime");
+    expect(tfEmbedder.runtime()).toBe("TensorFlow.js");
   });
 
   it("gives TensorFlow.js's vectors: short, empty, padded in a batch, and windowed texts", async () => {
