@@ -2,7 +2,7 @@
 // graph is rebuilt by hand from the package's weights, so it must give TensorFlow's vectors, or
 // collections embedded before the runtime changed would no longer match their queries.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { builtInProfiles, UseLiteEmbedder, validateProfile, type EmbeddingProfile } from "../../src/embed/index.js";
+import { builtInProfiles, EmbedderUnavailableError, UseLiteEmbedder, validateProfile, type EmbeddingProfile } from "../../src/embed/index.js";
 
 const profile: EmbeddingProfile = builtInProfiles().find((p) => p.name === "default")!;
 let ortEmbedder: UseLiteEmbedder;
@@ -45,6 +45,20 @@ describe("use-lite on onnxruntime", () => {
     texts.forEach((_, i) => expect(maxDiff(fromOrt[i], fromTf[i]), `text ${i}`).toBeLessThan(1e-5));
     // A query takes the same path (no prefixes on this profile).
     expect(maxDiff(await ortEmbedder.embedQuery(texts[0]), fromTf[0])).toBeLessThan(1e-5);
+  }, 60_000);
+
+  // Terminating a worker thread while onnxruntime's native code runs in it aborts the whole
+  // process; close() asks the workers to stop between model calls instead.
+  it("closes while a large upload is in onnxruntime, without taking the process down", async () => {
+    const e = new UseLiteEmbedder(profile, { poolSize: 2, queryWorker: false });
+    expect(await e.whenReady()).toBe(true);
+    const texts = Array.from({ length: 400 }, (_, i) => `Passage ${i} on warehouses, shipping and the returns policy. `.repeat(12));
+    const pending = e.embedPassages(texts).then(() => null, (err: unknown) => err); // settled by close()
+    await expect.poll(() => e.stats().windows, { timeout: 10_000, interval: 5 }).toBeGreaterThan(0); // model calls under way
+    const t0 = performance.now();
+    await e.close();
+    expect(performance.now() - t0).toBeLessThan(5_000); // between two model calls, not after the grace period
+    expect(await pending).toBeInstanceOf(EmbedderUnavailableError);
   }, 60_000);
 
   it("refuses a runtime it does not have, saying which it has", () => {
