@@ -1,7 +1,7 @@
 // Every question through the search API in each mode, judged at page level: a hit counts by the
 // page id of its document URL (the set's rule, sets.ts), graded as the question file says (search/metrics.ts: graded
 // nDCG@10 with gain = grade, recall@10 over all relevant pages).
-import { evaluateQuery, type QueryMetrics } from "../../ranking-metrics.js";
+import { evaluateQuery, percentile, type QueryMetrics } from "../../ranking-metrics.js";
 import { QUESTION_KINDS, KIND_LABELS, type DocsQuestion, type QuestionKind } from "./questions.js";
 import type { DocsSet } from "./sets.js";
 
@@ -23,6 +23,8 @@ export interface QuestionResult {
   recall: number;
   mrr: number;
   took_ms: number;
+  /** the request's round trip seen by the bench (loopback HTTP, JSON both ways) */
+  http_ms: number;
 }
 
 export interface Aggregate {
@@ -38,9 +40,12 @@ export interface ModeSummary {
   /** what the service answered with (lexical when the model was unavailable) */
   answered: string;
   by_kind: Record<QuestionKind | "overall", Aggregate>;
+  /** round trip per question, one at a time */
+  http_ms: { p50: number | null; p95: number | null };
 }
 
 async function search(url: string, key: string, mode: DocsMode, collectionId: string, query: string, pageOf: DocsSet["pageOf"]) {
+  const t0 = performance.now();
   const res = await fetch(url + ENDPOINT[mode], {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -48,7 +53,8 @@ async function search(url: string, key: string, mode: DocsMode, collectionId: st
   });
   const body = (await res.json()) as { results?: { source: string }[]; mode?: string; took_ms?: number };
   if (res.status !== 200) throw new Error(`POST ${ENDPOINT[mode]} (${query}): ${res.status} ${JSON.stringify(body)}`);
-  return { pages: (body.results ?? []).map((h) => pageOf(h.source)), answered: body.mode ?? mode, took: body.took_ms ?? 0 };
+  const http = performance.now() - t0;
+  return { pages: (body.results ?? []).map((h) => pageOf(h.source)), answered: body.mode ?? mode, took: body.took_ms ?? 0, http };
 }
 
 export async function runQuestions(
@@ -63,7 +69,7 @@ export async function runQuestions(
   for (const q of questions) {
     const r = await search(url, key, mode, collectionId, q.question, pageOf);
     const m: QueryMetrics = evaluateQuery(r.pages, new Map(Object.entries(q.relevant)), TOP_K);
-    out.push({ id: q.id, kind: q.kind, mode, answered: r.answered, pages: r.pages, ndcg: m.ndcg, recall: m.recall, mrr: m.mrr, took_ms: r.took });
+    out.push({ id: q.id, kind: q.kind, mode, answered: r.answered, pages: r.pages, ndcg: m.ndcg, recall: m.recall, mrr: m.mrr, took_ms: r.took, http_ms: r.http });
   }
   return out;
 }
@@ -83,7 +89,13 @@ export function summarize(mode: DocsMode, rows: QuestionResult[]): ModeSummary {
   const answered = new Set(rows.map((r) => r.answered));
   const byKind = Object.fromEntries(QUESTION_KINDS.map((k) => [k, aggregate(rows.filter((r) => r.kind === k))])) as ModeSummary["by_kind"];
   byKind.overall = aggregate(rows);
-  return { mode, answered: answered.size === 1 ? [...answered][0] : [...answered].join("+"), by_kind: byKind };
+  const http = rows.map((r) => r.http_ms);
+  return {
+    mode,
+    answered: answered.size === 1 ? [...answered][0] : [...answered].join("+"),
+    by_kind: byKind,
+    http_ms: { p50: percentile(http, 50), p95: percentile(http, 95) },
+  };
 }
 
 /** Rows: kinds and overall; columns: nDCG@10 and recall@10 of each mode. */
@@ -96,6 +108,10 @@ export function renderTable(summaries: ModeSummary[]): string {
     const cells = summaries.flatMap((s) => [s.by_kind[kind].ndcg_at_10.toFixed(3), s.by_kind[kind].recall_at_10.toFixed(3)]);
     lines.push(`| ${label} | ${n} | ${cells.join(" | ")} |`);
   }
+  const ms = (x: number | null) => (x === null ? "-" : x.toFixed(1));
+  // The modes run in turn, so a later mode's queries find their vectors in the query cache: a
+  // mode's model cost shows only when it runs first (`--modes hybrid` for new questions).
+  lines.push("", `Over HTTP, one question at a time, ms p50 / p95: ${summaries.map((s) => `${s.mode} ${ms(s.http_ms.p50)} / ${ms(s.http_ms.p95)}`).join(", ")} (a mode after the first finds its query vectors cached).`);
   const odd = summaries.filter((s) => s.answered !== s.mode);
   if (odd.length) lines.push("", ...odd.map((s) => `Note: the ${s.mode} rows were answered in mode '${s.answered}' (model unavailable?).`));
   return `${lines.join("\n")}\n`;
