@@ -5,7 +5,7 @@
 import * as ort from "onnxruntime-node";
 import { buildUseLiteGraph } from "./use-lite-graph.js";
 import { readUseLiteWeights } from "./use-lite-weights.js";
-import { USE_LITE_DIM, type RunWindows } from "./use-lite-windows.js";
+import { USE_LITE_DIMENSION, type RunWindows } from "./use-lite-windows.js";
 
 export interface OrtUseLiteOptions {
   /** onnxruntime intra-op threads for one model call; default 1 (parallelism comes from workers) */
@@ -57,9 +57,7 @@ export async function loadOrtUseLite(options: OrtUseLiteOptions = {}): Promise<O
       ids: new ort.Tensor("int32", ids, [windows.length, width]),
       mask: new ort.Tensor("float32", mask, [windows.length, width]),
     });
-    const vectors = out.embedding.data as Float32Array;
-    if (vectors.length !== windows.length * USE_LITE_DIM) throw new Error(`the model returned ${vectors.length} values for ${windows.length} windows`);
-    return vectors;
+    return out.embedding.data as Float32Array;
   };
   // int8 quantizes each call's activations with one scale for the whole input, so a window's
   // vector would depend on the windows batched with it; one window a call keeps it the window's
@@ -67,8 +65,8 @@ export async function loadOrtUseLite(options: OrtUseLiteOptions = {}): Promise<O
   const run: RunWindows = !options.int8
     ? batched
     : async (windows) => {
-        const out = new Float32Array(windows.length * USE_LITE_DIM);
-        for (let i = 0; i < windows.length; i++) out.set(await batched([windows[i]]), i * USE_LITE_DIM);
+        const out = new Float32Array(windows.length * USE_LITE_DIMENSION);
+        for (let i = 0; i < windows.length; i++) out.set(await batched([windows[i]]), i * USE_LITE_DIMENSION);
         return out;
       };
   return { run, release: () => session.release() };

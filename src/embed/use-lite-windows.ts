@@ -3,7 +3,8 @@
 // and a text's vector the normalised mean of its windows' vectors.
 import { l2normalize } from "./vector.js";
 
-export const USE_LITE_DIM = 512;
+/** the model's vectors: 512 dimensions, whatever runs it */
+export const USE_LITE_DIMENSION = 512;
 
 export interface WindowPlan {
   /** the model clips at 128 tokens; longer texts are embedded as windows of this many tokens */
@@ -53,7 +54,8 @@ export async function embedWindows(windows: number[][], plan: WindowPlan, run: R
     if (j === i) j = i + 1;
     const batch = order.slice(i, j);
     const flat = await run(batch.map((k) => windows[k]));
-    batch.forEach((k, row) => (out[k] = flat.slice(row * USE_LITE_DIM, (row + 1) * USE_LITE_DIM)));
+    if (flat.length !== batch.length * USE_LITE_DIMENSION) throw new Error(`the model returned ${flat.length} values for ${batch.length} windows`);
+    batch.forEach((k, row) => (out[k] = flat.slice(row * USE_LITE_DIMENSION, (row + 1) * USE_LITE_DIMENSION)));
     i = j;
   }
   return out;
@@ -74,11 +76,11 @@ export async function embedTexts(texts: string[], encode: (text: string) => numb
     }
   });
   const vecs = await embedWindows(windows, plan, run);
-  const flat = new Float32Array(texts.length * USE_LITE_DIM);
+  const flat = new Float32Array(texts.length * USE_LITE_DIMENSION);
   vecs.forEach((v, k) => {
-    const base = owner[k] * USE_LITE_DIM;
-    for (let d = 0; d < USE_LITE_DIM; d++) flat[base + d] += v[d];
+    const base = owner[k] * USE_LITE_DIMENSION;
+    for (let d = 0; d < USE_LITE_DIMENSION; d++) flat[base + d] += v[d];
   });
-  for (let t = 0; t < texts.length; t++) l2normalize(flat.subarray(t * USE_LITE_DIM, (t + 1) * USE_LITE_DIM));
+  for (let t = 0; t < texts.length; t++) l2normalize(flat.subarray(t * USE_LITE_DIMENSION, (t + 1) * USE_LITE_DIMENSION));
   return { vectors: flat, windows: windows.length, tokens };
 }

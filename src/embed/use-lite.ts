@@ -19,13 +19,14 @@ import { silentLogger, type EmbedLogger } from "./logger.js";
 import { USE_LITE_MAX_TOKENS } from "./profiles.js";
 import { LruCache } from "./lru.js";
 import { loadLocalUseLite, type LocalUseLite } from "./use-lite-local.js";
+import { USE_LITE_DIMENSION } from "./use-lite-windows.js";
 import { buildSharedUseLiteGraph } from "./use-lite-graph.js";
 import { modelPackage } from "./static-table.js";
 import { startModuleWorker } from "./worker-thread.js";
 import type { Embedder, EmbedderStatus, EmbeddingProfile } from "./types.js";
 import type { EmbedRequest, StopRequest, WorkerMessage } from "./use-worker-host.js";
 
-export const USE_LITE_DIMENSION = 512;
+export { USE_LITE_DIMENSION };
 
 export type UseLiteRuntime = "onnx" | "tfjs";
 
@@ -414,7 +415,7 @@ export class UseLiteEmbedder implements Embedder {
           const vectors: Float32Array[] = [];
           for (let i = 0; i < job.texts.length; i++) {
             // Own buffers, not views of the job's buffer: a store that writes `v.buffer` must get 2 KB, not the batch.
-            vectors.push(msg.vectors.slice(i * msg.dimension, (i + 1) * msg.dimension));
+            vectors.push(msg.vectors.slice(i * USE_LITE_DIMENSION, (i + 1) * USE_LITE_DIMENSION));
           }
           job.resolve(vectors);
         }

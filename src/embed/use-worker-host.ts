@@ -5,7 +5,7 @@
 // answers each {type:"embed"} with {type:"result"} (one flat Float32Array, transferred) or
 // {type:"error"}.
 import { parentPort } from "node:worker_threads";
-import { embedTexts, USE_LITE_DIM, type RunWindows, type WindowPlan } from "./use-lite-windows.js";
+import { embedTexts, type RunWindows, type WindowPlan } from "./use-lite-windows.js";
 
 export interface EmbedRequest extends WindowPlan {
   type: "embed";
@@ -22,7 +22,7 @@ export interface StopRequest {
 export type WorkerMessage =
   | { type: "ready"; loadMs: number }
   | { type: "load-error"; message: string }
-  | { type: "result"; id: number; vectors: Float32Array; dimension: number; windows: number; tokens: number }
+  | { type: "result"; id: number; vectors: Float32Array; windows: number; tokens: number }
   | { type: "error"; id: number; message: string };
 
 export interface LoadedModel {
@@ -57,7 +57,7 @@ export function serveUseLite(load: () => Promise<LoadedModel>): void {
         if (!model) throw new Error("model not loaded");
         const out = await embedTexts(msg.texts, model.encode, msg, model.run);
         port.postMessage(
-          { type: "result", id: msg.id, vectors: out.vectors, dimension: USE_LITE_DIM, windows: out.windows, tokens: out.tokens } satisfies WorkerMessage,
+          { type: "result", id: msg.id, vectors: out.vectors, windows: out.windows, tokens: out.tokens } satisfies WorkerMessage,
           [out.vectors.buffer as ArrayBuffer],
         );
       } catch (err) {
