@@ -1,9 +1,7 @@
 // USE lite queries embedded on the calling thread, for the int8 profile: its query costs ~0.7 ms
 // of model time, less than a round trip to a worker thread and back saves, and it spares the
-// process a query worker (a thread, its own isolate and ~200 MB). The float model's 2.5-3.5 ms
+// process a query worker (a thread, its own isolate and ~100 MB). The float model's 2.5-3.5 ms
 // would stall the event loop, so the default profile keeps its query worker.
-import { SentencePieceTokenizer } from "./sentencepiece.js";
-import { readVocabulary } from "./static-table.js";
 import { embedTexts, type WindowPlan } from "./use-lite-windows.js";
 
 export interface LocalUseLite {
@@ -14,11 +12,10 @@ export interface LocalUseLite {
 export async function loadLocalUseLite(plan: WindowPlan, int8: boolean, graph?: Uint8Array): Promise<LocalUseLite> {
   // Imported here, not at the top: onnxruntime's native binding loads only where it is used.
   const { loadOrtUseLite } = await import("./use-lite-ort.js");
-  const tokenizer = new SentencePieceTokenizer(readVocabulary().vocabulary);
   const model = await loadOrtUseLite({ threads: 1, int8, graph });
   return {
     async embed(text) {
-      const out = await embedTexts([text], (t) => tokenizer.encode(t), plan, model.run);
+      const out = await embedTexts([text], model.encode, plan, model.run);
       return { vector: out.vectors, windows: out.windows, tokens: out.tokens };
     },
     release: model.release,

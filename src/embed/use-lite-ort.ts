@@ -3,6 +3,8 @@
 // onnxruntime's native CPU kernels. Its vectors equal TensorFlow.js's to about 1e-6 per dimension
 // (test/embed/use-lite-ort.test.ts), so collections embedded by either runtime share one index.
 import * as ort from "onnxruntime-node";
+import { SentencePieceTokenizer } from "./sentencepiece.js";
+import { readVocabulary } from "./static-table.js";
 import { buildUseLiteGraph } from "./use-lite-graph.js";
 import { readUseLiteWeights } from "./use-lite-weights.js";
 import { USE_LITE_DIMENSION, type RunWindows } from "./use-lite-windows.js";
@@ -16,7 +18,10 @@ export interface OrtUseLiteOptions {
   graph?: Uint8Array;
 }
 
+/** what a worker (use-worker-host.ts LoadedModel) and the in-process query model need */
 export interface OrtUseLite {
+  /** the package's SentencePiece ids (sentencepiece.ts) */
+  encode(text: string): number[];
   run: RunWindows;
   /** frees the session's native memory */
   release(): Promise<void>;
@@ -69,5 +74,6 @@ export async function loadOrtUseLite(options: OrtUseLiteOptions = {}): Promise<O
         for (let i = 0; i < windows.length; i++) out.set(await batched([windows[i]]), i * USE_LITE_DIMENSION);
         return out;
       };
-  return { run, release: () => session.release() };
+  const tokenizer = new SentencePieceTokenizer(readVocabulary().vocabulary);
+  return { encode: (text) => tokenizer.encode(text), run, release: () => session.release() };
 }

@@ -37,7 +37,7 @@ export interface UseLiteOptions {
   /** worker threads for passages; default min(2, CPU cores) */
   poolSize?: number;
   /** one more worker that serves queries first, so search latency does not depend on ingest
-   * load; default true. Costs one more model instance (a thread and ~200 MB) and is idle most of the time. */
+   * load; default true. Costs one more model instance (a thread and ~100 MB) and is idle most of the time. */
   queryWorker?: boolean;
   /** embed queries on the calling thread instead (use-lite-local.ts), with no query worker;
    * default true for the int8 profile on onnxruntime, whose query costs ~0.7 ms */

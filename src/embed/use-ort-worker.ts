@@ -2,18 +2,14 @@
 // runtime; see use-lite-ort.ts). workerData.threads sets its intra-op threads, workerData.int8
 // selects the int8 graph, workerData.graph (shared memory) is the graph the embedder built.
 import { workerData } from "node:worker_threads";
-import { SentencePieceTokenizer } from "./sentencepiece.js";
-import { readVocabulary } from "./static-table.js";
 import { loadOrtUseLite } from "./use-lite-ort.js";
 import { serveUseLite } from "./use-worker-host.js";
 
-serveUseLite(async () => {
-  const tokenizer = new SentencePieceTokenizer(readVocabulary().vocabulary);
-  const data = (workerData ?? {}) as { threads?: unknown; int8?: unknown; graph?: unknown };
-  const { run } = await loadOrtUseLite({
+const data = (workerData ?? {}) as { threads?: unknown; int8?: unknown; graph?: unknown };
+serveUseLite(() =>
+  loadOrtUseLite({
     threads: typeof data.threads === "number" ? data.threads : 1,
     int8: data.int8 === true,
     graph: data.graph instanceof Uint8Array ? data.graph : undefined,
-  });
-  return { encode: (text) => tokenizer.encode(text), run };
-});
+  }),
+);
