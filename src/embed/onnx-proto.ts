@@ -9,8 +9,7 @@ const SCHEMA = `
 syntax = "proto3";
 package onnx;
 message AttributeProto {
-  string name = 1; float f = 2; int64 i = 3; bytes s = 4; TensorProto t = 5;
-  repeated float floats = 7; repeated int64 ints = 8; int32 type = 20;
+  string name = 1; float f = 2; int64 i = 3; repeated int64 ints = 8; int32 type = 20;
 }
 message ValueInfoProto { string name = 1; TypeProto type = 2; }
 message NodeProto {
@@ -38,18 +37,18 @@ message OperatorSetIdProto { string domain = 1; int64 version = 2; }
 `;
 
 /** onnx.TensorProto.DataType values used here */
-export const DataType = { float: 1, int8: 3, int32: 6, int64: 7, bool: 9 } as const;
+export const DataType = { float: 1, int8: 3, int32: 6, int64: 7 } as const;
 type ElemType = keyof typeof DataType;
 
-const AttributeType = { float: 1, int: 2, tensor: 4, floats: 6, ints: 7 } as const;
+const AttributeType = { float: 1, int: 2, ints: 7 } as const;
 
-export type AttrValue = number | number[] | { float: number } | { floats: number[] } | Tensor;
+export type AttrValue = number | number[] | { float: number };
 
 export interface Tensor {
   name: string;
   type: ElemType;
   dims: number[];
-  data: Float32Array | Int8Array | Int32Array | BigInt64Array | Uint8Array;
+  data: Float32Array | Int8Array | Int32Array | BigInt64Array;
 }
 
 interface NodeSpec {
@@ -165,7 +164,5 @@ function tensorProto(t: Tensor): Record<string, unknown> {
 function attribute(name: string, v: AttrValue): Record<string, unknown> {
   if (typeof v === "number") return { name, type: AttributeType.int, i: v };
   if (Array.isArray(v)) return { name, type: AttributeType.ints, ints: v };
-  if ("float" in v) return { name, type: AttributeType.float, f: v.float };
-  if ("floats" in v) return { name, type: AttributeType.floats, floats: v.floats };
-  return { name, type: AttributeType.tensor, t: tensorProto(v) };
+  return { name, type: AttributeType.float, f: v.float };
 }

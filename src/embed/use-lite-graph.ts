@@ -53,17 +53,18 @@ export function buildSharedUseLiteGraph(options: UseLiteGraphOptions = {}): Uint
 
 export function buildUseLiteGraph(weights: Map<string, Weight>, options: UseLiteGraphOptions = {}): Uint8Array {
   const g = new GraphBuilder();
-  const data = (name: string): Float32Array => {
+  const weight = (name: string): { shape: number[]; data: Float32Array } => {
     const t = weights.get(name);
     if (!t) throw new Error(`USE lite weight ${name} is missing from the package's model.json`);
     if (!(t.data instanceof Float32Array)) throw new Error(`USE lite weight ${name} is not float32`);
-    return t.data;
+    return { shape: t.shape, data: t.data };
   };
-  const w = (name: string, dims?: number[]): string => g.constant(name, "float", dims ?? weights.get(name)?.shape ?? [], data(name));
+  const w = (name: string, dims?: number[]): string => g.constant(name, "float", dims ?? weight(name).shape, weight(name).data);
   const dense = (x: string, kernel: string, bias: string, dims?: number[]): string => {
-    const shape = dims ?? weights.get(kernel)?.shape ?? [];
     if (!options.int8) return g.op("Add", [g.op("MatMul", [x, w(kernel, dims)]), w(bias)]);
-    const q = quantizeColumns(data(kernel), shape[0], shape[1]);
+    const k = weight(kernel);
+    const shape = dims ?? k.shape;
+    const q = quantizeColumns(k.data, shape[0], shape[1]);
     const inputs = [x, g.constant(`${kernel}/int8`, "int8", shape, q.values), g.constant(`${kernel}/scale`, "float", [shape[1]], q.scales)];
     return g.op("DynamicQuantizeMatMul", [...inputs, "", w(bias)], undefined, "com.microsoft");
   };
