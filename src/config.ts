@@ -17,7 +17,8 @@ export interface Config {
   platformApiKey: string | null;
   smtpUrl: string | null;
   mailFrom: string;
-  embeddingProfile: string;
+  /** null: chosen at start (embed/choose-profile.ts) */
+  embeddingProfile: string | null;
   embeddingProfilesFile: string | null;
   modelsDir: string;
   allowModelDownload: boolean;
@@ -115,7 +116,7 @@ export const SETTINGS: Setting[] = [
   { env: "PLATFORM_API_KEY", default: "(unset)", doc: "Operator key with the platform scope (manages tenants; X-Tenant-Id acts inside one). Unset: no platform access" },
   { env: "SMTP_URL", default: "(unset)", doc: "smtp(s)://user:pass@host:port for outgoing mail. Unset: messages are written to DATA_DIR/outbox/ and logged" },
   { env: "MAIL_FROM", default: "Quarry <no-reply@localhost>", doc: "Sender of account emails" },
-  { env: "EMBEDDING_PROFILE", default: "default", doc: "Active embedding profile (GET /embedding-profiles lists them)" },
+  { env: "EMBEDDING_PROFILE", default: "(unset)", doc: "Active embedding profile (GET /embedding-profiles lists them). Unset: use-lite-int8, or default where the store already holds that profile's vectors (deployments made before 2026-11-28)" },
   { env: "EMBEDDING_PROFILES_FILE", default: "(unset)", doc: "JSON file with extra embedding profiles" },
   { env: "MODELS_DIR", default: "DATA_DIR/models", doc: "Where local ONNX models are looked up before any download, and where the use-lite-static profile's token-vector table is built (npm run distill)" },
   { env: "ALLOW_MODEL_DOWNLOAD", default: "false", doc: "Allow downloading ONNX models from the Hugging Face hub on first use" },
@@ -282,7 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     platformApiKey,
     smtpUrl: str(env, "SMTP_URL"),
     mailFrom: str(env, "MAIL_FROM") ?? "Quarry <no-reply@localhost>",
-    embeddingProfile: str(env, "EMBEDDING_PROFILE") ?? "default",
+    embeddingProfile: str(env, "EMBEDDING_PROFILE"),
     embeddingProfilesFile: str(env, "EMBEDDING_PROFILES_FILE"),
     modelsDir: path.resolve(str(env, "MODELS_DIR") ?? path.join(dataDir, "models")),
     allowModelDownload: bool(env, "ALLOW_MODEL_DOWNLOAD", false),

