@@ -227,7 +227,7 @@ async function assembleBase(config: Config, opts: RuntimeOptions): Promise<Base>
     onError: (err) => log.error({ err }, "vector index maintenance failed; affected sources are searched exactly"),
   });
   const profiles = loadProfiles({ profilesFile: config.embeddingProfilesFile });
-  const choice = await chooseActiveProfile(profiles, config.embeddingProfile, { hasEmbeddedChunks: (index) => store.content.hasEmbeddedChunks(index) });
+  const choice = await chooseActiveProfile(profiles, config.embeddingProfile, { embeddedIndex: () => store.content.embeddedIndex() });
   const activeProfile = choice.profile;
   if (config.embeddingProfile === null) log.info({ profile: activeProfile.name }, `embedding profile: ${choice.reason}`);
   const mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, outboxDir: path.join(config.dataDir, "outbox"), log });

@@ -22,8 +22,8 @@ export interface ProfileChoice {
 }
 
 export interface ChoiceFacts {
-  /** whether any chunk has a vector in this index (VectorStore.hasEmbeddedChunks) */
-  hasEmbeddedChunks(indexName: string): Promise<boolean>;
+  /** the index the store's embedded chunks are in, null when none is (VectorStore.embeddedIndex) */
+  embeddedIndex(): Promise<string | null>;
   /** whether onnxruntime's native binding loads here (default: onnxRuntimeLoads) */
   onnxRuntimeLoads?(): Promise<boolean>;
 }
@@ -33,7 +33,7 @@ export async function chooseActiveProfile(profiles: EmbeddingProfile[], requeste
   if (requested !== null) return { profile: resolveActiveProfile(profiles, requested), reason: "EMBEDDING_PROFILE" };
   const earlier = resolveActiveProfile(profiles, EARLIER_DEFAULT_PROFILE);
   const fresh = resolveActiveProfile(profiles, NEW_DEPLOYMENT_PROFILE);
-  if (await facts.hasEmbeddedChunks(earlier.index_name!)) {
+  if ((await facts.embeddedIndex()) === earlier.index_name) {
     return {
       profile: earlier,
       reason:

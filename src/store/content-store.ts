@@ -119,9 +119,12 @@ export interface VectorStore {
   unembeddedChunks(indexName: string, limit: number, tenantId?: string): Promise<ChunkRow[]>;
   storeEmbeddings(indexName: string, items: { chunkId: string; vector: Float32Array }[]): Promise<void>;
   countUnembedded(indexName: string, tenantId?: string): Promise<number>;
-  /** whether any chunk's vector is in this index (the active profile chosen at start; see
-   * embed/choose-profile.ts): one chunk found, not a count */
-  hasEmbeddedChunks(indexName: string): Promise<boolean>;
+  /**
+   * The index the embedded chunks' vectors are in, null when no chunk has one (the profile chosen
+   * at start, embed/choose-profile.ts). One index at a time: ensureVectorIndex marks chunks
+   * embedded for another as unembedded. Reads up to the first embedded chunk, not a count.
+   */
+  embeddedIndex(): Promise<string | null>;
   /** the approximate index behind vectorSearch, for /health (a store without one reports "exact") */
   vectorIndexStatus(indexName: string): Promise<VectorIndexStatus>;
 }

@@ -61,10 +61,10 @@ describe("the embedding profile when EMBEDDING_PROFILE is unset", () => {
 
 describe("chooseActiveProfile", () => {
   const profiles = builtInProfiles();
-  const empty = { hasEmbeddedChunks: async () => false };
+  const empty = { embeddedIndex: async () => null };
 
   it("takes EMBEDDING_PROFILE as given, whatever the store holds", async () => {
-    const c = await chooseActiveProfile(profiles, "quarry-static", { hasEmbeddedChunks: async () => true });
+    const c = await chooseActiveProfile(profiles, "quarry-static", { embeddedIndex: async () => "vec_universal_sentence_encoder_lite_512" });
     expect(c.profile.name).toBe("quarry-static");
     await expect(chooseActiveProfile(profiles, "nope", empty)).rejects.toThrow(/Unknown embedding profile "nope"/);
   });

@@ -165,10 +165,9 @@ describeEachContentStore("content store: search", (open) => {
       await source(c, "t", "s1");
       await source(c, "t", "s2");
       await source(c, "u", "s3");
-      expect(await c.hasEmbeddedChunks("test_vec")).toBe(false);
+      expect(await c.embeddedIndex()).toBeNull();
       await index(c, "t", "s1", "d1", "One", ["a", "b"], { indexName: "test_vec", values: [unit([1, 0, 0, 0]), unit([0.9, 0.1, 0, 0])] });
-      expect(await c.hasEmbeddedChunks("test_vec")).toBe(true);
-      expect(await c.hasEmbeddedChunks("other_vec")).toBe(false);
+      expect(await c.embeddedIndex()).toBe("test_vec");
       await index(c, "t", "s2", "d2", "Two", ["c"], { indexName: "test_vec", values: [unit([1, 0.01, 0, 0])] });
       await index(c, "u", "s3", "d3", "Three", ["d"], { indexName: "test_vec", values: [unit([1, 0, 0, 0])] });
       await index(c, "t", "s1", "d4", "Four", ["e"]); // no model: waits for the backfill

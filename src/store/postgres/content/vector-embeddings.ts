@@ -8,7 +8,7 @@ import { vectorLiteral } from "./pgvector.js";
 import { CHUNK_COLS, bigintIds, toChunk, type RawChunk } from "./rows.js";
 import type { VectorColumns } from "./vector-tables.js";
 
-type EmbeddingMethods = Pick<VectorStore, "unembeddedChunks" | "storeEmbeddings" | "countUnembedded" | "hasEmbeddedChunks">;
+type EmbeddingMethods = Pick<VectorStore, "unembeddedChunks" | "storeEmbeddings" | "countUnembedded" | "embeddedIndex">;
 
 // Literals are cast to the column's own type: left to an implicit vector -> halfvec assignment
 // cast, Citus deparses the cast function with too few arguments ("not enough default arguments")
@@ -67,9 +67,9 @@ export function embeddingMethods(pool: Pool, columns: VectorColumns): EmbeddingM
         : await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM chunks WHERE embedded_in IS NULL");
       return r.rows[0]!.n;
     },
-    async hasEmbeddedChunks(indexName) {
-      const r = await pool.query("SELECT 1 FROM chunks WHERE embedded_in = $1 LIMIT 1", [indexName]);
-      return r.rows.length > 0;
+    async embeddedIndex() {
+      const r = await pool.query<{ embedded_in: string }>("SELECT embedded_in FROM chunks WHERE embedded_in IS NOT NULL LIMIT 1");
+      return r.rows[0]?.embedded_in ?? null;
     },
   };
 }

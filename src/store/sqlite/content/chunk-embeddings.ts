@@ -7,7 +7,7 @@ import { createVectorTable, vectorBytes } from "./index-entries.js";
 import { toChunk, type RawChunk } from "./document-rows.js";
 import type { VectorIndexes } from "./vector-indexes.js";
 
-type EmbeddingMethods = Pick<VectorStore, "ensureVectorIndex" | "unembeddedChunks" | "storeEmbeddings" | "countUnembedded" | "hasEmbeddedChunks">;
+type EmbeddingMethods = Pick<VectorStore, "ensureVectorIndex" | "unembeddedChunks" | "storeEmbeddings" | "countUnembedded" | "embeddedIndex">;
 
 export function embeddingMethods(db: DB, vectors: VectorIndexes): EmbeddingMethods {
   const store = db.transaction((indexName: string, items: { chunkId: string; vector: Float32Array }[]) => {
@@ -49,8 +49,9 @@ export function embeddingMethods(db: DB, vectors: VectorIndexes): EmbeddingMetho
       const r = (tenantId ? db.prepare(sql).get(tenantId) : db.prepare(sql).get()) as { n: number };
       return r.n;
     },
-    async hasEmbeddedChunks(indexName) {
-      return db.prepare("SELECT 1 FROM chunks WHERE embedded_in = ? LIMIT 1").get(indexName) !== undefined;
+    async embeddedIndex() {
+      const r = db.prepare("SELECT embedded_in FROM chunks WHERE embedded_in IS NOT NULL LIMIT 1").get() as { embedded_in: string } | undefined;
+      return r?.embedded_in ?? null;
     },
   };
 }
