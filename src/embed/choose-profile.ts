@@ -8,7 +8,7 @@
 // an upgrade never turns its search lexical while every chunk is embedded again. Its log says how
 // to move (EMBEDDING_PROFILE=use-lite-int8, then the backfill re-embeds).
 import type { EmbeddingProfile } from "./types.js";
-import { resolveActiveProfile } from "./profiles.js";
+import { builtInProfiles, resolveActiveProfile } from "./profiles.js";
 
 /** what a deployment with no vectors of the float model runs */
 export const NEW_DEPLOYMENT_PROFILE = "use-lite-int8";
@@ -33,6 +33,10 @@ export async function chooseActiveProfile(profiles: EmbeddingProfile[], requeste
   if (requested !== null) return { profile: resolveActiveProfile(profiles, requested), reason: "EMBEDDING_PROFILE" };
   const earlier = resolveActiveProfile(profiles, EARLIER_DEFAULT_PROFILE);
   const fresh = resolveActiveProfile(profiles, NEW_DEPLOYMENT_PROFILE);
+  // A profiles file that redefines `default` (EMBEDDING_PROFILES_FILE) chose the deployment's model.
+  if (earlier.index_name !== resolveActiveProfile(builtInProfiles(), EARLIER_DEFAULT_PROFILE).index_name) {
+    return { profile: earlier, reason: `the profiles file defines "${EARLIER_DEFAULT_PROFILE}"` };
+  }
   if ((await facts.embeddedIndex()) === earlier.index_name) {
     return {
       profile: earlier,

@@ -75,4 +75,11 @@ describe("chooseActiveProfile", () => {
     expect(c.reason).toMatch(/onnxruntime cannot load/);
     expect((await chooseActiveProfile(profiles, null, empty)).profile.name).toBe("use-lite-int8"); // it loads here
   });
+
+  it("keeps a `default` that a profiles file redefines", async () => {
+    const own = profiles.map((p) => (p.name === "default" ? { ...p, model: "my-model", index_name: "vec_my_model_512" } : p));
+    const c = await chooseActiveProfile(own, null, empty);
+    expect(c.profile.model).toBe("my-model");
+    expect(c.reason).toMatch(/profiles file defines "default"/);
+  });
 });
