@@ -360,6 +360,7 @@ function validateProviderOptions(p: EmbeddingProfile, where: string): void {
       optPosInt("batch_size");
       if (o.runtime !== undefined && o.runtime !== "onnx" && o.runtime !== "tfjs") fail("runtime", 'must be "onnx" (onnxruntime, the default) or "tfjs" (TensorFlow.js WASM)');
       optBool("int8");
+      optBool("query_worker");
       if (o.int8 === true && o.runtime === "tfjs") fail("runtime", 'must be "onnx" when options.int8 is true: the int8 model runs on onnxruntime only');
       break;
     case "quarry":

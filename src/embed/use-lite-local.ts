@@ -1,7 +1,8 @@
-// USE lite queries embedded on the calling thread, for the int8 profile: its query costs ~0.7 ms
-// of model time, less than a round trip to a worker thread and back saves, and it spares the
-// process a query worker (a thread, its own isolate and ~100 MB). The float model's 2.5-3.5 ms
-// would stall the event loop, so the default profile keeps its query worker.
+// USE lite queries embedded on the calling thread, for a profile with `options.query_worker: false`
+// (meant for int8, whose query costs ~0.7 ms of model time): it spares the process a query worker
+// (a thread and its own isolate, ~50 MB with int8), at the cost of running the model on the event
+// loop: hybrid QPS at 8 clients was about a fifth lower than with a query worker (docs/benchmarks.md).
+// The float model's 2.5-3.5 ms would stall the event loop for longer.
 import { embedTexts, type WindowPlan } from "./use-lite-windows.js";
 
 export interface LocalUseLite {

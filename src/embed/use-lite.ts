@@ -9,9 +9,10 @@
 // Scheduling: passages are sorted by length and cut into jobs of `batchSize` texts; the pool's
 // workers take jobs as they free up. Queries go to a dedicated query worker when it is idle (so a
 // search never waits behind an upload's batches, which take ~1 s each), else to any idle pool
-// worker, else they wait at the front of the queue. The int8 profile embeds its queries on the
-// calling thread instead (use-lite-local.ts) and has no query worker. Recent query vectors are
-// kept in an LRU cache.
+// worker, else they wait at the front of the queue. A profile with `options.query_worker: false`
+// embeds its queries on the calling thread instead (use-lite-local.ts; meant for int8, whose
+// query is ~0.7 ms of model time): a worker less (~50 MB), but hybrid QPS about a fifth lower, the
+// embedding sharing the event loop. Recent query vectors are kept in an LRU cache.
 import os from "node:os";
 import type { Worker } from "node:worker_threads";
 import { EmbedderUnavailableError, EmbeddingError } from "./errors.js";
@@ -40,7 +41,7 @@ export interface UseLiteOptions {
    * load; default true. Costs one more model instance (a thread and ~100 MB) and is idle most of the time. */
   queryWorker?: boolean;
   /** embed queries on the calling thread instead (use-lite-local.ts), with no query worker;
-   * default true for the int8 profile on onnxruntime, whose query costs ~0.7 ms */
+   * default: the profile's options.query_worker is false and the runtime is onnxruntime */
   inProcessQueries?: boolean;
   /** texts per job and windows per model call; default profile.options.batch_size or 32 */
   batchSize?: number;
@@ -152,7 +153,7 @@ export class UseLiteEmbedder implements Embedder {
     const poolSize = Math.max(1, Math.floor(options.poolSize ?? Math.min(2, os.availableParallelism())));
     for (let i = 0; i < poolSize; i++) this.slots.push(this.newSlot("pool"));
     this.graph = this.preferredRuntime === "onnx" ? this.sharedGraph() : null;
-    const inProcess = options.inProcessQueries ?? (this.int8 && this.preferredRuntime === "onnx");
+    const inProcess = options.inProcessQueries ?? (profile.options.query_worker === false && this.preferredRuntime === "onnx");
     if ((options.queryWorker ?? true) && !inProcess) this.slots.push(this.newSlot("query"));
     const plan = { windowTokens: this.windowTokens, windowStride: this.windowStride, batchSize: 1 };
     this.local = inProcess
@@ -344,9 +345,11 @@ export class UseLiteEmbedder implements Embedder {
   private spawn(slot: Slot): void {
     let worker: Worker;
     try {
-      // The query worker's model calls are small and latency-bound: two threads take a 20-token
-      // query from 2.5 to 1.5 ms on an idle machine. Pool workers keep one (they run in parallel).
-      const threads = slot.role === "query" ? Math.min(2, os.availableParallelism()) : 1;
+      // The float query worker's model calls are small and latency-bound: two threads take a
+      // 20-token query from 2.5 to 1.5 ms on an idle machine. int8's are smaller still, and a
+      // second thread costs more than it saves (p50 1.02-1.11 ms on one, 1.21-1.47 on two;
+      // `npm run bench:embed`). Pool workers keep one (they run in parallel).
+      const threads = slot.role === "query" && !this.int8 ? Math.min(2, os.availableParallelism()) : 1;
       worker = createWorker(slot.runtime, { int8: this.int8, graph: this.graph, threads });
     } catch (err) {
       this.slotFailed(slot, `cannot start a worker thread: ${(err as Error).message}`);

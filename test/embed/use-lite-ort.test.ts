@@ -69,7 +69,8 @@ describe("use-lite on onnxruntime", () => {
   it("use-lite-int8: its own vectors, close to the default's, under its own index", async () => {
     const int8Profile = builtInProfiles().find((p) => p.name === "use-lite-int8")!;
     expect(int8Profile.index_name).not.toBe(profile.index_name);
-    const int8 = new UseLiteEmbedder(int8Profile, { poolSize: 1 });
+    // queries on this thread (options.query_worker false), so the in-process path is the one checked below
+    const int8 = new UseLiteEmbedder({ ...int8Profile, options: { ...int8Profile.options, query_worker: false } }, { poolSize: 1 });
     try {
       expect(await int8.whenReady()).toBe(true);
       const texts = ["what do otters eat in winter", "Preheat the oven, knead the dough, let it rise and bake the bread. ".repeat(8)];
@@ -83,6 +84,7 @@ describe("use-lite on onnxruntime", () => {
       // text's vector does not depend on what it was batched with (int8 quantizes a call's
       // activations with one scale, so each window is its own call).
       expect(int8.stats().runtimes).toEqual(["onnx"]);
+      expect(int8.stats().workers).toBe(1);
       const windowsBefore = int8.stats().windows;
       expect(maxDiff(await int8.embedQuery(texts[1]), quantized[1])).toBeLessThan(1e-6);
       expect(int8.stats().windows - windowsBefore).toBeGreaterThan(1); // windowed, counted here
@@ -91,5 +93,20 @@ describe("use-lite on onnxruntime", () => {
     } finally {
       await int8.close();
     }
+    // As built in, it has a query worker like the float model, and a query there is the passage's vector.
+    const withWorker = new UseLiteEmbedder(int8Profile, { poolSize: 1 });
+    try {
+      expect(await withWorker.whenReady()).toBe(true);
+      expect(withWorker.stats().workers).toBe(2);
+      const otter = "what do otters eat in winter";
+      const [passage] = await withWorker.embedPassages([otter]);
+      expect(maxDiff(await withWorker.embedQuery(otter), passage)).toBeLessThan(1e-6);
+    } finally {
+      await withWorker.close();
+    }
   }, 60_000);
+
+  it("refuses a query_worker option that is not a boolean", () => {
+    expect(() => validateProfile({ ...profile, options: { query_worker: "no" } })).toThrow(/query_worker/);
+  });
 });
