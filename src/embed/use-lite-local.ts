@@ -1,8 +1,8 @@
-// USE lite queries embedded on the calling thread, for a profile with `options.query_worker: false`
-// (meant for int8, whose query costs ~0.7 ms of model time): it spares the process a query worker
-// (a thread and its own isolate, ~50 MB with int8), at the cost of running the model on the event
-// loop: hybrid QPS at 8 clients was about a fifth lower than with a query worker (docs/benchmarks.md).
-// The float model's 2.5-3.5 ms would stall the event loop for longer.
+// USE lite queries embedded on the calling thread, the int8 profile's default (its query costs
+// ~0.7 ms of model time): a search is about 1 ms faster than through a query worker and the
+// process spares the worker (a thread and its own isolate, ~30 MB with int8), at the cost of running
+// the model on the event loop: hybrid QPS at 8 clients was about a fifth lower (docs/benchmarks.md,
+// "New deployments run int8"). The float model's 2.5-3.5 ms would stall the event loop for longer.
 import { embedTexts, type WindowPlan } from "./use-lite-windows.js";
 
 export interface LocalUseLite {

@@ -9,10 +9,11 @@
 // Scheduling: passages are sorted by length and cut into jobs of `batchSize` texts; the pool's
 // workers take jobs as they free up. Queries go to a dedicated query worker when it is idle (so a
 // search never waits behind an upload's batches, which take ~1 s each), else to any idle pool
-// worker, else they wait at the front of the queue. A profile with `options.query_worker: false`
-// embeds its queries on the calling thread instead (use-lite-local.ts; meant for int8, whose
-// query is ~0.7 ms of model time): a worker less (~50 MB), but hybrid QPS about a fifth lower, the
-// embedding sharing the event loop. Recent query vectors are kept in an LRU cache.
+// worker, else they wait at the front of the queue. The int8 profile embeds its queries on the
+// calling thread instead (use-lite-local.ts; ~0.7 ms of model time): a search is about 1 ms faster
+// and the process has a worker (~30 MB) less, but the model then shares the event loop, and hybrid
+// QPS at 8 clients is about a fifth lower. `options.query_worker` overrides either default.
+// Recent query vectors are kept in an LRU cache.
 import os from "node:os";
 import type { Worker } from "node:worker_threads";
 import { EmbedderUnavailableError, EmbeddingError } from "./errors.js";
@@ -41,7 +42,8 @@ export interface UseLiteOptions {
    * load; default true. Costs one more model instance (a thread and ~100 MB) and is idle most of the time. */
   queryWorker?: boolean;
   /** embed queries on the calling thread instead (use-lite-local.ts), with no query worker;
-   * default: the profile's options.query_worker is false and the runtime is onnxruntime */
+   * default: on onnxruntime, for int8 unless the profile's options.query_worker is true, for the
+   * float model when it is false */
   inProcessQueries?: boolean;
   /** texts per job and windows per model call; default profile.options.batch_size or 32 */
   batchSize?: number;
@@ -153,7 +155,8 @@ export class UseLiteEmbedder implements Embedder {
     const poolSize = Math.max(1, Math.floor(options.poolSize ?? Math.min(2, os.availableParallelism())));
     for (let i = 0; i < poolSize; i++) this.slots.push(this.newSlot("pool"));
     this.graph = this.preferredRuntime === "onnx" ? this.sharedGraph() : null;
-    const inProcess = options.inProcessQueries ?? (profile.options.query_worker === false && this.preferredRuntime === "onnx");
+    const wantsWorker = typeof profile.options.query_worker === "boolean" ? profile.options.query_worker : !this.int8;
+    const inProcess = options.inProcessQueries ?? (!wantsWorker && this.preferredRuntime === "onnx");
     if ((options.queryWorker ?? true) && !inProcess) this.slots.push(this.newSlot("query"));
     const plan = { windowTokens: this.windowTokens, windowStride: this.windowStride, batchSize: 1 };
     this.local = inProcess

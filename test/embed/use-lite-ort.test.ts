@@ -69,8 +69,7 @@ describe("use-lite on onnxruntime", () => {
   it("use-lite-int8: its own vectors, close to the default's, under its own index", async () => {
     const int8Profile = builtInProfiles().find((p) => p.name === "use-lite-int8")!;
     expect(int8Profile.index_name).not.toBe(profile.index_name);
-    // queries on this thread (options.query_worker false), so the in-process path is the one checked below
-    const int8 = new UseLiteEmbedder({ ...int8Profile, options: { ...int8Profile.options, query_worker: false } }, { poolSize: 1 });
+    const int8 = new UseLiteEmbedder(int8Profile, { poolSize: 1 });
     try {
       expect(await int8.whenReady()).toBe(true);
       const texts = ["what do otters eat in winter", "Preheat the oven, knead the dough, let it rise and bake the bread. ".repeat(8)];
@@ -93,8 +92,8 @@ describe("use-lite on onnxruntime", () => {
     } finally {
       await int8.close();
     }
-    // As built in, it has a query worker like the float model, and a query there is the passage's vector.
-    const withWorker = new UseLiteEmbedder(int8Profile, { poolSize: 1 });
+    // With options.query_worker it has a query worker like the float model's, which gives the same vector.
+    const withWorker = new UseLiteEmbedder({ ...int8Profile, options: { ...int8Profile.options, query_worker: true } }, { poolSize: 1 });
     try {
       expect(await withWorker.whenReady()).toBe(true);
       expect(withWorker.stats().workers).toBe(2);
