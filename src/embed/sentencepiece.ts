@@ -18,13 +18,15 @@ const SEPARATOR = "\u2581";
 const RESERVED = 6;
 
 interface TrieNode {
-  next: Map<number, TrieNode>;
+  /** null on a leaf: most nodes are leaves, and an empty Map per node cost megabytes in every
+   * worker that holds a tokenizer */
+  next: Map<number, TrieNode> | null;
   /** piece id ending here, or -1 */
   id: number;
   score: number;
 }
 
-const node = (): TrieNode => ({ next: new Map(), id: -1, score: 0 });
+const node = (): TrieNode => ({ next: null, id: -1, score: 0 });
 
 export class SentencePieceTokenizer {
   private readonly root = node();
@@ -39,6 +41,7 @@ export class SentencePieceTokenizer {
       let n = this.root;
       for (const ch of piece) {
         const cp = ch.codePointAt(0)!;
+        n.next ??= new Map();
         let child = n.next.get(cp);
         if (!child) {
           child = node();
@@ -74,7 +77,7 @@ export class SentencePieceTokenizer {
     };
     for (let i = 0; i < n; i++) {
       const base = best[i];
-      let cur: TrieNode | undefined = this.root.next.get(symbols[i]);
+      let cur: TrieNode | undefined = this.root.next?.get(symbols[i]);
       let matched = false;
       for (let j = i; cur !== undefined && j < n; ) {
         if (cur.id >= 0) {
@@ -82,7 +85,7 @@ export class SentencePieceTokenizer {
           matched = true;
         }
         j++;
-        cur = j < n ? cur.next.get(symbols[j]) : undefined;
+        cur = j < n ? cur.next?.get(symbols[j]) : undefined;
       }
       if (!matched) relax(i + 1, base, 0); // an unknown character: one piece, id 0, score 0
     }
