@@ -50,7 +50,7 @@ export async function chooseActiveProfile(profiles: EmbeddingProfile[], requeste
     // int8 runs on onnxruntime only; the float model's workers fall back to TensorFlow.js.
     return { profile: earlier, reason: `onnxruntime cannot load on this platform, and "${NEW_DEPLOYMENT_PROFILE}" needs it` };
   }
-  return { profile: fresh, reason: `no chunk has vectors from an earlier default, so new deployments' "${NEW_DEPLOYMENT_PROFILE}"` };
+  return { profile: fresh, reason: `"${NEW_DEPLOYMENT_PROFILE}", the default of new deployments: no chunk has vectors from an earlier default` };
 }
 
 /** onnxruntime-node loads its native binding when imported; a platform without a prebuilt one throws. */
