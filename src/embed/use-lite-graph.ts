@@ -59,7 +59,10 @@ export function buildUseLiteGraph(weights: Map<string, Weight>, options: UseLite
     if (!(t.data instanceof Float32Array)) throw new Error(`USE lite weight ${name} is not float32`);
     return { shape: t.shape, data: t.data };
   };
-  const w = (name: string, dims?: number[]): string => g.constant(name, "float", dims ?? weight(name).shape, weight(name).data);
+  const w = (name: string, dims?: number[]): string => {
+    const { shape, data } = weight(name);
+    return g.constant(name, "float", dims ?? shape, data);
+  };
   const dense = (x: string, kernel: string, bias: string, dims?: number[]): string => {
     if (!options.int8) return g.op("Add", [g.op("MatMul", [x, w(kernel, dims)]), w(bias)]);
     const k = weight(kernel);

@@ -41,10 +41,6 @@ export interface UseLiteOptions {
   /** one more worker that serves queries first, so search latency does not depend on ingest
    * load; default true. Costs one more model instance (a thread and ~100 MB) and is idle most of the time. */
   queryWorker?: boolean;
-  /** embed queries on the calling thread instead (use-lite-local.ts), with no query worker;
-   * default: on onnxruntime, for int8 unless the profile's options.query_worker is true, for the
-   * float model when it is false */
-  inProcessQueries?: boolean;
   /** texts per job and windows per model call; default profile.options.batch_size or 32 */
   batchSize?: number;
   /** query vectors kept in the LRU cache; 0 disables it; default 1000 */
@@ -155,8 +151,10 @@ export class UseLiteEmbedder implements Embedder {
     const poolSize = Math.max(1, Math.floor(options.poolSize ?? Math.min(2, os.availableParallelism())));
     for (let i = 0; i < poolSize; i++) this.slots.push(this.newSlot("pool"));
     this.graph = this.preferredRuntime === "onnx" ? this.sharedGraph() : null;
+    // Queries on the calling thread (use-lite-local.ts, onnxruntime only): int8's default, or as
+    // the profile's options.query_worker says.
     const wantsWorker = typeof profile.options.query_worker === "boolean" ? profile.options.query_worker : !this.int8;
-    const inProcess = options.inProcessQueries ?? (!wantsWorker && this.preferredRuntime === "onnx");
+    const inProcess = !wantsWorker && this.preferredRuntime === "onnx";
     if ((options.queryWorker ?? true) && !inProcess) this.slots.push(this.newSlot("query"));
     const plan = { windowTokens: this.windowTokens, windowStride: this.windowStride, batchSize: 1 };
     this.local = inProcess
