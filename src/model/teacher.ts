@@ -83,13 +83,22 @@ export async function teacherRows(
     vs.forEach((v, k) => raw.set(v, (i + k) * inDim));
     opts.onProgress?.(Math.min(words.length, i + batch));
   }
-  const rows = pcaRows(raw, words.length, inDim, opts.dim);
-  let mean = 0;
-  for (let i = 0; i < words.length; i++) {
+  return scaleToMeanNorm(pcaRows(raw, words.length, inDim, opts.dim), opts.dim, opts.norm);
+}
+
+/** Scales the rows (in place) so that the mean norm of the `counted` ones (default all) is `norm`. */
+export function scaleToMeanNorm(rows: Float32Array, dim: number, norm: number, counted: (row: number) => boolean = () => true): Float32Array {
+  const n = rows.length / dim;
+  let sum = 0;
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    if (!counted(i)) continue;
     let s = 0;
-    for (let k = 0; k < opts.dim; k++) s += rows[i * opts.dim + k]! ** 2;
-    mean += Math.sqrt(s) / words.length;
+    for (let k = 0; k < dim; k++) s += rows[i * dim + k]! ** 2;
+    sum += Math.sqrt(s);
+    m++;
   }
-  for (let i = 0; i < rows.length; i++) rows[i] *= opts.norm / (mean || 1);
+  const mean = m > 0 ? sum / m : 0;
+  for (let i = 0; i < rows.length; i++) rows[i] *= norm / (mean || 1);
   return rows;
 }

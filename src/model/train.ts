@@ -101,11 +101,14 @@ function initialParams(corpus: PairCorpus, vocab: Vocabulary, s: TrainSettings, 
     if (rows.length !== table.length) throw new Error(`starting rows: ${rows.length} values for a ${v} x ${s.dim} table`);
     table.set(rows);
   }
-  const weights = new Float32Array(v);
+  return { table, ...startingWeights(corpus, vocab), gamma: 1 };
+}
+
+/** The rows' starting weights (passage idf, at least 0.05) and the OOV weight (the idf of a token in no passage). */
+export function startingWeights(corpus: PairCorpus, vocab: Vocabulary): { weights: Float32Array; oovWeight: number } {
   const global = new Map(corpus.tokens.map((t, id) => [t, id]));
-  vocab.tokens.forEach((t, row) => (weights[row] = Math.max(0.05, passageIdf(corpus, global.get(t)!))));
-  const n = corpus.passages.offsets.length - 1;
-  return { table, weights, oovWeight: Math.log(n), gamma: 1 };
+  const weights = Float32Array.from(vocab.tokens, (t) => Math.max(0.05, passageIdf(corpus, global.get(t)!)));
+  return { weights, oovWeight: Math.log(corpus.passages.offsets.length - 1) };
 }
 
 /** The epoch's pairs: each source's (seeded) sample up to its cap, held-out pairs left out, shuffled. */

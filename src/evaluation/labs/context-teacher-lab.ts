@@ -13,9 +13,9 @@ import path from "node:path";
 import readline from "node:readline";
 import { parseArgs } from "node:util";
 import { readCorpusCache, readPairCorpus, writeCorpusCache, type PairCorpus } from "../../model/corpus.js";
-import { chooseVocabulary, passageIdf } from "../../model/vocabulary.js";
-import { devPairs, train, TRAIN_DEFAULTS, type TrainSettings } from "../../model/train.js";
-import { pcaRows } from "../../model/teacher.js";
+import { chooseVocabulary } from "../../model/vocabulary.js";
+import { devPairs, startingWeights, train, TRAIN_DEFAULTS, type TrainSettings } from "../../model/train.js";
+import { pcaRows, scaleToMeanNorm } from "../../model/teacher.js";
 import { modelTokens } from "../../model/tokenizer.js";
 import { writeModel } from "../../model/artifact.js";
 import { Random } from "../../model/random.js";
@@ -95,17 +95,8 @@ function contextRows(texts: string[], vectors: Float32Array, tokens: string[], d
     }
   });
   for (let r = 0; r < tokens.length; r++) for (let j = 0; j < D; j++) sums[r * D + j] /= counts[r]! + SHRINK;
-  const seen = counts.filter((c) => c > 0).length;
-  log(`rows with contexts: ${seen} / ${tokens.length}`);
-  const rows = pcaRows(sums, tokens.length, D, dim);
-  let norm = 0;
-  for (let r = 0; r < tokens.length; r++) {
-    if (!counts[r]) continue;
-    let q = 0;
-    for (let k = 0; k < dim; k++) q += rows[r * dim + k]! ** 2;
-    norm += Math.sqrt(q) / seen;
-  }
-  return rows.map((x) => x / (norm || 1));
+  log(`rows with contexts: ${counts.filter((c) => c > 0).length} / ${tokens.length}`);
+  return scaleToMeanNorm(pcaRows(sums, tokens.length, D, dim), dim, 1, (r) => counts[r]! > 0);
 }
 
 const pairsFile = path.join(values.data, "pairs.jsonl");
@@ -115,9 +106,7 @@ const vocab = chooseVocabulary(corpus, s.vocabSize, s.minCount);
 const texts = await sampleTexts(pairsFile, corpus, Number(values.pairs));
 log(`${texts.length} texts from ${values.pairs} pairs; vocabulary ${vocab.tokens.length}`);
 const rows = contextRows(texts, await teacherVectors(texts), vocab.tokens, s.dim);
-const global = new Map(corpus.tokens.map((t, id) => [t, id]));
-const weights = Float32Array.from(vocab.tokens, (t) => Math.max(0.05, passageIdf(corpus, global.get(t)!)));
-const oovWeight = Math.log(corpus.passages.offsets.length - 1);
+const { weights, oovWeight } = startingWeights(corpus, vocab);
 fs.mkdirSync(values.out, { recursive: true });
 const shape = { dim: s.dim, identityDim: s.identityDim };
 const training = { lab: "context-teacher", pairs: Number(values.pairs), texts: texts.length, shrink: SHRINK };
