@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createSource, startServer, upload, waitIndexed, type TestServer } from "../kit/index.js";
 import { chooseActiveProfile } from "../../src/embed/choose-profile.js";
-import { builtInProfiles } from "../../src/embed/index.js";
+import { builtInProfiles, loadProfiles } from "../../src/embed/index.js";
 
 const UNSET = { EMBEDDING_PROFILE: "" };
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-choose-profile-"));
@@ -63,8 +63,11 @@ describe("chooseActiveProfile", () => {
   const profiles = builtInProfiles();
   const empty = { embeddedIndex: async () => null };
 
+  const floatIndex = profiles.find((p) => p.name === "default")!.index_name!;
+
   it("takes EMBEDDING_PROFILE as given, whatever the store holds", async () => {
-    const c = await chooseActiveProfile(profiles, "quarry-static", { embeddedIndex: async () => "vec_universal_sentence_encoder_lite_512" });
+    expect((await chooseActiveProfile(profiles, null, { embeddedIndex: async () => floatIndex })).profile.name).toBe("default");
+    const c = await chooseActiveProfile(profiles, "quarry-static", { embeddedIndex: async () => floatIndex });
     expect(c.profile.name).toBe("quarry-static");
     await expect(chooseActiveProfile(profiles, "nope", empty)).rejects.toThrow(/Unknown embedding profile "nope"/);
   });
@@ -77,8 +80,10 @@ describe("chooseActiveProfile", () => {
   });
 
   it("keeps a `default` that a profiles file redefines", async () => {
-    const own = profiles.map((p) => (p.name === "default" ? { ...p, model: "my-model", index_name: "vec_my_model_512" } : p));
-    const c = await chooseActiveProfile(own, null, empty);
+    const file = path.join(dataDir, "profiles.json");
+    const builtIn = profiles.find((p) => p.name === "default")!;
+    fs.writeFileSync(file, JSON.stringify([{ ...builtIn, model: "my-model", index_name: null }]));
+    const c = await chooseActiveProfile(loadProfiles({ profilesFile: file }), null, empty);
     expect(c.profile.model).toBe("my-model");
     expect(c.reason).toMatch(/profiles file defines "default"/);
   });
