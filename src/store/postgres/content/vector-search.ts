@@ -13,7 +13,7 @@ import { HNSW_MAX_DIM, vectorLiteral } from "./pgvector.js";
 import type { VectorColumns, VectorType } from "./vector-tables.js";
 import type { SearchFilter } from "../../../search/filter/types.js";
 import { filteredChunksSql, postgresFilter } from "./filter-sql.js";
-import { rowsPerShard } from "../distribution.js";
+import { isCitus, rowsPerShard } from "../distribution.js";
 
 export interface VectorSearchOptions {
   /** scopes with fewer vectors than this are searched exactly (default 20,000) */
@@ -131,8 +131,11 @@ async function exactSearch(pool: Pool, q: Query): Promise<Scored[]> {
   return r.rows.map((x) => ({ chunkId: x.id, score: 1 - x.d }));
 }
 
-/** The HNSW graph with pgvector's iterative scan, which keeps going until k rows pass the scope filter. */
-async function graphSearch(pool: Pool, q: Query, opts: VectorSearchOptions, maxScan: number): Promise<Scored[]> {
+/**
+ * The HNSW graph with pgvector's iterative scan, which keeps going until k rows pass the scope
+ * filter. `citus`: the walk runs on a worker, which must be sent the settings (below).
+ */
+async function graphSearch(pool: Pool, q: Query, opts: VectorSearchOptions, maxScan: number, citus: boolean): Promise<Scored[]> {
   const ef = efOf(opts, q.k);
   const c = await pool.connect();
   try {
@@ -140,8 +143,11 @@ async function graphSearch(pool: Pool, q: Query, opts: VectorSearchOptions, maxS
     // Sequential, bitmap and sort plans off: otherwise the planner, counting the scope's rows,
     // often reads the scope B-tree and sorts (an exact scan of a large scope) instead of
     // walking the graph, which is the only plan that yields rows in distance order unsorted.
+    // Citus sends a SET LOCAL to the workers only when told to: without it the worker walked
+    // the graph with its defaults (ef_search 40, no iterative scan), and a k of 1000 or a
+    // selective filter came back with at most 40 candidates' worth of rows (test/citus/graph-settings).
     await c.query(
-      `BEGIN; SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${ef};
+      `BEGIN; ${citus ? "SET LOCAL citus.propagate_set_commands = 'local'; " : ""}SET LOCAL hnsw.iterative_scan = relaxed_order; SET LOCAL hnsw.ef_search = ${ef};
        SET LOCAL hnsw.max_scan_tuples = ${maxScan}; SET LOCAL enable_bitmapscan = off;
        SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off`,
     );
@@ -168,6 +174,8 @@ export function vectorSearchMethods(pool: Pool, columns: VectorColumns, opts: Ve
   const maxScan = opts.maxScanTuples ?? 200_000;
   const graphFrom = Math.max(opts.exactBelow, opts.graphFrom ?? 200_000);
   const scopeSize = scopeSizer(pool, opts.exactBelow, graphFrom);
+  // asked once per process: the extension is created before the store is used (migrate)
+  let citus: Promise<boolean> | null = null;
   return {
     async vectorSearch(indexName, tenantId, sourceIds, vector, k, filter) {
       if (sourceIds.length === 0 || k <= 0) return [];
@@ -177,7 +185,12 @@ export function vectorSearchMethods(pool: Pool, columns: VectorColumns, opts: Ve
       const q: Query = { t, type: col.type, tenantId, sourceIds, vector, k, ...filterCondition(filter, 5) };
       const size = col.dimension <= HNSW_MAX_DIM ? await scopeSize(t, tenantId, sourceIds, filter) : null;
       const graph = size !== null && graphPays(size.n, size.rows, efOf(opts, k), opts.exactBelow, graphFrom);
-      return graph ? graphSearch(pool, q, opts, maxScan) : exactSearch(pool, q);
+      if (!graph) return exactSearch(pool, q);
+      citus ??= isCitus(pool).catch((err) => {
+        citus = null; // asked again by the next search
+        throw err;
+      });
+      return graphSearch(pool, q, opts, maxScan, await citus);
     },
   };
 }
