@@ -1,37 +1,7 @@
-// Entry point of the `quarry` command (bin/quarry.js, or `node dist/cli.js` in production):
-// parses the command line (src/cli/program.ts) and turns any failure into one readable line.
-import { CommanderError } from "commander";
-import { buildProgram } from "./cli/program.js";
-import { describeError } from "./terminal/errors.js";
+// Entry point of the `quarry` command (bin/quarry.js, or `node dist/cli.js` in production). First
+// one malloc arena for the process (cli/malloc-arena.ts), which may run the command again at once,
+// so nothing else is loaded until it has decided; then the command itself (cli/main.ts).
+import { useOneMallocArena } from "./cli/malloc-arena.js";
 
-function fail(err: unknown): never {
-  if (process.env.QUARRY_DEBUG) console.error(err);
-  const { line, code } = describeError(err);
-  process.stderr.write(`quarry: ${line}\n`);
-  process.exit(code);
-}
-
-async function main(argv: string[]): Promise<void> {
-  const program = buildProgram({ done: (code) => process.exit(code) });
-  if (argv.length === 0) {
-    process.stdout.write(program.helpInformation());
-    process.exit(0);
-  }
-  try {
-    // the scale bench has options of its own (see `quarry bench --scale 1 --help`)
-    if (argv[0] === "bench" && argv.includes("--scale")) {
-      const { scaleCommand } = await import("./evaluation/commands.js");
-      process.exit(await scaleCommand(argv.slice(1)));
-    }
-    await program.parseAsync(argv, { from: "user" });
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      // --help and --version end with code 0; usage errors were already printed as one line
-      process.exit(err.exitCode === 0 ? 0 : 2);
-    }
-    fail(err);
-  }
-}
-
-process.on("unhandledRejection", fail);
-void main(process.argv.slice(2));
+useOneMallocArena();
+await import("./cli/main.js");

@@ -1,0 +1,31 @@
+// One glibc malloc arena for the whole process, set before anything else is loaded.
+//
+// glibc gives each thread that allocates an arena of its own (up to 8 per core), and an arena
+// keeps what is freed in it for that thread's later allocations. Each embedding worker thread
+// parses and optimises its own onnxruntime session (a copy of the model graph, freed once the
+// session holds the weights), so each kept tens of MB it never used again: the int8 embedder added
+// 215-216 MB to the process, 146-147 MB with MALLOC_ARENA_MAX=1, at the same or better speed
+// (`npm run bench:embed`, docs/decisions.md "One malloc arena"). glibc reads the variable when the
+// process starts, so the command runs itself again at once with it set (process.execve: the same
+// process id, so signals and supervisors see no difference). An operator's own MALLOC_ARENA_MAX,
+// any value, is kept; elsewhere than Linux, or on a Node without process.execve, nothing changes.
+// The variable is removed from the environment afterwards, so the programs Quarry starts
+// (Chromium, tesseract) keep glibc's default.
+
+/** marks the process that this module started, so it neither runs itself again nor passes the setting on */
+const MARK = "QUARRY_MALLOC_ARENA_SET";
+
+export function useOneMallocArena(): void {
+  if (process.env[MARK] === "1") {
+    delete process.env[MARK];
+    delete process.env.MALLOC_ARENA_MAX;
+    return;
+  }
+  if (process.platform !== "linux" || process.env.MALLOC_ARENA_MAX !== undefined) return;
+  if (typeof process.execve !== "function") return;
+  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    ...process.env,
+    MALLOC_ARENA_MAX: "1",
+    [MARK]: "1",
+  });
+}
