@@ -23,9 +23,14 @@ export function useOneMallocArena(): void {
   }
   if (process.platform !== "linux" || process.env.MALLOC_ARENA_MAX !== undefined) return;
   if (typeof process.execve !== "function") return;
-  process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
-    ...process.env,
-    MALLOC_ARENA_MAX: "1",
-    [MARK]: "1",
-  });
+  try {
+    process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+      ...process.env,
+      MALLOC_ARENA_MAX: "1",
+      [MARK]: "1",
+    });
+  } catch {
+    // Node versions that throw on a failed execve(2) leave this process as it was: it runs on with
+    // glibc's default arenas (older ones abort instead; the binary running now is the one named)
+  }
 }
