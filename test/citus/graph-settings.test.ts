@@ -15,23 +15,17 @@ import { createPool, migrate, type Pool } from "../../src/store/postgres/db.js";
 import { postgresContent } from "../../src/store/postgres/content/index.js";
 import type { ContentStore } from "../../src/store/content-store.js";
 import { parseFilter } from "../../src/search/filter/parse.js";
+import { prng } from "../../src/evaluation/bench/scale/rng.js";
 
 const TENANT = "t";
 const SOURCE = "t-src";
 const DOCS = 120;
 
-/** deterministic unit vectors (mulberry32), 8 dimensions */
+/** deterministic unit vectors, 8 dimensions */
 function vectors(seed: number, n: number): Float32Array[] {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
-  };
+  const next = prng(seed);
   return Array.from({ length: n }, () => {
-    const xs = Array.from({ length: 8 }, next);
+    const xs = Array.from({ length: 8 }, () => next() - 0.5);
     const norm = Math.hypot(...xs);
     return new Float32Array(xs.map((x) => x / norm));
   });
