@@ -12,6 +12,8 @@
 // The variable is removed from the environment afterwards, so the programs Quarry starts
 // (Chromium, tesseract) keep glibc's default.
 
+import fs from "node:fs";
+
 /** marks the process that this module started, so it neither runs itself again nor passes the setting on */
 const MARK = "QUARRY_MALLOC_ARENA_SET";
 
@@ -22,7 +24,7 @@ export function useOneMallocArena(): void {
     return;
   }
   if (process.platform !== "linux" || process.env.MALLOC_ARENA_MAX !== undefined) return;
-  if (typeof process.execve !== "function") return;
+  if (typeof process.execve !== "function" || !executable(process.execPath)) return;
   try {
     process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
       ...process.env,
@@ -31,6 +33,20 @@ export function useOneMallocArena(): void {
     });
   } catch {
     // Node versions that throw on a failed execve(2) leave this process as it was: it runs on with
-    // glibc's default arenas (older ones abort instead; the binary running now is the one named)
+    // glibc's default arenas (older ones abort instead, hence the check above)
+  }
+}
+
+/**
+ * Whether this process may execute its own binary again. Not always so: a process started by root
+ * that then dropped to another user (setpriv, the container test in test/ops/production.test.ts)
+ * runs a binary under /root that it cannot reach itself, and this Node aborts on a failed execve.
+ */
+function executable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
 }
