@@ -65,8 +65,12 @@ describe("chooseActiveProfile", () => {
 
   const floatIndex = profiles.find((p) => p.name === "default")!.index_name!;
 
-  it("takes EMBEDDING_PROFILE as given, whatever the store holds", async () => {
+  it("keeps the float model where the store holds its vectors", async () => {
     expect((await chooseActiveProfile(profiles, null, { embeddedIndex: async () => floatIndex })).profile.name).toBe("default");
+  });
+
+  it("takes EMBEDDING_PROFILE as given, whatever the store holds", async () => {
+    // the same store as above, where an unset EMBEDDING_PROFILE keeps `default`
     const c = await chooseActiveProfile(profiles, "quarry-static", { embeddedIndex: async () => floatIndex });
     expect(c.profile.name).toBe("quarry-static");
     await expect(chooseActiveProfile(profiles, "nope", empty)).rejects.toThrow(/Unknown embedding profile "nope"/);
