@@ -60,13 +60,12 @@ describe.skipIf(CITUS_WORKERS.length === 0)("the HNSW walk on Citus", () => {
     await graph.createSource({ id: SOURCE, tenant_id: TENANT, name: "src", source_type: "upload", configuration: {}, error: null, last_synced_at: null, created_at: at }, [], null);
     await graph.ensureVectorIndex("walk", 8);
     const vs = vectors(11, DOCS);
-    const shelf = (i: number) => ({ shelf: i % 12 === 0 ? "rare" : "common" });
-    const docs = vs.map((_, i) => ({ id: `d${i}`, source: `d${i}.txt`, title: `Doc ${i}`, source_type: "upload" as const, kind: "text", content_type: null, size_bytes: 1, content_hash: `d${i}`, metadata: shelf(i) }));
+    // one chunk a document; one document in 12 on the "rare" shelf (10 of 120)
+    const docs = vs.map((_, i) => ({ id: `d${i}`, source: `d${i}.txt`, title: `Doc ${i}`, source_type: "upload" as const, kind: "text", content_type: null, size_bytes: 1, content_hash: `d${i}`, metadata: { shelf: i % 12 === 0 ? "rare" : "common" } }));
     await graph.upsertDocuments(TENANT, SOURCE, docs, null);
-    for (let i = 0; i < DOCS; i++) {
-      const metadata = shelf(i);
+    for (const [i, d] of docs.entries()) {
       const chunks = [{ position: 0, text: `doc ${i}`, heading_path: [], token_count: 2, metadata: {} }];
-      await graph.replaceDocumentIndex(TENANT, `d${i}`, { title: `Doc ${i}`, metadata }, chunks, { indexName: "walk", values: [vs[i]!] });
+      await graph.replaceDocumentIndex(TENANT, d.id, { title: d.title, metadata: d.metadata }, chunks, { indexName: "walk", values: [vs[i]!] });
     }
   }, 120_000);
 
