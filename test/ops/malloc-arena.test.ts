@@ -36,10 +36,10 @@ describe.skipIf(process.platform !== "linux" || typeof process.execve !== "funct
   it("leaves the variable out of what the programs it starts inherit", () => {
     const script = [
       `import { execFileSync } from "node:child_process";`,
+      `import fs from "node:fs";`,
       `import { useOneMallocArena } from ${JSON.stringify(path.join(ROOT, "src/cli/malloc-arena.ts"))};`,
       `useOneMallocArena();`,
       `const child = execFileSync("sh", ["-c", "echo \${MALLOC_ARENA_MAX:-unset} \${QUARRY_MALLOC_ARENA_SET:-unset}"], { encoding: "utf8" }).trim();`,
-      `import fs from "node:fs";`,
       `const startedWith = fs.readFileSync("/proc/self/environ", "utf8").split("\\0");`,
       `console.log(JSON.stringify({ child, arena: startedWith.includes("MALLOC_ARENA_MAX=1") }));`,
     ].join("\n");
