@@ -38,8 +38,10 @@ export interface UseLiteOptions {
   runtime?: UseLiteRuntime;
   /** worker threads for passages; default min(2, CPU cores) */
   poolSize?: number;
-  /** one more worker that serves queries first, so search latency does not depend on ingest
-   * load; default true. Costs one more model instance (a thread and ~100 MB) and is idle most of the time. */
+  /** false: no query worker even where the profile would have one (queries then go to the pool,
+   * or stay in process where the profile says so: int8's default, `options.query_worker`); for labs
+   * that spare its memory. Default true: the profile decides. A query worker costs one more model
+   * instance (a thread and ~30-100 MB) and is idle most of the time. */
   queryWorker?: boolean;
   /** texts per job and windows per model call; default profile.options.batch_size or 32 */
   batchSize?: number;
