@@ -70,6 +70,12 @@ export class Bm25Index {
   private ubAvgdl = 0;
   /** term ids in term order, for prefix bands of the dictionary (typos, prefixes); sorted on first use, dropped by merge() */
   private sorted: Uint32Array | null = null;
+  private changes = 0;
+
+  /** changes whenever a term's df may have changed: what a cache of the dictionary checks */
+  get generation(): number {
+    return this.changes;
+  }
 
   get docCount(): number {
     return this.live;
@@ -128,6 +134,7 @@ export class Bm25Index {
   /** Adds a chunk (ignored when the key is present). */
   add(key: number, source: number, chunk: ChunkTerms): void {
     if (this.byKey.has(key)) return;
+    this.changes++;
     const d = this.newDoc(key, source, chunk.length);
     chunk.terms.forEach((term, i) => {
       const t = this.termId(term);
@@ -173,6 +180,7 @@ export class Bm25Index {
   loadMore(chunks: Iterable<{ key: number; source: number; chunk: ChunkTerms }>): void {
     const l = this.loading;
     if (!l) throw new Error("loadMore() without startLoad()");
+    this.changes++;
     for (const { key, source, chunk } of chunks) {
       if (this.byKey.has(key)) continue;
       const d = this.newDoc(key, source, chunk.length);
@@ -220,6 +228,7 @@ export class Bm25Index {
   remove(key: number, terms: readonly string[]): void {
     const d = this.byKey.get(key);
     if (d === undefined) return;
+    this.changes++;
     this.byKey.delete(key);
     this.alive[d] = 0;
     this.live--;
@@ -292,6 +301,7 @@ export class Bm25Index {
     this.names = names;
     this.dict = new Map(names.map((n, i) => [n, i]));
     this.sorted = null;
+    this.changes++;
     this.baseOff = off;
     this.baseDocs = docs;
     this.baseTfs = tfs;

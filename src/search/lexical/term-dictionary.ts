@@ -1,6 +1,6 @@
 // Answers a TermLookup (types.ts) from an in-memory index: the embedded store's side of the term
 // dictionary that typo tolerance and prefix search read (expand.ts). PostgreSQL answers the same
-// lookup in SQL over its lexical_df table; both cut a band with bandOf's rules.
+// lookup in SQL over its lexical_df table; both cut a band with indexBand's rules.
 import type { Bm25Index } from "./bm25-index.js";
 import type { TermAnswer, TermFrequency, TermLookup, TermRange } from "./types.js";
 
@@ -20,15 +20,45 @@ export function termParts(term: string): { lang: string; stem: string } {
   return i < 0 ? { lang: "", stem: term } : { lang: term.slice(0, i + 1), stem: term.slice(i + 1) };
 }
 
-/** A band's terms: within its lengths, the `limit` most frequent, ties by term. */
-export function bandOf(terms: Iterable<TermFrequency>, range: TermRange): TermFrequency[] {
-  const kept: TermFrequency[] = [];
-  for (const t of terms) {
-    const n = charLength(t.term);
-    if (n >= range.minLength && n <= range.maxLength) kept.push(t);
+/** The terms of one prefix, most frequent first (ties by term) with their lengths: bands are cut from it without a sort. */
+interface RankedPrefix {
+  terms: TermFrequency[];
+  lengths: Uint32Array;
+}
+
+const byFrequency = (a: TermFrequency, b: TermFrequency) => b.df - a.df || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0);
+
+/** prefixes kept ranked per index: the letters typo bands start with, and recent typed prefixes */
+const RANKED_PREFIXES = 64;
+const ranked = new WeakMap<Bm25Index, { generation: number; prefixes: Map<string, RankedPrefix> }>();
+
+/**
+ * A prefix's terms, most frequent first, kept until the index changes. Ranking the band of
+ * a query word's first letter (thousands of terms) on every search was a tenth of a SciFact
+ * request's CPU, most of its words being rare and so typo-expanded. Terms are the index's own
+ * strings, so a kept prefix costs about 12 bytes a term.
+ */
+function rankedPrefix(index: Bm25Index, prefix: string): RankedPrefix {
+  let held = ranked.get(index);
+  if (!held || held.generation !== index.generation) ranked.set(index, (held = { generation: index.generation, prefixes: new Map() }));
+  let r = held.prefixes.get(prefix);
+  if (r) return r;
+  const terms = [...index.termsStartingWith(prefix)].sort(byFrequency);
+  r = { terms, lengths: Uint32Array.from(terms, (t) => charLength(t.term)) };
+  if (held.prefixes.size >= RANKED_PREFIXES) held.prefixes.delete(held.prefixes.keys().next().value!);
+  held.prefixes.set(prefix, r);
+  return r;
+}
+
+/** A band's terms: those starting with its prefix, within its lengths, the `limit` most frequent, ties by term. */
+export function indexBand(index: Bm25Index, range: TermRange): TermFrequency[] {
+  const { terms, lengths } = rankedPrefix(index, range.prefix);
+  const out: TermFrequency[] = [];
+  for (let i = 0; i < terms.length && out.length < range.limit; i++) {
+    const n = lengths[i]!;
+    if (n >= range.minLength && n <= range.maxLength) out.push(terms[i]!);
   }
-  kept.sort((a, b) => b.df - a.df || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
-  return kept.slice(0, range.limit);
+  return out;
 }
 
 export function answerLookup(index: Bm25Index | undefined, lookup: TermLookup): TermAnswer {
@@ -39,5 +69,5 @@ export function answerLookup(index: Bm25Index | undefined, lookup: TermLookup): 
     const n = index.df(term);
     if (n > 0) df.set(term, n);
   }
-  return { docCount: index.docCount, df, ranges: lookup.ranges.map((r) => bandOf(index.termsStartingWith(r.prefix), r)), ...present };
+  return { docCount: index.docCount, df, ranges: lookup.ranges.map((r) => indexBand(index, r)), ...present };
 }

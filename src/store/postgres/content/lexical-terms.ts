@@ -1,7 +1,7 @@
 // The tenant's term dictionary for query expansion (typo tolerance, prefix search;
 // search/lexical/expand.ts): lexical_df's document frequencies, and bands of terms by prefix read
 // as one range of the byte-ordered index of migration 116 each, cut as the embedded store cuts
-// them (search/lexical/term-dictionary.ts bandOf), and which language prefixes hold a term (an
+// them (search/lexical/term-dictionary.ts indexBand), and which language prefixes hold a term (an
 // "auto" collection's query languages, search/lexical/query-languages.ts): the first live term of
 // the prefix's range, one index probe each.
 import type { Pool } from "../db.js";
