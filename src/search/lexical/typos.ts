@@ -36,31 +36,64 @@ export function typoBudget(word: string): number {
   return n >= TWO_TYPOS_LENGTH ? 2 : n >= ONE_TYPO_LENGTH ? 1 : 0;
 }
 
+// editDistance runs for every term of a band (up to BAND_LIMIT per misspelt word), so it reuses
+// these buffers: code points of both strings and three rows of the table.
+let codesA: Int32Array = new Int32Array(64);
+let codesB: Int32Array = new Int32Array(64);
+let rows = new Int32Array(3 * 65);
+
+/** Code points of `s` into `buf` (a larger copy when it is short); the buffer and the count. */
+function codePointsOf(s: string, buf: Int32Array): [Int32Array, number] {
+  if (buf.length < s.length) buf = new Int32Array(s.length * 2);
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.codePointAt(i)!;
+    buf[n++] = c;
+    if (c > 0xffff) i++;
+  }
+  return [buf, n];
+}
+
 /**
  * Optimal string alignment distance of a and b (code points), or max + 1 as soon as it must
- * exceed max (rows whose minimum passes max end the computation).
+ * exceed max. Only the cells within `max` of the diagonal are computed (a path through any other
+ * cell costs more than max), and rows whose minimum passes max end the computation.
  */
 export function editDistance(a: string, b: string, max: number): number {
-  const s = [...a];
-  const t = [...b];
-  if (Math.abs(s.length - t.length) > max) return max + 1;
-  let prev2: number[] = [];
-  let prev = Array.from({ length: t.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= s.length; i++) {
-    const row = [i];
-    let best = i;
-    for (let j = 1; j <= t.length; j++) {
+  let m: number;
+  let n: number;
+  [codesA, m] = codePointsOf(a, codesA);
+  [codesB, n] = codePointsOf(b, codesB);
+  if (Math.abs(m - n) > max) return max + 1;
+  const s = codesA;
+  const t = codesB;
+  const over = max + 1;
+  const w = n + 2;
+  if (rows.length < 3 * w) rows = new Int32Array(6 * w);
+  // rows i-2, i-1 and i of the table, in turn at offsets 0, w and 2w; a row's cells just outside
+  // its band hold max + 1, so the next row reads them as too far
+  let prev2 = 0;
+  let prev = w;
+  let row = 2 * w;
+  for (let j = 0; j <= n; j++) rows[prev + j] = j <= max ? j : over;
+  rows[prev + n + 1] = over;
+  for (let i = 1; i <= m; i++) {
+    const lo = Math.max(1, i - max);
+    const hi = Math.min(n, i + max);
+    rows[row + lo - 1] = lo === 1 ? Math.min(i, over) : over;
+    if (hi < n) rows[row + hi + 1] = over;
+    let best = rows[row + lo - 1]!;
+    for (let j = lo; j <= hi; j++) {
       const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-      let v = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
-      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) v = Math.min(v, prev2[j - 2]! + 1);
-      row.push(v);
+      let v = Math.min(rows[prev + j]! + 1, rows[row + j - 1]! + 1, rows[prev + j - 1]! + cost);
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) v = Math.min(v, rows[prev2 + j - 2]! + 1);
+      rows[row + j] = v;
       if (v < best) best = v;
     }
-    if (best > max) return max + 1;
-    prev2 = prev;
-    prev = row;
+    if (best > max) return over;
+    [prev2, prev, row] = [prev, row, prev2];
   }
-  return Math.min(prev[t.length]!, max + 1);
+  return Math.min(rows[prev + n]!, over);
 }
 
 const firstLetter = (term: string) => {
