@@ -41,6 +41,33 @@ describe("typo budget and distance", () => {
     expect(editDistance("kitten", "sitting", 3)).toBe(3);
     expect(editDistance("kitten", "sitting", 1)).toBe(2);
   });
+
+  it("gives the full table's distance (capped at max + 1) for random words, astral characters and long words included", () => {
+    // the whole optimal-string-alignment table, no band and no early stop
+    const full = (a: string, b: string): number => {
+      const s = [...a];
+      const t = [...b];
+      const d = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+      for (let i = 1; i <= s.length; i++) {
+        for (let j = 1; j <= t.length; j++) {
+          d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (s[i - 1] === t[j - 1] ? 0 : 1));
+          if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+        }
+      }
+      return d[s.length]![t.length]!;
+    };
+    const letters = ["a", "b", "c", "é", "中", "😀"];
+    let seed = 11;
+    const next = (n: number) => (seed = (seed * 48271) % 2147483647) % n;
+    const word = () => Array.from({ length: next(10) }, () => letters[next(letters.length)]).join("");
+    for (let k = 0; k < 3000; k++) {
+      const [a, b, max] = [word(), word(), next(4)];
+      expect(editDistance(a, b, max), `${a} ${b} ${max}`).toBe(Math.min(full(a, b), max + 1));
+    }
+    const long = "x".repeat(200);
+    expect(editDistance(long + "ab", long + "ba", 2)).toBe(1);
+    expect(editDistance("😀" + long, long + "😀", 2)).toBe(2);
+  });
 });
 
 describe("typo tolerance", () => {
