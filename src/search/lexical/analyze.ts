@@ -4,7 +4,7 @@
 // FTS5's porter tokenizer). Chunks and queries go through the same functions, so a query term
 // meets exactly the index terms its word was cut into.
 import { stemmer } from "stemmer";
-import { tokenizeWords } from "./tokenize.js";
+import { wordNorms } from "./tokenize.js";
 
 const stemCache = new Map<string, string>();
 const STEM_CACHE_MAX = 200_000;
@@ -24,7 +24,9 @@ function stem(word: string): string {
 
 /** The index terms of a text, in order (one per token). */
 function analyzeText(text: string): string[] {
-  return tokenizeWords(text).map((t) => stem(t.norm));
+  const words = wordNorms(text);
+  for (let i = 0; i < words.length; i++) words[i] = stem(words[i]!);
+  return words;
 }
 
 /**
@@ -42,6 +44,12 @@ export interface Analyzer {
    * stop word, several where a language cuts the word further (Chinese, Japanese, Thai)
    */
   terms(word: string): string[];
+  /**
+   * analyze(text) is term(word) of each of the text's words (wordNorms), and a term starts with its
+   * word's first character (a suffix stemmer): phrase checks then stem only the words that start as
+   * a phrase's terms do. Absent: not known, every word is analysed.
+   */
+  keepsFirstCharacter?: boolean;
   /** ISO 639-1 code of the analyzer's language (absent on an "auto" collection's union) */
   language?: string;
   /** an "auto" collection's query analyzer: the language analyzers whose terms it unions */
@@ -55,7 +63,7 @@ export interface Analyzer {
 }
 
 /** The analyzer both stores index with: English, Porter stems, as FTS5's porter tokenizer. */
-export const DEFAULT_ANALYZER: Analyzer = { analyze: analyzeText, term: stem, terms: (word) => [stem(word)], language: "en" };
+export const DEFAULT_ANALYZER: Analyzer = { analyze: analyzeText, term: stem, terms: (word) => [stem(word)], language: "en", keepsFirstCharacter: true };
 
 // Term frequencies are packed per field in 16 bits: title 3 bits, headings 3 bits, body 10 bits.
 // BM25 saturates long before these caps (7, 7, 1023 occurrences in one chunk).

@@ -4,6 +4,7 @@
 // of the candidates that may contain a phrase, and adds the phrases' scores here.
 import { analyzeFields, type Analyzer, type ChunkFields } from "./analyze.js";
 import { idf, tfFactor } from "./bm25.js";
+import { wordNorms } from "./tokenize.js";
 import type { LexicalWeights } from "./types.js";
 
 /** Candidates taken from the term ranking per result when phrases may reorder them. */
@@ -34,6 +35,25 @@ export function countPhrase(tokens: string[], phrase: string[]): number {
   return n;
 }
 
+/** stands for a word that can be no phrase term: no analyzer makes a term of it */
+const NOT_A_TERM = "\u0000";
+
+/**
+ * How a candidate's fields become what the phrase check counts: their index terms in order,
+ * except that where the analyzer keeps a word's first character, a word that starts as no phrase
+ * term does is NOT_A_TERM rather than stemmed (most words of a text are such).
+ */
+function phraseTokenizer(analyzer: Analyzer, phrases: readonly string[][]): (fields: ChunkFields) => string[][] {
+  if (!analyzer.keepsFirstCharacter) return (fields) => analyzeFields(fields, analyzer);
+  const firsts = new Set(phrases.flatMap((p) => p.map((t) => t.charCodeAt(0))));
+  const terms = (text: string) => {
+    const words = wordNorms(text);
+    for (let i = 0; i < words.length; i++) words[i] = firsts.has(words[i]!.charCodeAt(0)) ? analyzer.term(words[i]!) : NOT_A_TERM;
+    return words;
+  };
+  return (fields) => [terms(fields.title), terms(fields.headings), terms(fields.body)];
+}
+
 /**
  * Adds each phrase's BM25 contribution to the candidates that contain it (scores change in place;
  * a candidate without text is left as it is), then returns `hits` best first, equal scores in
@@ -53,10 +73,11 @@ export function boostPhrases<T extends { score: number }>(
     const df = Math.min(...p.map((x) => stats.df(x)));
     return df > 0 ? idf(stats.docCount, df) : 0;
   });
+  const tokenize = phraseTokenizer(analyzer, phrases);
   for (const h of candidates) {
     const text = textOf(h);
     if (!text) continue;
-    const tokens = analyzeFields(text.fields, analyzer);
+    const tokens = tokenize(text.fields);
     phrases.forEach((p, pi) => {
       if (weights[pi] === 0) return;
       const [ct, ch, cb] = tokens.map((t) => countPhrase(t, p));

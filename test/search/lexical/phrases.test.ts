@@ -47,3 +47,29 @@ describe("boostPhrases", () => {
     expect(out.map((h) => h.score)).toEqual([1 + idf(10, 2) * tfFactor(1, 2, 6), 1, 1]);
   });
 });
+
+describe("phrase checks that stem only the words that may be phrase terms", () => {
+  // the English analyzer says its terms keep their word's first character (keepsFirstCharacter),
+  // so boostPhrases stems only words that start as a phrase term does
+  const words = ["relational", "sensibility", "happy", "ies", "yes", "agreed", "generalization", "connection", "connected", "connects", "reset", "resetting", "t", "cell", "cells", "t-cells", "COVID-19", "naïve", "Zürich", "日本語", "a", "b", "by", "say", "spying"];
+
+  it("the English analyzer's term of a word starts with the word's first character", () => {
+    for (const w of words) for (const norm of w.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean)) expect(DEFAULT_ANALYZER.term(norm)[0], norm).toBe(norm[0]);
+  });
+
+  it("scores every candidate as analysing every word does", () => {
+    const everyWord = { ...DEFAULT_ANALYZER, keepsFirstCharacter: false };
+    let seed = 7;
+    const pick = () => words[(seed = (seed * 48271) % 2147483647) % words.length]!;
+    const sentence = (n: number) => Array.from({ length: n }, pick).join(" ");
+    const text = new Map(Array.from({ length: 40 }, (_, i) => [String(i), { fields: { title: sentence(3), headings: sentence(2), body: sentence(30) }, length: 35 }]));
+    const phrases = [["connect", "reset"], ["t", "cell"], ["covid", "19"], ["happi", "relat"]];
+    const run = (analyzer: typeof DEFAULT_ANALYZER) => {
+      const hits = [...text.keys()].map((id) => ({ id, score: 1 }));
+      return boostPhrases(hits, hits, (h) => text.get(h.id), phrases, stats({ connect: 3, reset: 5, t: 4, cell: 4, covid: 2, "19": 2, happi: 3, relat: 3 }), W, analyzer);
+    };
+    const filtered = run(DEFAULT_ANALYZER);
+    expect(filtered.some((h) => h.score > 1)).toBe(true);
+    expect(filtered).toEqual(run(everyWord));
+  });
+});
