@@ -33,9 +33,30 @@ export interface SnippetOptions {
 interface Words {
   tokens(text: string): WordToken[];
   key(norm: string): string;
+  /**
+   * what every word of this key starts with (absent: nothing known): a text word that does not
+   * start so is passed over without computing its key
+   */
+  keyHead?(key: string): string;
 }
 
-const ENGLISH: Words = { tokens: tokenizeWords, key: lightStem };
+const lightStems = new Map<string, string>();
+const LIGHT_STEMS_MAX = 50_000;
+
+/** lightStem, memoised: every word of every hit's text is stemmed, and texts repeat their words */
+function cachedLightStem(norm: string): string {
+  let s = lightStems.get(norm);
+  if (s === undefined) {
+    if (lightStems.size >= LIGHT_STEMS_MAX) lightStems.clear();
+    lightStems.set(norm, (s = lightStem(norm)));
+  }
+  return s;
+}
+
+// lightStem only cuts a word's ending and may rewrite the last letter of what it keeps
+// (studies -> study), so a word starts with its key less the key's last letter; a key of one or two
+// letters is the start of its word itself (only a doubled last letter is cut that short: anning -> an)
+const ENGLISH: Words = { tokens: tokenizeWords, key: cachedLightStem, keyHead: (key) => (key.length <= 2 ? key : key.slice(0, -1)) };
 
 /** Words as an analyzer of another language sees them: its cut of unspaced scripts, its terms. */
 function analyzerWords(a: Analyzer): Words {
@@ -63,11 +84,18 @@ export interface Snippet {
 export const DEFAULT_SNIPPET_CHARS = 240;
 const ELLIPSIS = "…";
 
+/** A word of a term: its folded form, its key, and what a text word of that key starts with. */
+interface PatternWord {
+  norm: string;
+  stem: string;
+  head: string;
+}
+
 interface TermPattern {
   key: string;
   /** keys this term stands for when matched: itself, plus its words when it is a phrase */
   covers: string[];
-  words: { norm: string; stem: string }[];
+  words: PatternWord[];
 }
 
 interface Match {
@@ -87,7 +115,10 @@ function buildPatterns(terms: readonly string[], cut: Words): TermPattern[] {
     patterns.push({ key, covers, words });
   };
   for (const term of terms) {
-    const words = cut.tokens(term).map((t) => ({ norm: t.norm, stem: cut.key(t.norm) }));
+    const words = cut.tokens(term).map((t) => {
+      const stem = cut.key(t.norm);
+      return { norm: t.norm, stem, head: cut.keyHead?.(stem) ?? "" };
+    });
     if (words.length === 0) continue;
     add(words);
     // one word of the query the analyzer cut further: the index matched each of its words
@@ -96,27 +127,49 @@ function buildPatterns(terms: readonly string[], cut: Words): TermPattern[] {
   return patterns;
 }
 
-function wordMatches(token: WordToken, stem: string, word: { norm: string; stem: string }): boolean {
-  return token.norm === word.norm || stem === word.stem;
+/**
+ * Whether the text's token i is the pattern word: equal folded forms or equal keys. A token's key is
+ * computed only when needed (most tokens of a text meet no query word), once.
+ */
+function tokenMatcher(tokens: readonly WordToken[], cut: Words) {
+  const keys: (string | undefined)[] = new Array(tokens.length);
+  return (i: number, word: PatternWord): boolean => {
+    const norm = tokens[i]!.norm;
+    if (norm === word.norm) return true;
+    if (!norm.startsWith(word.head)) return false;
+    return (keys[i] ??= cut.key(norm)) === word.stem;
+  };
+}
+
+/**
+ * The patterns a token may start, by the token's first character where a key's head gives it
+ * (English), else every pattern: most tokens of a text start no pattern and are passed over at
+ * one lookup.
+ */
+function patternsByFirst(patterns: readonly TermPattern[]): (norm: string) => readonly TermPattern[] {
+  if (patterns.some((p) => p.words[0]!.head === "")) return () => patterns;
+  const byFirst = new Map<number, TermPattern[]>();
+  for (const p of patterns) {
+    const c = p.words[0]!.head.charCodeAt(0);
+    let list = byFirst.get(c);
+    if (!list) byFirst.set(c, (list = []));
+    list.push(p);
+  }
+  return (norm) => byFirst.get(norm.charCodeAt(0)) ?? [];
 }
 
 /** All term occurrences; longer matches win over shorter ones they overlap. */
 function findMatches(tokens: readonly WordToken[], patterns: readonly TermPattern[], cut: Words): Match[] {
-  const stems = tokens.map((t) => cut.key(t.norm));
+  const matches = tokenMatcher(tokens, cut);
+  const startable = patternsByFirst(patterns);
   const found: (Match & { length: number })[] = [];
   for (let i = 0; i < tokens.length; i++) {
-    for (const p of patterns) {
+    for (const p of startable(tokens[i]!.norm)) {
       if (i + p.words.length > tokens.length) continue;
       let ok = true;
-      for (let k = 0; k < p.words.length && ok; k++) {
-        const token = tokens[i + k];
-        const word = p.words[k];
-        ok = token !== undefined && word !== undefined && wordMatches(token, stems[i + k] ?? "", word);
-      }
+      for (let k = 0; k < p.words.length && ok; k++) ok = matches(i + k, p.words[k]!);
       if (!ok) continue;
-      const first = tokens[i];
-      const last = tokens[i + p.words.length - 1];
-      if (first && last) found.push({ start: first.start, end: last.end, covers: p.covers, length: p.words.length });
+      found.push({ start: tokens[i]!.start, end: tokens[i + p.words.length - 1]!.end, covers: p.covers, length: p.words.length });
     }
   }
   found.sort((a, b) => a.start - b.start || b.length - a.length);

@@ -27,6 +27,20 @@ describe("lightStem", () => {
       expect(lightStem(a ?? ""), `${a} ~ ${b}`).toBe(lightStem(b ?? ""));
     }
     expect(lightStem("analysis")).toBe("analysis");
+  });
+
+  // makeSnippet passes over a text word that does not start with a term's stem less its last
+  // letter (snippet.ts ENGLISH.keyHead): that holds only while lightStem cuts endings this way
+  it("keeps a word's beginning: the word starts with its stem less the stem's last letter, or with the whole stem when it has one or two letters", () => {
+    const roots = ["a", "an", "bus", "run", "stop", "study", "make", "cell", "process", "call", "tie", "see", "agree", "fly", "passes", "ies", "sses", "xyz", "dye"];
+    const endings = ["", "s", "es", "ies", "sses", "ed", "ing", "e", "ied", "ying", "nning", "lled", "ss", "us", "is"];
+    for (const r of roots) {
+      for (const e of endings) {
+        const word = r + e;
+        const stem = lightStem(word);
+        expect(word.startsWith(stem.length <= 2 ? stem : stem.slice(0, -1)), `${word} -> ${stem}`).toBe(true);
+      }
+    }
     expect(lightStem("bus")).toBe("bus");
   });
 });
