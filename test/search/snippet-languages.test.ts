@@ -71,4 +71,18 @@ describe("words a typo or prefix rule matched", () => {
     const german = { terms: [{ term: "de:gart", count: 1, weight: 0.9, rule: "typo" as const }], phrases: [] };
     expect(expandedWords(GERMAN, german, analyzerFor("de"))).toEqual(["garten"]);
   });
+
+  it("are the text's words, in order and once each, whose English term a rule added (words of other first letters never are)", () => {
+    const lexical = {
+      terms: [
+        { term: "replic", count: 1, weight: 1 },
+        { term: "standbi", count: 1, weight: 0.9, rule: "typo" as const },
+        { term: "stream", count: 1, weight: 0.6, rule: "prefix" as const },
+      ],
+      phrases: [],
+    };
+    const text = "Streaming replication keeps a standby; replicated standbys stream. Streams, not sandbox.";
+    expect(expandedWords(text, lexical, DEFAULT_ANALYZER)).toEqual(["streaming", "standby", "standbys", "stream", "streams"]);
+    expect(expandedWords(text, lexical, { ...DEFAULT_ANALYZER, keepsFirstCharacter: false })).toEqual(["streaming", "standby", "standbys", "stream", "streams"]);
+  });
 });

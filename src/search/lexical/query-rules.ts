@@ -7,7 +7,7 @@ import { lexicalQueryOf } from "./analyze-query.js";
 import { expandQuery, type TermLookupFn } from "./expand.js";
 import { parseQuery } from "./parse-query.js";
 import type { SynonymTable } from "./synonyms.js";
-import { normalizeWord, tokenizeWords, type WordToken } from "./tokenize.js";
+import { normalizeWord, tokenizeWords, wordNorms, type WordToken } from "./tokenize.js";
 import type { LexicalQuery, ParsedQuery } from "./types.js";
 
 export interface QueryRules {
@@ -62,6 +62,9 @@ export function expandedWords(text: string, lexical: LexicalQuery | null, analyz
   const added = new Set(lexical?.terms.filter((t) => t.rule === "typo" || t.rule === "prefix").map((t) => t.term));
   if (added.size === 0) return [];
   // a sentence of Chinese, Japanese or Thai is one token: its words are the analyzer's cut of it
-  const words = tokenizeWords(text).flatMap((t) => (analyzer.split ? analyzer.split(t.raw).map((w) => normalizeWord(w.text)) : [t.norm]));
-  return [...new Set(words)].filter((w) => analyzer.terms(w).some((t) => added.has(t)));
+  const split = analyzer.split;
+  const words = split ? tokenizeWords(text).flatMap((t) => split(t.raw).map((w) => normalizeWord(w.text))) : wordNorms(text);
+  // where a term keeps its word's first character, only words starting as an added term does are analysed
+  const firsts = analyzer.keepsFirstCharacter ? new Set([...added].map((t) => t.charCodeAt(0))) : null;
+  return [...new Set(words)].filter((w) => (!firsts || firsts.has(w.charCodeAt(0))) && analyzer.terms(w).some((t) => added.has(t)));
 }
