@@ -20,9 +20,13 @@ export function termParts(term: string): { lang: string; stem: string } {
   return i < 0 ? { lang: "", stem: term } : { lang: term.slice(0, i + 1), stem: term.slice(i + 1) };
 }
 
-/** The terms of one prefix, most frequent first (ties by term) with their lengths: bands are cut from it without a sort. */
+/**
+ * The terms of one prefix, most frequent first (ties by term), with their document frequencies
+ * and lengths in parallel arrays: bands are cut from it without a sort.
+ */
 interface RankedPrefix {
-  terms: TermFrequency[];
+  terms: string[];
+  dfs: Uint32Array;
   lengths: Uint32Array;
 }
 
@@ -36,15 +40,16 @@ const ranked = new WeakMap<Bm25Index, { generation: number; prefixes: Map<string
  * A prefix's terms, most frequent first, kept until the index changes. Ranking the band of
  * a query word's first letter (thousands of terms) on every search was 4 % of a SciFact hybrid
  * request's CPU, most of its words being rare and so typo-expanded. Terms are the index's own
- * strings, so a kept prefix costs about 12 bytes a term.
+ * strings, so a kept prefix costs 16 bytes a term (a tenant's whole vocabulary at most, as
+ * first-letter bands cover it).
  */
 function rankedPrefix(index: Bm25Index, prefix: string): RankedPrefix {
   let held = ranked.get(index);
   if (!held || held.generation !== index.generation) ranked.set(index, (held = { generation: index.generation, prefixes: new Map() }));
   let r = held.prefixes.get(prefix);
   if (r) return r;
-  const terms = [...index.termsStartingWith(prefix)].sort(byFrequency);
-  r = { terms, lengths: Uint32Array.from(terms, (t) => charLength(t.term)) };
+  const sorted = [...index.termsStartingWith(prefix)].sort(byFrequency);
+  r = { terms: sorted.map((t) => t.term), dfs: Uint32Array.from(sorted, (t) => t.df), lengths: Uint32Array.from(sorted, (t) => charLength(t.term)) };
   if (held.prefixes.size >= RANKED_PREFIXES) held.prefixes.delete(held.prefixes.keys().next().value!);
   held.prefixes.set(prefix, r);
   return r;
@@ -52,11 +57,11 @@ function rankedPrefix(index: Bm25Index, prefix: string): RankedPrefix {
 
 /** A band's terms: those starting with its prefix, within its lengths, the `limit` most frequent, ties by term. */
 export function indexBand(index: Bm25Index, range: TermRange): TermFrequency[] {
-  const { terms, lengths } = rankedPrefix(index, range.prefix);
+  const { terms, dfs, lengths } = rankedPrefix(index, range.prefix);
   const out: TermFrequency[] = [];
   for (let i = 0; i < terms.length && out.length < range.limit; i++) {
     const n = lengths[i]!;
-    if (n >= range.minLength && n <= range.maxLength) out.push(terms[i]!);
+    if (n >= range.minLength && n <= range.maxLength) out.push({ term: terms[i]!, df: dfs[i]! });
   }
   return out;
 }
