@@ -40,23 +40,10 @@ interface Words {
   keyHead?(key: string): string;
 }
 
-const lightStems = new Map<string, string>();
-const LIGHT_STEMS_MAX = 50_000;
-
-/** lightStem, memoised: every word of every hit's text is stemmed, and texts repeat their words */
-function cachedLightStem(norm: string): string {
-  let s = lightStems.get(norm);
-  if (s === undefined) {
-    if (lightStems.size >= LIGHT_STEMS_MAX) lightStems.clear();
-    lightStems.set(norm, (s = lightStem(norm)));
-  }
-  return s;
-}
-
 // lightStem only cuts a word's ending and may rewrite the last letter of what it keeps
 // (studies -> study), so a word starts with its key less the key's last letter; a key of one or two
 // letters is the start of its word itself (only a doubled last letter is cut that short: anning -> an)
-const ENGLISH: Words = { tokens: tokenizeWords, key: cachedLightStem, keyHead: (key) => (key.length <= 2 ? key : key.slice(0, -1)) };
+const ENGLISH: Words = { tokens: tokenizeWords, key: lightStem, keyHead: (key) => (key.length <= 2 ? key : key.slice(0, -1)) };
 
 /** Words as an analyzer of another language sees them: its cut of unspaced scripts, its terms. */
 function analyzerWords(a: Analyzer): Words {
