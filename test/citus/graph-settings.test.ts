@@ -16,6 +16,7 @@ import { postgresContent } from "../../src/store/postgres/content/index.js";
 import type { ContentStore } from "../../src/store/content-store.js";
 import { parseFilter } from "../../src/search/filter/parse.js";
 import { prng } from "../../src/evaluation/bench/scale/rng.js";
+import { randomUnit } from "../../src/evaluation/bench/scale/vectors.js";
 
 const TENANT = "t";
 const SOURCE = "t-src";
@@ -24,11 +25,7 @@ const DOCS = 120;
 /** deterministic unit vectors, 8 dimensions */
 function vectors(seed: number, n: number): Float32Array[] {
   const next = prng(seed);
-  return Array.from({ length: n }, () => {
-    const xs = Array.from({ length: 8 }, () => next() - 0.5);
-    const norm = Math.hypot(...xs);
-    return new Float32Array(xs.map((x) => x / norm));
-  });
+  return Array.from({ length: n }, () => randomUnit(8, next));
 }
 
 describe.skipIf(CITUS_WORKERS.length === 0)("the HNSW walk on Citus", () => {
