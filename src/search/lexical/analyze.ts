@@ -62,6 +62,17 @@ export interface Analyzer {
   split?(token: string): { text: string; index: number }[];
 }
 
+/**
+ * Whether a word may have one of `terms` as its term: where the analyzer keeps first characters,
+ * only a word starting as one of them does; elsewhere any word. Lets a check of a text against a
+ * few terms skip analysing most of its words.
+ */
+export function mayHaveTerm(analyzer: Analyzer, terms: Iterable<string>): (word: string) => boolean {
+  if (!analyzer.keepsFirstCharacter) return () => true;
+  const firsts = new Set(Array.from(terms, (t) => t.charCodeAt(0)));
+  return (word) => firsts.has(word.charCodeAt(0));
+}
+
 /** The analyzer both stores index with: English, Porter stems, as FTS5's porter tokenizer. */
 export const DEFAULT_ANALYZER: Analyzer = { analyze: analyzeText, term: stem, terms: (word) => [stem(word)], language: "en", keepsFirstCharacter: true };
 

@@ -2,7 +2,7 @@
 // phrase: BM25 of the phrase's occurrences with the field weights. Indexes hold no positions, so
 // every backend ranks the terms first (PHRASE_POOL_FACTOR x the results asked for), reads the text
 // of the candidates that may contain a phrase, and adds the phrases' scores here.
-import { analyzeFields, type Analyzer, type ChunkFields } from "./analyze.js";
+import { analyzeFields, mayHaveTerm, type Analyzer, type ChunkFields } from "./analyze.js";
 import { idf, tfFactor } from "./bm25.js";
 import { wordNorms } from "./tokenize.js";
 import type { LexicalWeights } from "./types.js";
@@ -45,10 +45,10 @@ const NOT_A_TERM = "\u0000";
  */
 function phraseTokenizer(analyzer: Analyzer, phrases: readonly string[][]): (fields: ChunkFields) => string[][] {
   if (!analyzer.keepsFirstCharacter) return (fields) => analyzeFields(fields, analyzer);
-  const firsts = new Set(phrases.flatMap((p) => p.map((t) => t.charCodeAt(0))));
+  const may = mayHaveTerm(analyzer, phrases.flat());
   const terms = (text: string) => {
     const words = wordNorms(text);
-    for (let i = 0; i < words.length; i++) words[i] = firsts.has(words[i]!.charCodeAt(0)) ? analyzer.term(words[i]!) : NOT_A_TERM;
+    for (let i = 0; i < words.length; i++) words[i] = may(words[i]!) ? analyzer.term(words[i]!) : NOT_A_TERM;
     return words;
   };
   return (fields) => [terms(fields.title), terms(fields.headings), terms(fields.body)];

@@ -2,7 +2,7 @@
 // (typos.ts) and prefix search (prefix.ts). Synonyms need only the collection's table; typos and
 // prefixes read the tenant's term dictionary through `lookup`. Each added term carries the rule
 // that added it, so a store can say which rules a hit matched through (explain).
-import type { Analyzer } from "./analyze.js";
+import { mayHaveTerm, type Analyzer } from "./analyze.js";
 import { lexicalQueryOf } from "./analyze-query.js";
 import { expandQuery, type TermLookupFn } from "./expand.js";
 import { parseQuery } from "./parse-query.js";
@@ -64,7 +64,6 @@ export function expandedWords(text: string, lexical: LexicalQuery | null, analyz
   // a sentence of Chinese, Japanese or Thai is one token: its words are the analyzer's cut of it
   const split = analyzer.split;
   const words = split ? tokenizeWords(text).flatMap((t) => split(t.raw).map((w) => normalizeWord(w.text))) : wordNorms(text);
-  // where a term keeps its word's first character, only words starting as an added term does are analysed
-  const firsts = analyzer.keepsFirstCharacter ? new Set([...added].map((t) => t.charCodeAt(0))) : null;
-  return [...new Set(words)].filter((w) => (!firsts || firsts.has(w.charCodeAt(0))) && analyzer.terms(w).some((t) => added.has(t)));
+  const may = mayHaveTerm(analyzer, added);
+  return [...new Set(words)].filter((w) => may(w) && analyzer.terms(w).some((t) => added.has(t)));
 }
