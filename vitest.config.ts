@@ -101,6 +101,8 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: "forks",
     env: ENV,
+    // the compiled server that suites start as processes (test/helpers/server-build.ts)
+    globalSetup: ["./test/helpers/server-build.ts"],
     // 2 cores, three files at a time: most suites wait on processes, crawls, queues and timers for
     // part of their time, which a third file fills (the test servers' static model is cheap)
     maxWorkers: 3,

@@ -10,6 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { PLATFORM_KEY, startServer, type TestServer } from "../kit/index.js";
 import { indexedFixture, type AgentFixture } from "./fixtures.js";
 import { newSearchKey } from "../../src/store/analytics-codec.js";
+import { quarryCommand } from "../helpers/server-build.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const READ_TOOLS = ["get_chunk", "get_document", "list_collections", "retrieve", "search", "suggest"];
@@ -35,8 +36,8 @@ async function httpClient(key: string): Promise<Client> {
 async function stdioClient(key: string): Promise<Client> {
   const client = new Client({ name: "quarry-test-stdio", version: "1.0.0" });
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: ["--import", "tsx", path.join(ROOT, "src/cli.ts"), "mcp", "--url", s.url, "--key", key],
+    command: quarryCommand()[0],
+    args: [quarryCommand()[1], "mcp", "--url", s.url, "--key", key],
     cwd: ROOT,
     stderr: "pipe",
   });
@@ -267,8 +268,8 @@ describe("MCP over stdio (quarry mcp)", () => {
   it("exits with a clear message when the key is wrong", async () => {
     const client = new Client({ name: "bad", version: "1.0.0" });
     const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: ["--import", "tsx", path.join(ROOT, "src/cli.ts"), "mcp", "--url", s.url, "--key", "wrong"],
+      command: quarryCommand()[0],
+      args: [quarryCommand()[1], "mcp", "--url", s.url, "--key", "wrong"],
       cwd: ROOT,
       stderr: "pipe",
     });

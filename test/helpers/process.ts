@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
 import { PLATFORM_KEY } from "../kit/server.js";
+import { quarryCommand } from "./server-build.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -28,7 +29,8 @@ export function freePort(): Promise<number> {
 
 export async function startServerProcess(dataDir: string, env: Record<string, string> = {}, timeoutMs = 120_000): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "serve"], {
+  const [node, cli] = quarryCommand();
+  const child = spawn(node, [cli, "serve"], {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PLATFORM_API_KEY: PLATFORM_KEY, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -65,7 +67,7 @@ export async function startServerProcess(dataDir: string, env: Record<string, st
   };
 }
 
-/** A `quarry` command run as its own process (`node --import tsx src/cli.ts …`), with its output. */
+/** A `quarry` command run as its own process (the run's build, test/helpers/server-build.ts), with its output. */
 export interface QuarryProcess {
   name: string;
   child: ChildProcess;
@@ -76,7 +78,8 @@ const running: QuarryProcess[] = [];
 
 /** Starts `quarry <args>` with the platform key, JSON logs at info and `env`; killQuarries() ends it. */
 export function spawnQuarry(name: string, args: string[], env: Record<string, string>): QuarryProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], {
+  const [node, cli] = quarryCommand();
+  const child = spawn(node, [cli, ...args], {
     cwd: ROOT,
     env: { ...process.env, PLATFORM_API_KEY: PLATFORM_KEY, LOG_LEVEL: "info", LOG_FORMAT: "json", ...env },
     stdio: ["ignore", "pipe", "pipe"],

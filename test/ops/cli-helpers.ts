@@ -1,8 +1,8 @@
-// Runs the real `quarry` command (bin/quarry.js) as a child process, the way an operator does.
+// Runs the real `quarry` command as a child process, the way an operator does: compiled, as
+// `node dist/cli.js` runs in production (the test run's build, ../helpers/server-build.ts), unless
+// `opts.command` names another way in (cli.test.ts runs bin/quarry.js through npx).
 import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
-
-export const BIN = path.resolve("bin/quarry.js");
+import { quarryCommand } from "../helpers/server-build.js";
 
 /** Settings that keep a child Quarry light: no model to load, quiet logs. */
 export const LIGHT = { EMBEDDING_PROFILE: "bge-small-en-v1.5", ALLOW_MODEL_DOWNLOAD: "false", LOG_LEVEL: "info", INGEST_WORKERS: "1", EMBED_WORKERS: "1" };
@@ -20,7 +20,7 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 export function run(args: string[], env: Record<string, string>, opts: { command?: string[]; timeoutMs?: number } = {}): Promise<RunResult> {
-  const [cmd, ...pre] = opts.command ?? [process.execPath, BIN];
+  const [cmd, ...pre] = opts.command ?? quarryCommand();
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, [...pre, ...args], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -46,7 +46,7 @@ export interface Running {
 
 /** Starts a long-running command and waits for the log line matching `ready`. */
 export async function start(args: string[], env: Record<string, string>, ready: RegExp, opts: { command?: string[]; timeoutMs?: number } = {}): Promise<Running> {
-  const [cmd, ...pre] = opts.command ?? [process.execPath, BIN];
+  const [cmd, ...pre] = opts.command ?? quarryCommand();
   const child = spawn(cmd, [...pre, ...args], { env: childEnv(env), stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));

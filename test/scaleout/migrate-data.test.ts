@@ -11,6 +11,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer, createCollection, createSource, upload, waitIndexed } from "../kit/index.js";
 import { createTestDatabase, pgUnavailableReason, type TestDatabase } from "../helpers/pg.js";
+import { quarryCommand } from "../helpers/server-build.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -53,7 +54,8 @@ async function topIds(s: TestServer, w: Workspace): Promise<string[][]> {
 
 /** without --files-to: the originals go into the target database (FILE_STORE_URL unset: postgres) */
 function migrateData(from: string, to: string): { code: number | null; out: string; err: string } {
-  const r = spawnSync(process.execPath, ["--import", "tsx", "src/cli.ts", "migrate-data", "--from", from, "--to", to, "--batch-size", "7"], {
+  const [node, cli] = quarryCommand();
+  const r = spawnSync(node, [cli, "migrate-data", "--from", from, "--to", to, "--batch-size", "7"], {
     cwd: ROOT,
     encoding: "utf8",
     env: { ...process.env, LOG_LEVEL: "warn", FILE_STORE_URL: "" },
