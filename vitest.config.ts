@@ -3,6 +3,7 @@ import { pgUnavailableReason } from "./test/helpers/pg.js";
 import { PG_SUITES, QUEUE_SUITES } from "./test/helpers/pg-suites.js";
 import { REDIS_URL, redisReachable } from "./test/jobs/redis.js";
 import LongestFirst from "./test/helpers/sequencer.js";
+import { serverBuildDir } from "./test/helpers/server-build.js";
 
 // Three projects, so a change can be checked at the speed it needs (npm run test:unit, test:api,
 // test:slow); `vitest run` runs all three, exactly the files it ran before they existed.
@@ -17,6 +18,7 @@ const UNIT = [
   "test/docs/{references,links}.test.ts", // docs/reference/api.md needs a server: api-reference stays in api
   "test/scaleout/compose.test.ts",
   "test/jobs/sleepers.test.ts",
+  "test/workers/task-file.test.ts",
   "test/model/{tokenizer,pooling,train,eigen}.test.ts",
   "test/evaluation/held-out-corpora.test.ts",
   "test/analytics/reports.test.ts",
@@ -41,7 +43,13 @@ const SLOW = [
   "test/ingest/isolated.test.ts", // parser workers killed on time and memory limits: 17 s of waiting
   "test/ops/cli.test.ts",
   "test/ops/production.test.ts",
-  "test/http/scope-matrix.test.ts", // vi.mock("fastify"): a module mock needs a module cache of its own
+];
+
+// files that need a module cache of their own (each runs in a fresh process): every other project
+// shares its worker's modules between files, which saves each file importing the app again (the
+// slow files' imports: 108 -> 26 s of worker time)
+const ISOLATED = [
+  "test/http/scope-matrix.test.ts", // vi.mock("fastify")
 ];
 
 // api suites that wait on processes, crawls, job queues or the default model: `npm run test:quick`
@@ -57,15 +65,16 @@ const QUICK_SKIPS = [
 ];
 
 // every file in exactly one project: slow leaves unit's files out, api takes the rest
-const slowExclude = [...configDefaults.exclude, ...UNIT];
+const slowExclude = [...configDefaults.exclude, ...UNIT, ...ISOLATED];
 // test/citus runs only on the cluster of `npm run test:citus` (vitest.citus.config.ts)
 const apiExclude = [...slowExclude, ...SLOW, "test/citus/**", ...(process.env.QUICK === "1" ? QUICK_SKIPS : [])];
 
 // names this run's PostgreSQL databases, so its teardown leaves another run's alone
 process.env.QUARRY_TEST_RUN ??= Math.random().toString(36).slice(2, 8);
 
-// the fast static model for test servers and the processes tests spawn (test/kit/server.ts)
-const ENV = { EMBEDDING_PROFILE: process.env.EMBEDDING_PROFILE ?? "quarry-static" };
+// the fast static model for test servers and the processes tests spawn (test/kit/server.ts); the
+// worker threads of test servers start from the run's build (src/workers/task-file.ts)
+const ENV = { EMBEDDING_PROFILE: process.env.EMBEDDING_PROFILE ?? "quarry-static", QUARRY_COMPILED_WORKERS: serverBuildDir() };
 
 /**
  * With TEST_PG=1 (`npm test`, `npm run test:pg`): the storage suites again on the PostgreSQL store
@@ -110,11 +119,13 @@ export default defineConfig({
     reporters: ["default", "./test/helpers/summary-reporter.ts"],
     coverage: { provider: "v8", include: ["src/**/*.ts"], reporter: ["text-summary", "html"], reportsDirectory: "test-output/coverage" },
     projects: [
-      // unit and api files share their worker's module cache (isolate: false): each file would
+      // unit, slow and api files share their worker's module cache (isolate: false): each file would
       // otherwise import and transform the app's whole module graph again, most of a small suite's
-      // time. A file that changes process-wide state (env, mocks) undoes it, or runs in slow.
+      // time. A file that changes process-wide state (env) undoes it; one that mocks a module is
+      // listed in ISOLATED.
       { extends: true, test: { name: "unit", include: UNIT, isolate: false } },
-      { extends: true, test: { name: "slow", include: SLOW, exclude: slowExclude } },
+      { extends: true, test: { name: "slow", include: SLOW, exclude: slowExclude, isolate: false } },
+      { extends: true, test: { name: "isolated", include: ISOLATED } },
       // api: the HTTP suites and everything not placed above, so a new suite lands here
       { extends: true, test: { name: "api", include: ["test/**/*.test.ts"], exclude: apiExclude, isolate: false } },
       ...postgres,
