@@ -147,9 +147,11 @@ describe("use-lite embedder", () => {
     else busy.worker!.postMessage({ type: "stop" });
     const got = await pending;
     got.forEach((v, i) => expect(maxDiff(v, expected[i])).toBeLessThan(1e-5));
+    // an onnx worker reads "stop" between jobs: on a loaded machine the embedding may end first and
+    // the exit come after it, so the crash is awaited before its replacement is counted
+    await expect.poll(() => errors, { timeout: 30_000 }).toContain("use-lite worker exited unexpectedly");
     await expect.poll(() => e.stats().readyWorkers, { timeout: 30_000 }).toBe(2);
     expect(e.status().state).toBe("ready");
-    expect(errors).toContain("use-lite worker exited unexpectedly");
     await e.close();
   }, 60_000);
 
