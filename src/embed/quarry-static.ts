@@ -2,7 +2,6 @@
 // and shipped as one file under model/. It runs on the calling thread: a query costs a few
 // hundredths of a millisecond (tokenize, then one weighted sum of rows), a passage well under a
 // millisecond, so there is no worker pool and no warm-up; the file loads in milliseconds.
-import fs from "node:fs";
 import path from "node:path";
 import { readModel, type ModelHeader } from "../model/artifact.js";
 import { MODEL_DIR } from "../model/paths.js";
@@ -20,32 +19,6 @@ export function modelFilePath(profile: EmbeddingProfile): string {
   return path.isAbsolute(file) ? file : path.join(MODEL_DIR, file);
 }
 
-interface LoadedModel {
-  /** the file's size and modification time when it was read: a replaced file is read again */
-  stamp: string;
-  header: ModelHeader;
-  encoder: StaticEncoder;
-}
-
-/**
- * Models read in this process, by file. Reading one checks a 27 MB payload's SHA-256 and maps
- * 100,000 tokens (0.13-0.4 CPU-s); a process that builds several embedders of one file (each test
- * server, several profiles on one model) reads it once. The encoder is never written to
- * (adaptation trains copies of its rows), so embedders share it.
- */
-const loadedModels = new Map<string, LoadedModel>();
-
-function loadModel(file: string): LoadedModel & { cached: boolean } {
-  const st = fs.statSync(file);
-  const stamp = `${st.size}:${st.mtimeMs}`;
-  const hit = loadedModels.get(file);
-  if (hit?.stamp === stamp) return { ...hit, cached: true };
-  const { header, parts } = readModel(file);
-  const loaded = { stamp, header, encoder: new StaticEncoder(parts) };
-  loadedModels.set(file, loaded);
-  return { ...loaded, cached: false };
-}
-
 export class QuarryStaticEmbedder implements Embedder {
   readonly profile: EmbeddingProfile;
   private encoderRef: StaticEncoder | null = null;
@@ -59,14 +32,14 @@ export class QuarryStaticEmbedder implements Embedder {
     const file = modelFilePath(profile);
     try {
       const t0 = performance.now();
-      const { header, encoder, cached } = loadModel(file);
-      if (encoder.dimension !== profile.dimension) {
-        throw new Error(`the model makes ${encoder.dimension}-dimensional vectors but the profile declares ${profile.dimension}`);
+      const { header, parts } = readModel(file);
+      if (parts.shape.dim + parts.shape.identityDim !== profile.dimension) {
+        throw new Error(`the model makes ${parts.shape.dim + parts.shape.identityDim}-dimensional vectors but the profile declares ${profile.dimension}`);
       }
-      this.encoderRef = encoder;
+      this.encoderRef = new StaticEncoder(parts);
       this.header = header;
       this.state = { state: "ready", detail: null };
-      log.info({ file, model: header.model, ms: Math.round(performance.now() - t0), cached }, "static model loaded");
+      log.info({ file, model: header.model, ms: Math.round(performance.now() - t0) }, "static model loaded");
     } catch (err) {
       const detail = `Embedding profile "${profile.name}" cannot load its model file ${file}: ${(err as Error).message}. Reinstall Quarry or point options.file at a model written by npm run model:train.`;
       this.state = { state: "unavailable", detail };

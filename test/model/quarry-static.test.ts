@@ -63,24 +63,6 @@ describe("quarry provider", () => {
     expect(createEmbedder({ ...profile, dimension: 512 }, { modelsDir: dir, allowDownload: false }).status().detail).toMatch(/64-dimensional/);
   });
 
-  it("reads a file once per process, and again once it is replaced", async () => {
-    const copy = path.join(dir, "shared.qsm");
-    fs.copyFileSync(file, copy);
-    const shared = { ...profile, options: { file: copy } };
-    const a = createEmbedder(shared, { modelsDir: dir, allowDownload: false }) as QuarryStaticEmbedder;
-    const b = createEmbedder(shared, { modelsDir: dir, allowDownload: false }) as QuarryStaticEmbedder;
-    expect(b.encoder()).toBe(a.encoder());
-    await a.close(); // closing one embedder leaves the other serving
-    expect(await b.embedQuery("harbour")).toHaveLength(64);
-    // a replaced file (another model, another time) is read again, not served from the first read
-    const other = train(await topicCorpus(dir), { ...TINY_SETTINGS, seed: TINY_SETTINGS.seed + 1 });
-    writeModel(copy, { vocabulary: other.vocabulary, params: other.params, shape: other.shape, identitySeed: TINY_SETTINGS.seed + 1 }, { model: "tiny", training: {} });
-    fs.utimesSync(copy, new Date(), new Date(Date.now() + 5_000));
-    const c = createEmbedder(shared, { modelsDir: dir, allowDownload: false }) as QuarryStaticEmbedder;
-    expect(c.encoder()).not.toBe(b.encoder());
-    expect(c.modelHeader()!.payload_sha256).not.toBe(b.modelHeader()!.payload_sha256);
-  });
-
   it("rejects a profile whose file option is not a path", () => {
     expect(() => validateProfile({ ...profile, options: { file: 3 } })).toThrow(/options\.file must be the path of a model file/);
   });
