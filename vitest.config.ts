@@ -5,8 +5,8 @@ import { REDIS_URL, redisReachable } from "./test/jobs/redis.js";
 import LongestFirst from "./test/helpers/sequencer.js";
 import { serverBuildDir } from "./test/helpers/server-build.js";
 
-// Three projects, so a change can be checked at the speed it needs (npm run test:unit, test:api,
-// test:slow); `vitest run` runs all three, exactly the files it ran before they existed.
+// Projects, so a change can be checked at the speed it needs (npm run test:unit, test:api,
+// test:slow); `vitest run` runs them all (unit, slow, isolated, api; pg and pg-redis with TEST_PG=1).
 // unit: no server, no model, no network (pure modules, parsers, fixtures on disk).
 const UNIT = [
   "test/search/**/*.test.ts",

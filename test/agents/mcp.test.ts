@@ -33,15 +33,15 @@ async function httpClient(key: string): Promise<Client> {
   return client;
 }
 
+/** `quarry mcp` on stdio against the test server, with this key (the run's build) */
+function stdioTransport(key: string): StdioClientTransport {
+  const [node, cli] = quarryCommand();
+  return new StdioClientTransport({ command: node, args: [cli, "mcp", "--url", s.url, "--key", key], cwd: ROOT, stderr: "pipe" });
+}
+
 async function stdioClient(key: string): Promise<Client> {
   const client = new Client({ name: "quarry-test-stdio", version: "1.0.0" });
-  const transport = new StdioClientTransport({
-    command: quarryCommand()[0],
-    args: [quarryCommand()[1], "mcp", "--url", s.url, "--key", key],
-    cwd: ROOT,
-    stderr: "pipe",
-  });
-  await client.connect(transport);
+  await client.connect(stdioTransport(key));
   return client;
 }
 
@@ -267,12 +267,7 @@ describe("MCP over stdio (quarry mcp)", () => {
 
   it("exits with a clear message when the key is wrong", async () => {
     const client = new Client({ name: "bad", version: "1.0.0" });
-    const transport = new StdioClientTransport({
-      command: quarryCommand()[0],
-      args: [quarryCommand()[1], "mcp", "--url", s.url, "--key", "wrong"],
-      cwd: ROOT,
-      stderr: "pipe",
-    });
+    const transport = stdioTransport("wrong");
     let stderr = "";
     transport.stderr?.on("data", (d) => (stderr += String(d)));
     await expect(client.connect(transport)).rejects.toThrow();

@@ -25,7 +25,7 @@ export function serverBuildDir(): string {
 }
 
 /** `node <build>/cli.js`: the `quarry` command as compiled for this run. */
-export function quarryCommand(): string[] {
+export function quarryCommand(): [node: string, cli: string] {
   const cli = path.join(serverBuildDir(), "cli.js");
   if (!fs.existsSync(cli)) throw new Error(`${cli} is missing: the test run's global setup (test/helpers/server-build.ts) builds it`);
   return [process.execPath, cli];
