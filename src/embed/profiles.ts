@@ -50,7 +50,7 @@ const BUILT_INS: readonly EmbeddingProfile[] = [
     ...USE_LITE_DEFAULT,
     name: "use-lite-int8",
     // its own model id, hence its own vector index: int8 weights move the vectors a little
-    // (cosine 0.997 or more to the default's), so the two must not share an index
+    // (cosine 0.998 or more to the default's), so the two must not share an index
     model: "universal-sentence-encoder-lite-int8",
     description:
       "Universal Sentence Encoder lite with int8 dense layers on onnxruntime, the default of new deployments (EMBEDDING_PROFILE unset): " +

@@ -130,11 +130,21 @@ function transformerLayer({ g, w, dense }: Ctx, x: string, residual: string, key
   return g.op("Add", [attended, dense(inner, `${stack}conv2/Tensordot/Reshape_1`, `${L}FFN/conv2/bias/ConcatPartitions/concat`)]);
 }
 
-/** symmetric int8 per output column: scale = max |w| / 127 */
+/**
+ * The largest quantized weight: 7 bits, not 8. onnxruntime multiplies uint8 activations by int8
+ * weights; on x86 CPUs without VNNI (AVX2 only, e.g. the AMD EPYC machines CI runs on) its kernel
+ * adds each pair of products in 16 bits with saturation (vpmaddubsw), and 2 x 255 x 127 overflows
+ * it: the vectors then moved from the float model's by cosine 0.978-0.989 on such a CPU against
+ * 0.997 or more on one with VNNI. 2 x 255 x 63 fits, so every CPU computes the same exact integer
+ * sums, at cosine 0.998-0.999 to the float model (onnxruntime's quantizer calls this reduce_range).
+ */
+const WEIGHT_MAX = 63;
+
+/** symmetric per output column: scale = max |w| / WEIGHT_MAX */
 function quantizeColumns(kernel: Float32Array, rows: number, cols: number): { values: Int8Array; scales: Float32Array } {
   const scales = new Float32Array(cols);
   for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) scales[c] = Math.max(scales[c], Math.abs(kernel[r * cols + c]));
-  for (let c = 0; c < cols; c++) scales[c] = scales[c] / 127 || 1;
+  for (let c = 0; c < cols; c++) scales[c] = scales[c] / WEIGHT_MAX || 1;
   const values = new Int8Array(rows * cols);
   for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) values[r * cols + c] = Math.round(kernel[r * cols + c] / scales[c]);
   return { values, scales };

@@ -76,7 +76,9 @@ describe("use-lite on onnxruntime", () => {
       const [quantized, full] = await Promise.all([int8.embedPassages(texts), ortEmbedder.embedPassages(texts)]);
       texts.forEach((_, i) => {
         const cos = quantized[i].reduce((sum, x, d) => sum + x * full[i][d], 0);
-        expect(cos, `text ${i}`).toBeGreaterThan(0.99);
+        // 0.998-0.999 with 7-bit weights on every CPU; 8-bit weights gave 0.978-0.989 on an AVX2
+        // CPU without VNNI (saturated 16-bit sums, use-lite-graph.ts WEIGHT_MAX)
+        expect(cos, `text ${i}`).toBeGreaterThan(0.995);
         expect(maxDiff(quantized[i], full[i]), `text ${i} is quantized`).toBeGreaterThan(1e-4);
       });
       // Its queries are embedded in this thread (no query worker), by the same int8 graph, and a
