@@ -56,6 +56,8 @@ export interface Config {
   analyticsLowScore: number;
   /** a quarry-static collection adapts its query model on its own from this many indexed documents (0: never) */
   adaptAutoMinDocuments: number;
+  /** at most one adaptation size check per source in this window (ms) */
+  adaptCheckMs: number;
   /** "hnsw": approximate graphs per tenant and source under DATA_DIR/vectors; "exact": sqlite-vec scan */
   vectorIndex: "hnsw" | "exact";
   /** how the HNSW graphs store vectors: f16 (default), f32, or i8 (rescored from the exact vectors) */
@@ -147,6 +149,11 @@ export const SETTINGS: Setting[] = [
     env: "ADAPT_AUTO_MIN_DOCUMENTS",
     default: "200",
     doc: "With the quarry-static profile, a collection adapts its query model to its own headings on its own once it holds this many indexed documents (applied only when its held-out pairs improve); 0 turns the automatic start off",
+  },
+  {
+    env: "ADAPT_CHECK_SECONDS",
+    default: "10",
+    doc: "How often at most each process counts a source's collections against ADAPT_AUTO_MIN_DOCUMENTS while its documents are being indexed (a check skipped in the window runs at its end)",
   },
   { env: "LOG_FORMAT", default: "json", doc: "json: one JSON object a line with ISO timestamps (log shippers). pretty: coloured lines for people" },
   { env: "SHUTDOWN_TIMEOUT_SECONDS", default: "8", doc: "On SIGTERM/SIGINT, how long running jobs may finish before they are left queued for the next start" },
@@ -314,6 +321,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     analyticsFlushMs: int(env, "ANALYTICS_FLUSH_MS", 1000, 10, 60_000),
     analyticsLowScore: fraction(env, "ANALYTICS_LOW_SCORE", 0.3),
     adaptAutoMinDocuments: int(env, "ADAPT_AUTO_MIN_DOCUMENTS", 200, 0, 100_000_000),
+    adaptCheckMs: int(env, "ADAPT_CHECK_SECONDS", 10, 1, 3600) * 1000,
     vectorIndex: vectorIndexSetting(env),
     vectorQuantization: vectorQuantization(env),
     vectorEfSearch: int(env, "VECTOR_EF_SEARCH", DEFAULT_EF_SEARCH, 10, 4096),

@@ -347,7 +347,7 @@ function setMetricSources(b: Base, q: Queues): void {
 function assembleBenchmarks(b: Base, j: Jobs, search: SearchService): { benchmarks: BenchmarkService; adapter: Adapter; tuneQueue: JobQueue } {
   let tuneQueue: JobQueue | null = null;
   // adaptations run on the tune queue too: one at a time, beside tunings, never in the ingest workers
-  const adapter = createAdapter({ store: b.store, files: b.files, baseModel: () => staticBaseOf(b.embedder), queue: () => tuneQueue!, log: b.log, autoMinDocuments: b.config.adaptAutoMinDocuments });
+  const adapter = createAdapter({ store: b.store, files: b.files, baseModel: () => staticBaseOf(b.embedder), queue: () => tuneQueue!, log: b.log, autoMinDocuments: b.config.adaptAutoMinDocuments, checkEveryMs: b.config.adaptCheckMs });
   j.indexed.sourceIndexed = (tenantId, sourceId) => void adapter.sourceChanged(tenantId, sourceId);
   const benchmarks = createBenchmarkService({ store: b.store, search, quotas: b.quotas, log: b.log, tuneQueue: () => tuneQueue!, events: j.webhooks, adapt: adapter.adaptIn });
   tuneQueue = j.queues.create({

@@ -202,12 +202,13 @@ describe("per-collection adaptation of the quarry-static query model", () => {
 describe("automatic adaptation once a collection reaches ADAPT_AUTO_MIN_DOCUMENTS", () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startServer({ EMBEDDING_PROFILE: "quarry-static", ADAPT_AUTO_MIN_DOCUMENTS: "12" }, { listen: false });
+    // a one-second check window (10 s by default): the tests wait for its trailing check
+    s = await startServer({ EMBEDDING_PROFILE: "quarry-static", ADAPT_AUTO_MIN_DOCUMENTS: "12", ADAPT_CHECK_SECONDS: "1" }, { listen: false });
     expect(await s.rt.embedder!.whenReady()).toBe(true);
   }, 60_000);
   afterAll(async () => s?.close());
 
-  /** the collection's settings.model_adaptation once it has one (the check runs up to 10 s after the last document) */
+  /** the collection's settings.model_adaptation once it has one (the check runs up to 1 s after the last document) */
   async function recordOf(key: string, collection: string): Promise<any> {
     const until = Date.now() + 60_000;
     while (Date.now() < until) {
@@ -238,11 +239,15 @@ describe("automatic adaptation once a collection reaches ADAPT_AUTO_MIN_DOCUMENT
     const key = (await s.tenant()).adminKey;
     const src = (await s.call("POST", "/data-sources", { key, json: { name: "Docs", source_type: "upload" } })).body.id;
     const col = (await s.call("POST", "/collections", { key, json: { name: "No auto", data_source_ids: [src], settings: { model_adaptation_auto: false } } })).body.id;
+    // a sibling over the same source: one check counts both, so once the sibling's adaptation is
+    // recorded, the check that would have queued this one has run
+    const sibling = (await s.call("POST", "/collections", { key, json: { name: "Auto", data_source_ids: [src] } })).body.id;
     const { upload, waitIndexed } = await import("../kit/index.js");
     expect((await upload(s, key, src, topicPages())).status).toBe(202);
     await waitIndexed(s, key, src, 60_000);
-    // past the trailing check of the window and the job's run
-    await new Promise((r) => setTimeout(r, 15_000));
+    expect(await recordOf(key, sibling)).toMatchObject({ enabled: true });
+    // and the tune queue (one worker, in order) has nothing left that could still write it
+    await expect.poll(() => s.rt.tuneQueue.pending(), { timeout: 30_000, interval: 100 }).toBe(0);
     const settings = (await s.call("GET", `/collections/${col}`, { key })).body.settings;
     expect(settings).toEqual({ model_adaptation_auto: false });
   }, 90_000);

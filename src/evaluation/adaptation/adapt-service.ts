@@ -29,7 +29,7 @@ export const AUTO_MIN_DOCUMENTS = 200;
 /**
  * A source's collections are checked at most this often per process (crawls and uploads index
  * documents in a stream); a check skipped in the window runs at its end, so the last document of
- * a burst is always counted.
+ * a burst is always counted. ADAPT_CHECK_SECONDS sets it.
  */
 const CHECK_EVERY_MS = 10_000;
 
@@ -40,6 +40,8 @@ export interface AdapterDeps extends AdaptDeps {
   log: Logger;
   /** ADAPT_AUTO_MIN_DOCUMENTS (default AUTO_MIN_DOCUMENTS); 0: never automatically */
   autoMinDocuments?: number;
+  /** ADAPT_CHECK_SECONDS in ms (default CHECK_EVERY_MS) */
+  checkEveryMs?: number;
 }
 
 /** The record of an automatic attempt that was refused: the documents it saw, so it is retried only after growth. */
@@ -90,6 +92,7 @@ export function createAdapter(deps: AdapterDeps) {
   const checked = new Map<string, number>();
   const trailing = new Set<string>();
   const minDocuments = deps.autoMinDocuments ?? AUTO_MIN_DOCUMENTS;
+  const checkEvery = deps.checkEveryMs ?? CHECK_EVERY_MS;
 
   /** a check skipped in the window runs once at its end */
   function later(key: string, wait: number, run: () => Promise<void>): void {
@@ -105,8 +108,8 @@ export function createAdapter(deps: AdapterDeps) {
     if (minDocuments <= 0 || !deps.baseModel()) return;
     const key = `${tenantId}/${sourceId}`;
     const last = checked.get(key);
-    if (last !== undefined && Date.now() - last < CHECK_EVERY_MS) {
-      later(key, CHECK_EVERY_MS - (Date.now() - last), () => checkSource(tenantId, sourceId).catch((err: unknown) => deps.log.warn({ err }, "adaptation check failed")));
+    if (last !== undefined && Date.now() - last < checkEvery) {
+      later(key, checkEvery - (Date.now() - last), () => checkSource(tenantId, sourceId).catch((err: unknown) => deps.log.warn({ err }, "adaptation check failed")));
       return;
     }
     checked.set(key, Date.now());
