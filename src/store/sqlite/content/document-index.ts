@@ -16,18 +16,26 @@ type Doc = { title: string; metadata: Json };
 type Target = { tenantId: string; documentId: string; sourceId: string };
 
 export function documentIndexMethods(db: DB): IndexWrites {
+  // prepared once: better-sqlite3 compiles a statement on every prepare(), which was a tenth of a
+  // lexical load's CPU when done per document (SciFact, 5,183 documents: 1.2 of 13 s)
   const byId = db.prepare(`${DOC} WHERE d.tenant_id = ? AND d.id = ?`);
+  const hasChunks = db.prepare("SELECT 1 FROM chunks WHERE tenant_id = ? AND document_id = ? LIMIT 1").pluck();
+  const deleteChunks = db.prepare("DELETE FROM chunks WHERE tenant_id = ? AND document_id = ?");
+  const markIndexed = db.prepare(
+    `UPDATE documents SET title = ?, metadata = ?, status = 'indexed', error = NULL, chunk_count = ?, updated_at = ?
+     WHERE id = ?`,
+  );
   const writeChunks = chunksWriter(db);
   const replace = db.transaction((tenantId: string, documentId: string, doc: Doc, chunks: NewChunk[], vectors: Vectors) => {
     const row = byId.get(tenantId, documentId) as RawDoc | undefined;
     if (!row) return; // deleted while it was being processed: nothing to index
-    removeChunkEntries(db, "c.tenant_id = ? AND c.document_id = ?", [tenantId, documentId]);
-    db.prepare("DELETE FROM chunks WHERE tenant_id = ? AND document_id = ?").run(tenantId, documentId);
+    // a document indexed for the first time has nothing to remove
+    if (hasChunks.get(tenantId, documentId) !== undefined) {
+      removeChunkEntries(db, "c.tenant_id = ? AND c.document_id = ?", [tenantId, documentId]);
+      deleteChunks.run(tenantId, documentId);
+    }
     writeChunks({ tenantId, documentId, sourceId: row.data_source_id }, doc, chunks, vectors);
-    db.prepare(
-      `UPDATE documents SET title = ?, metadata = ?, status = 'indexed', error = NULL, chunk_count = ?, updated_at = ?
-       WHERE id = ?`,
-    ).run(doc.title, JSON.stringify(doc.metadata), chunks.length, new Date().toISOString(), documentId);
+    markIndexed.run(doc.title, JSON.stringify(doc.metadata), chunks.length, new Date().toISOString(), documentId);
   });
   // a batch is one transaction (the per-document transactions nest as savepoints)
   const replaceAll = db.transaction((tenantId: string, items: DocumentIndex[]) => {
@@ -51,13 +59,20 @@ function chunksWriter(db: DB) {
   );
   const insTerms = chunkTermsWriter(db);
   const sourceLanguage = db.prepare(SOURCE_LANGUAGE_SQL("?", "?")).pluck();
+  const vectorInserts = new Map<string, ReturnType<DB["prepare"]>>();
+  const vectorInsert = (indexName: string) => {
+    let st = vectorInserts.get(indexName);
+    if (!st) {
+      st = db.prepare(`INSERT INTO ${vectorTable(indexName)} (chunk_id, embedding, tenant_id, data_source_id) VALUES (?, ?, ?, ?)`);
+      vectorInserts.set(indexName, st);
+    }
+    return st;
+  };
   return (at: Target, doc: Doc, chunks: NewChunk[], vectors: Vectors) => {
     const language = (sourceLanguage.get(at.tenantId, at.tenantId, at.sourceId) as string | undefined) ?? DEFAULT_LANGUAGE;
     const analyzer = documentAnalyzer(language, () => openingOf(doc.title, chunks));
-    // the vector table depends on the index the vectors came from, so its statement is per call
-    const insVec = vectors
-      ? db.prepare(`INSERT INTO ${vectorTable(vectors.indexName)} (chunk_id, embedding, tenant_id, data_source_id) VALUES (?, ?, ?, ?)`)
-      : null;
+    // the vector table depends on the index the vectors came from: one statement per index
+    const insVec = vectors ? vectorInsert(vectors.indexName) : null;
     chunks.forEach((c, i) => {
       const res = insChunk.run(
         at.tenantId,
