@@ -7,7 +7,7 @@
 // advertises nothing, the crawler probes <url>.md (or <dir>/index.html.md) once for the start
 // page and, only if that works, tries the same pattern for every HTML page (see crawler.ts).
 
-import { parseHTML } from "linkedom";
+import { parseHTML } from "../ingest/parse/dom.js";
 
 export interface HtmlAnalysis {
   title: string | null;

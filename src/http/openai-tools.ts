@@ -5,7 +5,7 @@
 // A limit a provider cannot express is moved into the field's description, and the server still
 // enforces it (a call that breaks it gets an error result that says what to change).
 import type { ToolSpec } from "./mcp/catalog.js";
-import { mcpTool } from "./mcp/server.js";
+import { mcpTool } from "./mcp/tool-listing.js";
 
 export type ToolFormat = "chat_completions" | "responses" | "anthropic" | "mcp";
 export type StrictDialect = "openai" | "anthropic";

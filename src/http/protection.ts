@@ -9,7 +9,7 @@
 // With REDIS_URL the counts live in Redis, so every API process of a deployment spends the same
 // budget; when Redis does not answer, requests pass rather than fail (docs/decisions.md).
 import { createHash } from "node:crypto";
-import { Redis } from "ioredis";
+import { newRedis, type Redis } from "../redis-client.js";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import rateLimit from "@fastify/rate-limit";
 import helmet from "@fastify/helmet";
@@ -28,7 +28,7 @@ export interface ProtectionOptions {
 
 /** a Redis client that fails fast, so an outage costs a request no more than a moment */
 function sharedCounts(app: FastifyInstance, url: string): Redis {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 500 });
+  const redis = newRedis(url, { maxRetriesPerRequest: 1, connectTimeout: 2_000, commandTimeout: 500 });
   let warned = false;
   redis.on("error", (err) => {
     if (!warned) app.log.warn({ err }, "rate limit counts in Redis unavailable: requests pass unlimited until it answers");

@@ -1,9 +1,23 @@
 // Token estimates for chunk sizes and retrieve budgets. gpt-tokenizer (cl100k) is what LLM
 // consumers budget against; embedding models' own tokenizers differ by a few percent, which the
 // chunk size defaults leave room for.
-import { encode } from "gpt-tokenizer";
+import { createRequire } from "node:module";
+
+type Encode = (text: string) => number[];
+let encode: Encode | null = null;
+
+/**
+ * The encoder, built on first use: its tables take a third of a CPU-second to build, and most
+ * processes and parse workers never chunk or budget a text (a server that only searches, a worker
+ * that only parses). Loaded synchronously through the package's CommonJS build, as countTokens is
+ * synchronous.
+ */
+function encoder(): Encode {
+  encode ??= (createRequire(import.meta.url)("gpt-tokenizer") as { encode: Encode }).encode;
+  return encode;
+}
 
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
-  return encode(text).length;
+  return encoder()(text).length;
 }

@@ -4,7 +4,6 @@
 // the app's auth hook, so a wrong key is refused (401) before any MCP message is read.
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Principal } from "../../services/auth/auth.js";
 import { needs } from "../route-config.js";
 import type { RouteApp } from "../route-app.js";
@@ -12,7 +11,6 @@ import { errors, ref } from "../schemas/common.js";
 import { ServiceError } from "../../services/errors.js";
 import { AgentToolsQuery, ToolCallRequest, ToolCallResponse, ToolDefinitions } from "../schemas/agents.js";
 import { toolDefinitions, type ToolFormat } from "../openai-tools.js";
-import { createMcpServer } from "./server.js";
 import { callTool, ToolRefused, toolsFor, type ToolServices } from "./tools.js";
 
 /**
@@ -64,8 +62,16 @@ function registerMcpEndpoint(app: RouteApp, deps: AgentRouteDeps) {
   }
 }
 
+/**
+ * The MCP SDK and our server on it, loaded with the first /mcp request: a quarter of a CPU-second
+ * at every process start otherwise (the SDK brings zod and its HTTP stack), which deployments that
+ * no agent calls over MCP never use.
+ */
+const mcpModules = () => Promise.all([import("./server.js"), import("@modelcontextprotocol/sdk/server/streamableHttp.js")]);
+
 /** Answers one MCP request on the raw response, with a server bound to the caller's principal. */
 async function serveMcp(deps: AgentRouteDeps, req: FastifyRequest, reply: FastifyReply) {
+  const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await mcpModules();
   const server = createMcpServer(deps, req.principal!);
   // stateless: no session id, JSON answers; every request carries its own credentials
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

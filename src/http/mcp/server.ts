@@ -9,29 +9,17 @@ import {
   ListToolsRequestSchema,
   McpError,
   type CallToolResult,
-  type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { VERSION } from "../../version.js";
 import type { Principal } from "../../services/auth/auth.js";
 import { ServiceError } from "../../services/errors.js";
-import type { ToolSpec } from "./catalog.js";
+import { mcpTool } from "./tool-listing.js";
 import { callTool, ToolRefused, toolsFor, type ToolServices } from "./tools.js";
 import { documentText } from "./format.js";
 
 export const MCP_INSTRUCTIONS =
   "Quarry searches the workspace's document collections. Call list_collections to find a collection_id, then search (to find documents) or retrieve (passages with numbered citations to ground an answer). Follow a citation with get_chunk or get_document.";
 
-/** An MCP tool listing entry for a catalogue spec. */
-export function mcpTool(spec: ToolSpec): Tool {
-  const { $id: _id, ...inputSchema } = JSON.parse(JSON.stringify(spec.input)) as Tool["inputSchema"] & { $id?: string };
-  return {
-    name: spec.name,
-    title: spec.title,
-    description: spec.description,
-    inputSchema,
-    annotations: { title: spec.title, readOnlyHint: spec.readOnly, destructiveHint: false, openWorldHint: spec.name === "add_url" },
-  };
-}
 
 function registerTools(server: McpServer, svc: ToolServices, p: Principal): void {
   server.server.registerCapabilities({ tools: { listChanged: false } });

@@ -2,7 +2,7 @@
 // page chrome; turndown keeps headings, lists, tables and code as Markdown so the Markdown
 // reader can build heading paths. DOCX reuses this path (mammoth gives HTML).
 import { Readability } from "@mozilla/readability";
-import { parseHTML } from "linkedom";
+import { parseHTML } from "./dom.js";
 import TurndownService from "turndown";
 import type { ParsedBlock, ParsedDocument } from "../types.js";
 import { cleanInline, finishDocument, titleFromFilename } from "./common.js";

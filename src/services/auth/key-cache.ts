@@ -5,7 +5,7 @@
 // revokes drops it and publishes the hash on Redis (REDIS_URL), and every process drops it on
 // receipt. Without Redis, or while the subscription is down (a message may be missed), rows live
 // only SHORT_TTL_MS, so a revocation reaches every process within that time by expiry alone.
-import { Redis } from "ioredis";
+import { newRedis } from "../../redis-client.js";
 import type { Logger } from "pino";
 import type { ApiKeyRow, TenantRow } from "../../store/types.js";
 
@@ -39,7 +39,7 @@ const MAX_ENTRIES = 10_000;
 export function createKeyCache(o: KeyCacheOptions): KeyCache {
   const rows = new Map<string, { row: CachedKey; until: number }>();
   const channel = `${o.prefix}:api-keys:revoked`;
-  const redis = o.redisUrl ? { pub: new Redis(o.redisUrl, { maxRetriesPerRequest: 1 }), sub: new Redis(o.redisUrl) } : null;
+  const redis = o.redisUrl ? { pub: newRedis(o.redisUrl, { maxRetriesPerRequest: 1 }), sub: newRedis(o.redisUrl) } : null;
   let listening = false;
   if (redis) {
     redis.pub.on("error", () => undefined);
