@@ -90,14 +90,15 @@ async function postgresProjects(): Promise<TestProjectInlineConfiguration[]> {
     console.log(`PostgreSQL passes skipped: ${pgMissing}`);
     return [];
   }
-  // every server of these suites gets a fresh database (test/kit/server.ts); pg-global.ts drops
-  // what restarts left, once, after all files of the run
+  // every server of these suites gets a fresh copy of the run's migrated template database
+  // (test/kit/server.ts); pg-global.ts makes the template first and drops it and what restarts
+  // left after all files of the run
   const pg: TestProjectInlineConfiguration = { extends: true, test: { name: "pg", include: PG_SUITES, isolate: false, globalSetup: ["./test/helpers/pg-global.ts"], env: { ...ENV, TEST_STORE: "postgres" } } };
   if (!(await redisReachable())) {
     console.log(`BullMQ pass skipped: Redis is not reachable at ${REDIS_URL}`);
     return [pg];
   }
-  const pgRedis: TestProjectInlineConfiguration = { extends: true, test: { name: "pg-redis", include: QUEUE_SUITES, isolate: false, env: { ...ENV, TEST_STORE: "postgres", TEST_QUEUE: "redis" } } };
+  const pgRedis: TestProjectInlineConfiguration = { extends: true, test: { name: "pg-redis", include: QUEUE_SUITES, isolate: false, globalSetup: ["./test/helpers/pg-global.ts"], env: { ...ENV, TEST_STORE: "postgres", TEST_QUEUE: "redis" } } };
   return [pg, pgRedis];
 }
 

@@ -55,7 +55,7 @@ const queuePrefixes = new Map<string, string>();
 async function postgresFor(dataDir: string, env: Record<string, string>): Promise<Record<string, string>> {
   if (process.env.TEST_STORE !== "postgres" || env.DATABASE_URL) return {};
   let db = databases.get(dataDir);
-  if (!db) databases.set(dataDir, (db = await createTestDatabase(`quarry_http_${process.env.QUARRY_TEST_RUN ?? "x"}`)));
+  if (!db) databases.set(dataDir, (db = await createTestDatabase(`quarry_http_${process.env.QUARRY_TEST_RUN ?? "x"}`, { migrated: true })));
   if (process.env.TEST_QUEUE !== "redis" || env.REDIS_URL) return { DATABASE_URL: db.url };
   let prefix = queuePrefixes.get(dataDir);
   if (!prefix) queuePrefixes.set(dataDir, (prefix = testPrefix()));
