@@ -7,6 +7,7 @@ import { cleanInline, finishDocument, titleFromFilename } from "./common.js";
 import { decodeUtf8Text, normalizeText } from "./decode.js";
 import { ParseError } from "./errors.js";
 import { LIMITS, checkCount } from "./limits.js";
+import { heapGuard, ROWS_PER_CHECK } from "./memory-guard.js";
 
 const CANDIDATE_DELIMITERS = [",", ";", "\t", "|"] as const;
 
@@ -42,7 +43,7 @@ export function looksLikeHeader(row: string[]): boolean {
   return cells.every((c) => c !== "") && cells.filter((c) => /^[-+]?[\d.,%$€£ ]+$/.test(c)).length === 0;
 }
 
-export function csvRowsToBlocks(records: string[][]): { blocks: ParsedBlock[]; columns: string[]; rows: number } {
+export function csvRowsToBlocks(records: string[][], checkHeap: () => void = () => undefined): { blocks: ParsedBlock[]; columns: string[]; rows: number } {
   const width = Math.max(0, ...records.map((r) => r.length));
   const hasHeader = records.length > 1 && looksLikeHeader(records[0]);
   const header = Array.from({ length: width }, (_, i) =>
@@ -50,7 +51,8 @@ export function csvRowsToBlocks(records: string[][]): { blocks: ParsedBlock[]; c
   );
   const data = hasHeader ? records.slice(1) : records;
   const blocks: ParsedBlock[] = [];
-  for (const row of data) {
+  for (const [n, row] of data.entries()) {
+    if (n % ROWS_PER_CHECK === 0) checkHeap();
     const pairs: string[] = [];
     row.forEach((value, i) => {
       const v = cleanInline(value);
@@ -67,6 +69,8 @@ export function parseCsv(bytes: Buffer, filename: string): ParsedDocument {
   if (raw === null) throw new ParseError("The CSV file is not UTF-8 text. Export it as CSV UTF-8 and upload again.");
   const text = normalizeText(raw);
   let records: string[][];
+  const checkHeap = heapGuard();
+  let read = 0;
   try {
     records = parse(text, {
       delimiter: detectDelimiter(text, filename),
@@ -76,8 +80,13 @@ export function parseCsv(bytes: Buffer, filename: string): ParsedDocument {
       skip_empty_lines: true,
       // stop reading at the limit instead of building millions of rows first
       to: LIMITS.csvRows + 1,
+      on_record: (record: string[]) => {
+        if (++read % ROWS_PER_CHECK === 0) checkHeap();
+        return record;
+      },
     }) as string[][];
   } catch (err) {
+    if (err instanceof ParseError) throw err; // stopped near the worker's heap limit
     const message = err instanceof Error ? err.message : String(err);
     const line = /line (\d+)/i.exec(message)?.[1];
     throw new ParseError(
@@ -87,7 +96,7 @@ export function parseCsv(bytes: Buffer, filename: string): ParsedDocument {
   }
   checkCount(records.length, LIMITS.csvRows, "rows", "CSV");
   checkCount(Math.max(0, ...records.slice(0, 1000).map((r) => r.length)), LIMITS.csvColumns, "columns", "CSV");
-  const { blocks, columns, rows } = csvRowsToBlocks(records);
+  const { blocks, columns, rows } = csvRowsToBlocks(records, checkHeap);
   return finishDocument({
     kind: "csv",
     title: titleFromFilename(filename),

@@ -7,6 +7,7 @@ import type { ChunkDraft, FileKind, ParsedDocument } from "../types.js";
 import type { ChunkOptions } from "../chunk.js";
 import { ParseError } from "./errors.js";
 import { parseTimeoutMs } from "./limits.js";
+import { memoryExceededMessage } from "./memory-guard.js";
 import { onWorkerStartFailure, parsePool } from "./parse-pool.js";
 import type { ParseResult } from "./parse-worker.js";
 
@@ -166,10 +167,7 @@ function explainFailure(err: unknown, started: boolean, maxOldMb: number): Error
   // The clock's verdicts are already worded for the document.
   if (e instanceof ParseError || e instanceof ParseBusyError || e instanceof WorkerStartTimeout) return e;
   if (e.code === "ERR_WORKER_OUT_OF_MEMORY") {
-    return new ParseError(
-      `Parsing needed more than ${maxOldMb} MB of memory and was stopped. Split the file into smaller files and upload again.`,
-      { cause: e },
-    );
+    return new ParseError(memoryExceededMessage(maxOldMb), { cause: e });
   }
   // piscina rejects a task with AbortError when its pool is closed (shutdown): not the file's fault.
   if (e.name === "AbortError") return new Error(`Parsing was interrupted: ${e.message}`, { cause: e });
