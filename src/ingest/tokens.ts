@@ -1,6 +1,7 @@
-// Token estimates for chunk sizes and retrieve budgets. gpt-tokenizer (cl100k) is what LLM
-// consumers budget against; embedding models' own tokenizers differ by a few percent, which the
-// chunk size defaults leave room for.
+// Token estimates for chunk sizes and retrieve budgets. gpt-tokenizer's default encoding (o200k,
+// GPT-4o's and later models'; cl100k before its version 3) is what LLM consumers budget against;
+// embedding models' own tokenizers differ by a few percent, which the chunk size defaults leave
+// room for.
 import { createRequire } from "node:module";
 
 type Encode = (text: string) => number[];
