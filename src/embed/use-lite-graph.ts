@@ -132,7 +132,7 @@ function transformerLayer({ g, w, dense }: Ctx, x: string, residual: string, key
 
 /**
  * The largest quantized weight: 7 bits, not 8. onnxruntime multiplies uint8 activations by int8
- * weights; on x86 CPUs without VNNI (AVX2 only, e.g. the AMD EPYC machines CI runs on) its kernel
+ * weights; on x86 CPUs without VNNI (AVX2 only: the AMD EPYC machine of 2026-11-29 here) its kernel
  * adds each pair of products in 16 bits with saturation (vpmaddubsw), and 2 x 255 x 127 overflows
  * it: the vectors then moved from the float model's by cosine 0.978-0.989 on such a CPU against
  * 0.997 or more on one with VNNI. 2 x 255 x 63 fits, so every CPU computes the same exact integer

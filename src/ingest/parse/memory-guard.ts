@@ -12,7 +12,7 @@ import { ParseError } from "./errors.js";
 
 /** the share of the worker's old-generation limit at which a parser stops itself */
 const STOP_AT = 0.85;
-/** rows between two checks: a check reads V8's heap statistics, about a microsecond */
+/** rows between two checks: a check reads V8's heap space statistics (a handful of numbers) */
 export const ROWS_PER_CHECK = 1000;
 
 export function memoryExceededMessage(maxOldMb: number): string {
@@ -30,7 +30,9 @@ let collect: (() => void) | null = null;
 
 /**
  * A full collection, so what is counted is live: a warm worker's heap still holds the garbage of
- * the files it parsed before (the way jest's leak detector reaches V8's gc without --expose-gc).
+ * the files it parsed before (the way jest's leak detector reaches V8's gc without --expose-gc;
+ * the flag is process-wide, so contexts made afterwards also see a global gc(), which nothing here
+ * reads).
  */
 function collectGarbage(): void {
   if (!collect) {
