@@ -48,7 +48,13 @@ describe.skipIf(!chromiumPath())("console: the Analytics page in Chromium", () =
 
     // --- the page
     await page.goto("/workspace");
-    await page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: "Analytics", exact: true }).click();
+    // Late in a whole run (three suites and Chromium on two cores) the console's first render has
+    // taken longer than the 15 s default twice; a page without the nav says where it is instead.
+    const nav = page.getByRole("navigation", { name: "Console" });
+    await nav.waitFor({ timeout: 60_000 }).catch(async (err: unknown) => {
+      throw new Error(`no console nav at ${page.url()}: ${(await page.locator("body").innerText()).slice(0, 300)}`, { cause: err });
+    });
+    await nav.getByRole("link", { name: "Analytics", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: "Analytics" }).waitFor();
     await page.getByRole("img", { name: "Searches per interval" }).waitFor();
     const volume = page.getByRole("table", { name: "Searches per interval" });
