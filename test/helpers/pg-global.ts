@@ -4,20 +4,9 @@
 // and the databases this run's HTTP suites left for restarts (servers opened on a caller's
 // DATA_DIR keep theirs until the end of the run). Only this run's (QUARRY_TEST_RUN,
 // vitest.config.ts): another run on the same server keeps its own.
-import pg from "pg";
 import { createPool, migrate } from "../../src/store/postgres/db.js";
 import { CITUS_WORKERS } from "./citus.js";
-import { migratedTemplate, PG_ADMIN_URL } from "./pg.js";
-
-async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
+import { databaseUrl, httpDatabasePrefix, migratedTemplate, withAdmin } from "./pg.js";
 
 /** kept on globalThis: each project may import this module afresh (as test/helpers/server-build.ts) */
 const made = Symbol.for("quarry.testPgTemplate");
@@ -31,9 +20,7 @@ export async function setup(): Promise<void> {
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.query(`CREATE DATABASE ${name}`);
     });
-    const url = new URL(PG_ADMIN_URL);
-    url.pathname = `/${name}`;
-    const pool = createPool(url.toString());
+    const pool = createPool(databaseUrl(name));
     try {
       await migrate(pool);
     } finally {
@@ -45,7 +32,7 @@ export async function setup(): Promise<void> {
 
 export async function teardown(): Promise<void> {
   await withAdmin(async (c) => {
-    const r = await c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE starts_with(datname, $1)", [`quarry_http_${process.env.QUARRY_TEST_RUN ?? "x"}_`]);
+    const r = await c.query<{ datname: string }>("SELECT datname FROM pg_database WHERE starts_with(datname, $1)", [`${httpDatabasePrefix()}_`]);
     for (const { datname } of r.rows) await c.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     await c.query(`DROP DATABASE IF EXISTS ${migratedTemplate()} WITH (FORCE)`);
   });

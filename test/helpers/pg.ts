@@ -34,6 +34,9 @@ export async function pgUnavailableReason(): Promise<string | null> {
  */
 export const migratedTemplate = () => `quarry_tmpl_${process.env.QUARRY_TEST_RUN ?? "x"}`;
 
+/** The name prefix of this run's HTTP suites' databases (test/kit/server.ts), dropped at its end. */
+export const httpDatabasePrefix = () => `quarry_http_${process.env.QUARRY_TEST_RUN ?? "x"}`;
+
 /**
  * An empty database, or with `migrated` a copy of this run's migrated template when it exists
  * (the store's migrate() then finds nothing to do). Never on Citus: its databases are prepared on
@@ -41,30 +44,36 @@ export const migratedTemplate = () => `quarry_tmpl_${process.env.QUARRY_TEST_RUN
  */
 export async function createTestDatabase(prefix = "quarry_test", opts: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const name = `${prefix}_${crypto.randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  try {
+  await withAdmin(async (admin) => {
     const template = opts.migrated && CITUS_WORKERS.length === 0 ? migratedTemplate() : null;
     const copy = template && (await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [template])).rowCount;
     await admin.query(copy ? `CREATE DATABASE ${name} TEMPLATE ${template}` : `CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
+  });
   await prepareCitusDatabase(PG_ADMIN_URL, name);
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
   return {
-    url: url.toString(),
+    url: databaseUrl(name),
     name,
     async drop() {
-      const a = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await a.connect();
-      try {
-        await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await a.end();
-      }
+      await withAdmin((a) => a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
       await dropCitusDatabase(PG_ADMIN_URL, name);
     },
   };
+}
+
+/** Runs `fn` on a connection to the admin database of TEST_PG_URL, closed afterwards. */
+export async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await c.connect();
+  try {
+    return await fn(c);
+  } finally {
+    await c.end();
+  }
+}
+
+/** The URL of database `name` on the TEST_PG_URL server. */
+export function databaseUrl(name: string): string {
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
 }

@@ -8,7 +8,7 @@ import pino from "pino";
 import { loadConfig } from "../../src/config.js";
 import { createRuntime, type Runtime } from "../../src/runtime.js";
 import { buildApp, type App } from "../../src/http/app.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/pg.js";
+import { createTestDatabase, httpDatabasePrefix, type TestDatabase } from "../helpers/pg.js";
 import { fetchCaller, injectCaller, type Call, type CallOptions } from "./call.js";
 import { dropPrefix, REDIS_URL, testPrefix } from "../jobs/redis.js";
 
@@ -55,7 +55,7 @@ const queuePrefixes = new Map<string, string>();
 async function postgresFor(dataDir: string, env: Record<string, string>): Promise<Record<string, string>> {
   if (process.env.TEST_STORE !== "postgres" || env.DATABASE_URL) return {};
   let db = databases.get(dataDir);
-  if (!db) databases.set(dataDir, (db = await createTestDatabase(`quarry_http_${process.env.QUARRY_TEST_RUN ?? "x"}`, { migrated: true })));
+  if (!db) databases.set(dataDir, (db = await createTestDatabase(httpDatabasePrefix(), { migrated: true })));
   if (process.env.TEST_QUEUE !== "redis" || env.REDIS_URL) return { DATABASE_URL: db.url };
   let prefix = queuePrefixes.get(dataDir);
   if (!prefix) queuePrefixes.set(dataDir, (prefix = testPrefix()));
