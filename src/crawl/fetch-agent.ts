@@ -10,8 +10,8 @@
 
 import type { LookupAddress, LookupOptions } from "node:dns";
 import type { LookupFunction } from "node:net";
-import { createRequire } from "node:module";
 import type { Dispatcher } from "undici";
+import { lazyRequire } from "../lazy-require.js";
 import type { ResolvedAddress, UrlGuard } from "./url-policy.js";
 
 /** Sockets per origin, as with the node:http agents this replaced. */
@@ -25,11 +25,13 @@ export interface PinnedAgent {
   destroy(): void;
 }
 
+/** undici, loaded with the first crawl's agent: 0.2 CPU-s at every process start otherwise */
+const undici = lazyRequire<typeof import("undici")>("undici");
+
 export function createPinnedAgent(guard: UrlGuard): PinnedAgent {
   const pins = new Map<string, ResolvedAddress[]>();
   const lookup = pinnedLookup(pins, guard);
-  // undici is loaded with the first crawl's agent: 0.2 CPU-s at every process start otherwise
-  const { Agent } = createRequire(import.meta.url)("undici") as typeof import("undici");
+  const { Agent } = undici();
   const agent = new Agent({ connections: CONNECTIONS_PER_ORIGIN, connect: { lookup } });
   return {
     dispatcher: agent,

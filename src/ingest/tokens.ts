@@ -2,23 +2,16 @@
 // GPT-4o's and later models'; cl100k before its version 3) is what LLM consumers budget against;
 // embedding models' own tokenizers differ by a few percent, which the chunk size defaults leave
 // room for.
-import { createRequire } from "node:module";
-
-type Encode = (text: string) => number[];
-let encode: Encode | null = null;
+import { lazyRequire } from "../lazy-require.js";
 
 /**
  * The encoder, built on first use: its tables take a third of a CPU-second to build, and most
  * processes and parse workers never chunk or budget a text (a server that only searches, a worker
- * that only parses). Loaded synchronously through the package's CommonJS build, as countTokens is
- * synchronous.
+ * that only parses).
  */
-function encoder(): Encode {
-  encode ??= (createRequire(import.meta.url)("gpt-tokenizer") as { encode: Encode }).encode;
-  return encode;
-}
+const tokenizer = lazyRequire<{ encode: (text: string) => number[] }>("gpt-tokenizer");
 
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
-  return encoder()(text).length;
+  return tokenizer().encode(text).length;
 }

@@ -39,12 +39,11 @@ export function createMailer(deps: { smtpUrl: string | null; from: string; outbo
 
   async function send(msg: MailMessage): Promise<void> {
     const mail = { from: deps.from, to: msg.to, subject: msg.subject, text: msg.text, ...(msg.html ? { html: msg.html } : {}) };
+    const info = await (await transporter()).sendMail(mail);
     if (deps.smtpUrl) {
-      const info = await (await transporter()).sendMail(mail);
       log.info({ to: msg.to, subject: msg.subject, messageId: info.messageId }, "mail sent");
       return;
     }
-    const info = await (await transporter()).sendMail(mail);
     await fs.promises.mkdir(deps.outboxDir, { recursive: true });
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
     const file = path.join(deps.outboxDir, `${stamp}-${randomBytes(4).toString("hex")}.eml`);
