@@ -2,6 +2,7 @@
 // local trust-auth server), dropped at the end. Tests never depend on state another run left.
 import pg from "pg";
 import crypto from "node:crypto";
+import { admin } from "../../src/evaluation/bench/postgres.js";
 import { CITUS_WORKERS, dropCitusDatabase, prepareCitusDatabase } from "./citus.js";
 
 export const PG_ADMIN_URL = process.env.TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -61,15 +62,7 @@ export async function createTestDatabase(prefix = "quarry_test", opts: { migrate
 }
 
 /** Runs `fn` on a connection to the admin database of TEST_PG_URL, closed afterwards. */
-export async function withAdmin<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
+export const withAdmin = <T>(fn: (c: pg.Client) => Promise<T>): Promise<T> => admin(PG_ADMIN_URL, fn);
 
 /** The URL of database `name` on the TEST_PG_URL server. */
 export function databaseUrl(name: string): string {
