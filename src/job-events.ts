@@ -34,6 +34,7 @@ export function observedIngestHandler(
         job: job.id,
         tenant: job.tenant_id,
         document: job.subject,
+        attempt: job.attempts,
         data_source: doc?.data_source_id ?? null,
         status: doc?.status ?? "deleted",
         chunks: doc?.chunk_count ?? 0,

@@ -262,6 +262,12 @@ async function startWorker(s: BullState): Promise<void> {
   s.worker = worker;
   const kick = () => dispatch(s);
   worker.on("error", (err) => log.debug({ err: err.message, queue: spec.name }, "bullmq worker"));
+  // At-least-once made visible: a job whose lock lapsed (its worker died, or stalled longer than
+  // the lock) runs again, and these lines say which job that was and why.
+  worker.on("stalled", (jobId) => log.warn({ event: "job_stalled", job: jobId, queue: spec.name }, "a job's worker stopped holding its lock; the job runs again"));
+  worker.on("lockRenewalFailed", (jobIds) =>
+    log.warn({ event: "job_lock_lost", jobs: jobIds, queue: spec.name }, "could not renew the lock of running jobs; another run of them may follow"),
+  );
   worker.on("active", kick);
   worker.on("completed", kick);
   worker.on("failed", kick);

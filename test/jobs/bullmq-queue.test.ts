@@ -23,8 +23,8 @@ beforeAll(async () => {
   if (!reachable) console.log(`skipping BullMQ tests: Redis is not reachable at ${REDIS_URL}`);
 });
 
-async function backend(prefix: string, o: { lockMs?: number } = {}): Promise<QueueBackend> {
-  const b = await createBullBackend({ url: REDIS_URL, prefix, tenantConcurrency: 1, log, lockMs: o.lockMs ?? 2_000, dispatchEveryMs: 100 });
+async function backend(prefix: string, o: { lockMs?: number; log?: pino.Logger } = {}): Promise<QueueBackend> {
+  const b = await createBullBackend({ url: REDIS_URL, prefix, tenantConcurrency: 1, log: o.log ?? log, lockMs: o.lockMs ?? 2_000, dispatchEveryMs: 100 });
   cleanup.push(() => b.close());
   return b;
 }
@@ -77,7 +77,7 @@ describe("BullMQ queue", () => {
     expect(gaveUp).toEqual(["bad: cannot be done"]);
   }, 60_000);
 
-  it("a job held by a worker process killed with SIGKILL is taken over by another worker", async (ctx) => {
+  it("a job held by a worker process killed with SIGKILL is taken over by another worker, which logs the takeover", async (ctx) => {
     if (!reachable) return ctx.skip();
     const p = prefix();
     const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "test/jobs/bull-worker-child.ts", REDIS_URL, p], {
@@ -90,16 +90,20 @@ describe("BullMQ queue", () => {
     await until(() => out.includes("ready"), "the child worker", 30_000);
     const api = (await backend(p, { lockMs: 1_000 })).create(spec(async () => undefined));
     await api.open();
-    await api.enqueue({ tenant_id: "t1", kind: "work", subject: "doc-1" });
+    const jobId = await api.enqueue({ tenant_id: "t1", kind: "work", subject: "doc-1" });
     await until(() => out.includes("started doc-1"), "the child to take the job");
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
 
     const done: string[] = [];
-    const worker = (await backend(p, { lockMs: 1_000 })).create(spec(async (job) => void done.push(job.subject)));
+    const lines: { event?: string; job?: string; msg: string }[] = [];
+    const logged = pino({ level: "warn" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const worker = (await backend(p, { lockMs: 1_000, log: logged })).create(spec(async (job) => void done.push(job.subject)));
     await worker.start();
     await until(() => done.length === 1, "the job to be taken over", 30_000);
     expect(done).toEqual(["doc-1"]);
+    // an operator reading the logs can tell why the job ran again, and which job it was
+    expect(lines.filter((l) => l.event === "job_stalled").map((l) => l.job)).toEqual([jobId]);
     await until(async () => (await worker.pending()) === 0, "the queue to drain");
   }, 60_000);
 

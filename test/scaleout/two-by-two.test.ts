@@ -49,16 +49,41 @@ function report(batch: number, i: number): string {
   return `# Report ${batch}-${i}\n\n${sections.join("\n\n")}\n`;
 }
 
-/** finished ingest jobs in a process's JSON log lines, by document */
-function finishedJobs(output: string, retried?: Set<string>): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of output.split("\n")) {
-    if (!line.startsWith("{") || !line.includes('"ingest_job"')) continue;
-    const e = JSON.parse(line) as { event?: string; msg?: string; document?: string; status?: string; attempt?: number };
+interface LogEvent {
+  event?: string;
+  msg?: string;
+  job?: string;
+  jobs?: string[];
+  document?: string;
+  status?: string;
+  attempt?: number;
+}
+
+function logEvents(output: string): LogEvent[] {
+  return output
+    .split("\n")
+    .filter((l) => l.startsWith("{") && /"(ingest_job|job_stalled|job_lock_lost)"/.test(l))
+    .map((l) => JSON.parse(l) as LogEvent);
+}
+
+/** finished ingest jobs in a process's JSON log lines: their job ids by document */
+function finishedJobs(output: string, retried?: Set<string>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const e of logEvents(output)) {
     if (e.event === "ingest_job" && e.msg === "ingest job finished" && e.status === "indexed") {
-      out.set(e.document!, (out.get(e.document!) ?? 0) + 1);
+      out.set(e.document!, [...(out.get(e.document!) ?? []), e.job!]);
       if ((e.attempt ?? 1) > 1) retried?.add(e.document!);
     }
+  }
+  return out;
+}
+
+/** jobs a process logged as having lost their lock (so BullMQ runs them again: at-least-once) */
+function relockedJobs(output: string): Set<string> {
+  const out = new Set<string>();
+  for (const e of logEvents(output)) {
+    if (e.event === "job_stalled" && e.job) out.add(e.job);
+    if (e.event === "job_lock_lost") for (const j of e.jobs ?? []) out.add(j);
   }
   return out;
 }
@@ -175,24 +200,31 @@ async function checkChunks(d: Deployment, key: string, docs: any[]): Promise<voi
 
 /**
  * One finished ingest job per upload across both workers' logs (the killed one's up to its death),
- * except at the kill itself: a job the killed worker logged as finished but had not yet reported
- * to the queue is delivered again (at-least-once) and finishes once more on the survivor. Such a
- * document has exactly one finish in each log; that it is still indexed once is checkChunks'
- * job (no duplicate chunks, counts right).
+ * except where a job ran again because its lock lapsed, which a worker logs (job_stalled,
+ * job_lock_lost): the killed worker's job that it logged as finished but had not yet reported to
+ * the queue, or, on a loaded machine, a survivor's job whose lock renewal came too late. BullMQ is
+ * at-least-once; that such a document is still indexed once is checkChunks' job (no duplicate
+ * chunks, counts right). A second run nobody logged a reason for fails, with the document's lines.
  */
 function checkJobLogs(workers: QuarryProcess[], accepted: string[], pendingAtKill: number): void {
   const retried = new Set<string>();
-  const killed = finishedJobs(workers[0]!.output(), retried);
-  const survivor = finishedJobs(workers[1]!.output(), retried);
+  const outputs = workers.map((w) => w.output());
+  const killed = finishedJobs(outputs[0]!, retried);
+  const survivor = finishedJobs(outputs[1]!, retried);
+  const relocked = new Set([...relockedJobs(outputs[0]!), ...relockedJobs(outputs[1]!)]);
   let redelivered = 0;
   for (const id of accepted) {
-    const [k, s] = [killed.get(id) ?? 0, survivor.get(id) ?? 0];
-    if (k === 1 && s === 1) redelivered++;
-    else expect(k + s, `finished ingest jobs of ${id} (killed worker ${k}, survivor ${s})`).toBe(1);
+    const jobs = [...(killed.get(id) ?? []), ...(survivor.get(id) ?? [])];
+    if (jobs.length > 1 && jobs.some((j) => relocked.has(j))) {
+      redelivered++;
+      continue;
+    }
+    const lines = outputs.map((o, i) => `worker ${i + 1}:\n${o.split("\n").filter((l) => l.includes(id) || jobs.some((j) => l.includes(j))).join("\n")}`);
+    expect(jobs.length, `finished ingest jobs of ${id} (killed worker ${killed.get(id)?.length ?? 0}, survivor ${survivor.get(id)?.length ?? 0}); its log lines:\n${lines.join("\n")}`).toBe(1);
   }
   expect(survivor.size).toBeGreaterThan(0); // the survivor took over
   // for the record: BullMQ does not count a stalled job's takeover as an attempt, so this is often 0
-  console.log(`2x2: ${pendingAtKill} documents pending at the kill; ${retried.size} logged as finished with attempt > 1; ${redelivered} finished again after the kill`);
+  console.log(`2x2: ${pendingAtKill} documents pending at the kill; ${retried.size} logged as finished with attempt > 1; ${redelivered} finished again after a lapsed lock`);
 }
 
 async function waitFor(url: string, key: string, route: string, done: (body: any) => boolean, what: string, ms: number): Promise<any> {
