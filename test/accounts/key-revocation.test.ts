@@ -10,7 +10,7 @@ import { openSqliteStore } from "../../src/store/sqlite/index.js";
 import type { Store } from "../../src/store/types.js";
 import { createAuthService } from "../../src/services/auth/auth.js";
 import { createApiKeyService, mintKey } from "../../src/services/auth/api-keys.js";
-import { createKeyCache, SHORT_TTL_MS, type KeyCache } from "../../src/services/auth/key-cache.js";
+import { createKeyCache, type KeyCache } from "../../src/services/auth/key-cache.js";
 import { dropPrefix, REDIS_URL, redisReachable, testPrefix } from "../jobs/redis.js";
 
 const reachable = await redisReachable();
@@ -87,6 +87,8 @@ describe.each(shapes)("a revoked key is refused by every API process within 1 s 
     await a.apiKeys.revoke(principal, keyId);
     expect(await a.status(secret)).toBe("unauthorized");
     const ms = await msUntil(async () => (await b.status(secret)) === "unauthorized", 2_000);
-    expect(ms).toBeLessThan(withRedis ? 200 : Math.min(1_000, SHORT_TTL_MS + 100));
+    // Through Redis the message beats the expiry by far; by expiry alone the promise is 1 s (the
+    // entry lives SHORT_TTL_MS; a loaded 2-core run has delayed this loop's timers by 170 ms)
+    expect(ms).toBeLessThan(withRedis ? 200 : 1_000);
   });
 });
