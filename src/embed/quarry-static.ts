@@ -1,7 +1,8 @@
 // The "quarry" provider: Quarry's own static embedding model (src/model), trained in this repository
 // and shipped as one file under model/. It runs on the calling thread: a query costs a few
 // hundredths of a millisecond (tokenize, then one weighted sum of rows), a passage well under a
-// millisecond, so there is no worker pool and no warm-up; the file loads in milliseconds.
+// millisecond, so there is no worker pool and no warm-up; the file loads once per process.
+import fs from "node:fs";
 import path from "node:path";
 import { readModel, type ModelHeader } from "../model/artifact.js";
 import { MODEL_DIR } from "../model/paths.js";
@@ -19,6 +20,32 @@ export function modelFilePath(profile: EmbeddingProfile): string {
   return path.isAbsolute(file) ? file : path.join(MODEL_DIR, file);
 }
 
+interface LoadedModel {
+  /** the file as it was read: a file written again since is read again */
+  stamp: string;
+  header: ModelHeader;
+  encoder: StaticEncoder;
+}
+
+/**
+ * Models this process has loaded, by file. A model is read-only once loaded (adaptation copies
+ * the rows it changes), so every embedder of the same file shares one: reading, checksumming and
+ * indexing the 27 MB file took about 250 ms of CPU, paid again by every runtime a process opened
+ * (the test suites open hundreds). A process serves one or two profiles, so the map stays small.
+ */
+const loaded = new Map<string, LoadedModel>();
+
+function loadModel(file: string): LoadedModel & { cached: boolean } {
+  const st = fs.statSync(file);
+  const stamp = `${st.ino}:${st.size}:${st.mtimeMs}`;
+  const hit = loaded.get(file);
+  if (hit?.stamp === stamp) return { ...hit, cached: true };
+  const { header, parts } = readModel(file);
+  const model = { stamp, header, encoder: new StaticEncoder(parts) };
+  loaded.set(file, model);
+  return { ...model, cached: false };
+}
+
 export class QuarryStaticEmbedder implements Embedder {
   readonly profile: EmbeddingProfile;
   private encoderRef: StaticEncoder | null = null;
@@ -32,14 +59,14 @@ export class QuarryStaticEmbedder implements Embedder {
     const file = modelFilePath(profile);
     try {
       const t0 = performance.now();
-      const { header, parts } = readModel(file);
-      if (parts.shape.dim + parts.shape.identityDim !== profile.dimension) {
-        throw new Error(`the model makes ${parts.shape.dim + parts.shape.identityDim}-dimensional vectors but the profile declares ${profile.dimension}`);
+      const { header, encoder, cached } = loadModel(file);
+      if (encoder.dimension !== profile.dimension) {
+        throw new Error(`the model makes ${encoder.dimension}-dimensional vectors but the profile declares ${profile.dimension}`);
       }
-      this.encoderRef = new StaticEncoder(parts);
+      this.encoderRef = encoder;
       this.header = header;
       this.state = { state: "ready", detail: null };
-      log.info({ file, model: header.model, ms: Math.round(performance.now() - t0) }, "static model loaded");
+      log.info({ file, model: header.model, ms: Math.round(performance.now() - t0), cached }, "static model loaded");
     } catch (err) {
       const detail = `Embedding profile "${profile.name}" cannot load its model file ${file}: ${(err as Error).message}. Reinstall Quarry or point options.file at a model written by npm run model:train.`;
       this.state = { state: "unavailable", detail };

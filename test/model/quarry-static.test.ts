@@ -63,6 +63,23 @@ describe("quarry provider", () => {
     expect(createEmbedder({ ...profile, dimension: 512 }, { modelsDir: dir, allowDownload: false }).status().detail).toMatch(/64-dimensional/);
   });
 
+  it("loads a file once per process, and again once it is written anew", async () => {
+    const copy = path.join(dir, "copy.qsm");
+    fs.copyFileSync(file, copy);
+    const of = (f: string) => createEmbedder({ ...profile, options: { file: f } }, { modelsDir: dir, allowDownload: false }) as QuarryStaticEmbedder;
+    const [a, b] = [of(copy), of(copy)];
+    expect(a.encoder()).not.toBeNull();
+    expect(b.encoder()).toBe(a.encoder());
+    await a.close();
+    expect(await b.embedQuery("still served")).toHaveLength(64); // a closed sharer does not close the model
+    fs.writeFileSync(copy, fs.readFileSync(file).subarray(0, 60));
+    expect(of(copy).status().detail).toMatch(/damaged/);
+    fs.copyFileSync(file, copy);
+    const c = of(copy);
+    expect(c.status().state).toBe("ready");
+    expect(c.encoder()).not.toBe(a.encoder());
+  });
+
   it("rejects a profile whose file option is not a path", () => {
     expect(() => validateProfile({ ...profile, options: { file: 3 } })).toThrow(/options\.file must be the path of a model file/);
   });
