@@ -3,7 +3,8 @@
 // each response schema: about 1.5 s of CPU per server start, spent on routes a process may never
 // answer (a worker's health port, a test's server). Here a route's serializer is built the first
 // time a response of its status is sent, by Fastify's own compiler, once per schema object (error
-// responses share theirs across routes); validators likewise (validation.ts).
+// responses share theirs across routes, and every app of the process shares them); validators
+// likewise (validation.ts).
 // compileAllSchemas builds everything at once, so a broken schema fails a test, not a response.
 import { SerializerSelector } from "@fastify/fast-json-stringify-compiler";
 import type { FastifyInstance, FastifySerializerCompiler } from "fastify";
@@ -12,10 +13,21 @@ import { createValidators } from "./validation.js";
 
 type Serialize = (data: unknown) => string;
 
+/** serializers by schema object, per set of shared schemas: built once per process, whichever app sends first */
+const serializerCaches = new WeakMap<TSchema[], { build: ReturnType<ReturnType<typeof SerializerSelector>>; built: WeakMap<object, Serialize> }>();
+
+function serializerCache(shared: TSchema[]) {
+  let cache = serializerCaches.get(shared);
+  if (!cache) {
+    const externals = Object.fromEntries(shared.map((s) => [s.$id as string, s]));
+    cache = { build: SerializerSelector()(externals, {}), built: new WeakMap() };
+    serializerCaches.set(shared, cache);
+  }
+  return cache;
+}
+
 function lazySerializers(shared: TSchema[]) {
-  const externals = Object.fromEntries(shared.map((s) => [s.$id as string, s]));
-  const build = SerializerSelector()(externals, {});
-  const built = new WeakMap<object, Serialize>();
+  const { build, built } = serializerCache(shared);
   const pending = new Set<() => Serialize>();
   const compiler: FastifySerializerCompiler<unknown> = (route) => {
     const schema = route.schema as object;
