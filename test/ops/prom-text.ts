@@ -34,7 +34,8 @@ function parseLabels(raw: string, line: string): Record<string, string> {
 function parseValue(v: string, line: string): number {
   if (v === "+Inf") return Infinity;
   if (v === "-Inf") return -Infinity;
-  if (v === "NaN") return NaN;
+  // prom-client writes "Nan" (an event-loop gauge before its first sample); Prometheus reads any case
+  if (/^nan$/i.test(v)) return NaN;
   const n = Number(v);
   if (!Number.isFinite(n)) throw new Error(`bad value in: ${line}`);
   return n;
