@@ -9,25 +9,38 @@
 import { SerializerSelector } from "@fastify/fast-json-stringify-compiler";
 import type { FastifyInstance, FastifySerializerCompiler } from "fastify";
 import type { TSchema } from "@sinclair/typebox";
-import { createValidators } from "./validation.js";
+import { createAjvPair, createValidators, type AjvPair } from "./validation.js";
 
 type Serialize = (data: unknown) => string;
 
-/** serializers by schema object, per set of shared schemas: built once per process, whichever app sends first */
-const serializerCaches = new WeakMap<TSchema[], { build: ReturnType<ReturnType<typeof SerializerSelector>>; built: WeakMap<object, Serialize> }>();
+type BuildSerializer = ReturnType<ReturnType<typeof SerializerSelector>>;
 
-function serializerCache(shared: TSchema[]) {
-  let cache = serializerCaches.get(shared);
-  if (!cache) {
-    const externals = Object.fromEntries(shared.map((s) => [s.$id as string, s]));
-    cache = { build: SerializerSelector()(externals, {}), built: new WeakMap() };
-    serializerCaches.set(shared, cache);
-  }
-  return cache;
+interface SharedCompilers {
+  ajv: AjvPair;
+  build: BuildSerializer;
+  /** serializers by schema object */
+  built: WeakMap<object, Serialize>;
 }
 
-function lazySerializers(shared: TSchema[]) {
-  const { build, built } = serializerCache(shared);
+/**
+ * What every app of a process shares for one set of shared schemas: Ajv keeps each validator it
+ * compiled by schema object and `built` each serializer, so a route's are compiled once per
+ * process, not once per app (a test run opens hundreds; two new Ajv instances compiling the
+ * meta-schema alone were about 20 ms of CPU an app).
+ */
+const perProcess = new WeakMap<TSchema[], SharedCompilers>();
+
+function sharedCompilers(shared: TSchema[]): SharedCompilers {
+  let compilers = perProcess.get(shared);
+  if (!compilers) {
+    const externals = Object.fromEntries(shared.map((s) => [s.$id as string, s]));
+    compilers = { ajv: createAjvPair(shared), build: SerializerSelector()(externals, {}), built: new WeakMap() };
+    perProcess.set(shared, compilers);
+  }
+  return compilers;
+}
+
+function lazySerializers({ build, built }: SharedCompilers) {
   const pending = new Set<() => Serialize>();
   const compiler: FastifySerializerCompiler<unknown> = (route) => {
     const schema = route.schema as object;
@@ -54,9 +67,10 @@ const compileAlls = new WeakMap<FastifyInstance, () => number>();
 
 /** Validates requests and serializes responses of `app` against its schemas, each compiled on first use. */
 export function useLazySchemas(app: FastifyInstance, shared: TSchema[]): void {
-  const validators = createValidators(shared);
+  const compilers = sharedCompilers(shared);
+  const validators = createValidators(compilers.ajv);
   app.setValidatorCompiler(({ schema, httpPart }) => validators.compile(schema as TSchema, httpPart));
-  const serializers = lazySerializers(shared);
+  const serializers = lazySerializers(compilers);
   app.setSerializerCompiler(serializers.compiler);
   compileAlls.set(app, () => validators.compileAll() + serializers.buildAll());
 }

@@ -23,28 +23,23 @@ function makeAjv(coerce: boolean): Ajv {
   return ajv;
 }
 
-/**
- * The two instances for a set of shared schemas, made once per process: Ajv keeps what it compiled
- * by schema object, so every app of a process (a test run opens hundreds) compiles the meta-schema
- * and each route's validator once, not once per app (about 20 ms of CPU per app for the first).
- */
-const instances = new WeakMap<TSchema[], { bodyAjv: Ajv; textAjv: Ajv }>();
+export interface AjvPair {
+  bodyAjv: Ajv;
+  textAjv: Ajv;
+}
 
-function ajvFor(sharedSchemas: TSchema[]): { bodyAjv: Ajv; textAjv: Ajv } {
-  let pair = instances.get(sharedSchemas);
-  if (!pair) {
-    pair = { bodyAjv: makeAjv(false), textAjv: makeAjv(true) };
-    for (const s of sharedSchemas) {
-      pair.bodyAjv.addSchema(s);
-      pair.textAjv.addSchema(s);
-    }
-    instances.set(sharedSchemas, pair);
+/** The two instances with the shared schemas added; lazy-schemas.ts keeps one pair per process. */
+export function createAjvPair(sharedSchemas: TSchema[]): AjvPair {
+  const pair = { bodyAjv: makeAjv(false), textAjv: makeAjv(true) };
+  for (const s of sharedSchemas) {
+    pair.bodyAjv.addSchema(s);
+    pair.textAjv.addSchema(s);
   }
   return pair;
 }
 
-export function createValidators(sharedSchemas: TSchema[]) {
-  const { bodyAjv, textAjv } = ajvFor(sharedSchemas);
+/** One app's validators, compiled on first use by the pair (Ajv keeps what it compiled by schema object). */
+export function createValidators({ bodyAjv, textAjv }: AjvPair) {
   const pending = new Set<() => ValidateFunction>();
   return {
     compile(schema: TSchema, httpPart: string | undefined): ValidateFunction {
