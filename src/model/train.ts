@@ -27,6 +27,8 @@ export interface TrainSettings {
   initNorm: number;
   /** probability that a pair's passage loses the query's words */
   mask: number;
+  /** per-source override of `mask` (0 for pairs whose passage was mined without its query) */
+  sourceMask: Record<string, number>;
   /** most pairs a source gives per epoch (sources not named: all) */
   sourceCaps: Record<string, number>;
   /** pairs held out to watch generalisation */
@@ -55,6 +57,7 @@ export const TRAIN_DEFAULTS: TrainSettings = {
   initNorm: 0.1,
   // half the passages lose their query's words, so a match needs more than shared words
   mask: 0.5,
+  sourceMask: {},
   // the largest sources are capped so that API references and dictionaries do not drown the
   // manuals' question-like headings (a seeded sample of each, drawn anew every epoch)
   sourceCaps: { wordnet: 20_000, gcide: 20_000, "java-api": 15_000, "gtk-docs": 8_000, "man-pages": 25_000, "rust-docs": 10_000 },
@@ -152,6 +155,7 @@ export function train(corpus: PairCorpus, s: TrainSettings, onProgress?: (p: Tra
   const scalarOpt = new SparseAdam(scalars, 1, { ...ADAM_DEFAULTS, lr: s.weightLr });
   const history: TrainedModel["history"] = [];
   const negatives = s.hardNegatives ? mineHardNegatives(corpus) : null;
+  const maskOf = (pair: number): number => s.sourceMask[corpus.sources[corpus.sourceOf[pair]!]!] ?? s.mask;
   const t0 = performance.now();
   let step = 0;
   for (let epoch = 1; epoch <= s.epochs; epoch++) {
@@ -161,7 +165,7 @@ export function train(corpus: PairCorpus, s: TrainSettings, onProgress?: (p: Tra
     for (let b = 0; b < batches; b++) {
       const ids = order.subarray(b * s.batchSize, (b + 1) * s.batchSize);
       const queries = [...ids].map((i) => bagOf(corpus.queries, i, maps));
-      const passages = [...ids].map((i) => bagOf(corpus.passages, i, maps, rnd.next() < s.mask ? globalIds(corpus.queries, i) : undefined));
+      const passages = [...ids].map((i) => bagOf(corpus.passages, i, maps, rnd.next() < maskOf(i) ? globalIds(corpus.queries, i) : undefined));
       if (negatives) for (const i of ids) if (negatives[i]! >= 0 && !unused.has(negatives[i]!)) passages.push(bagOf(corpus.passages, negatives[i]!, maps));
       const loss = trainBatch(shape, params, queries, passages, { temperature: s.temperature, symmetric: s.symmetric }, grad);
       step++;

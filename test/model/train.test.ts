@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PairCorpus } from "../../src/model/corpus.js";
+import { readPairCorpus, type PairCorpus } from "../../src/model/corpus.js";
 import { train, type TrainedModel } from "../../src/model/train.js";
 import { StaticEncoder } from "../../src/model/encoder.js";
 import { readModel, writeModel } from "../../src/model/artifact.js";
@@ -64,5 +64,22 @@ describe("train", () => {
     expect(a.reduce((s, x, k) => s + x * b[k]!, 0)).toBeGreaterThan(0.99);
     fs.writeFileSync(file, Buffer.concat([fs.readFileSync(file).subarray(0, -1), Buffer.from([7])]));
     expect(() => readModel(file)).toThrow(/damaged/);
+  });
+
+  it("masks a source's passages by its own setting when sourceMask names it", async () => {
+    // passages that hold their queries' words, so masking changes what the trainer sees
+    const sub = fs.mkdtempSync(path.join(dir, "mask-"));
+    const rnd = new Random(2);
+    const lines = Array.from({ length: 10 * TOPICS }, (_, i) => {
+      const p = topicPair(rnd, i % TOPICS);
+      return JSON.stringify({ s: i % 2 ? "odd" : "even", k: "heading", q: p.q, p: `${p.q} ${p.p}` });
+    });
+    fs.writeFileSync(path.join(sub, "pairs.jsonl"), `${lines.join("\n")}\n`);
+    const shared = await readPairCorpus(path.join(sub, "pairs.jsonl"));
+    const table = (s: Partial<typeof settings>) => Buffer.from(train(shared, { ...settings, epochs: 1, ...s }).params.table.buffer);
+    const allMasked = table({ mask: 1 });
+    expect(table({ mask: 0, sourceMask: { odd: 1, even: 1 } }).equals(allMasked)).toBe(true);
+    expect(table({ mask: 1, sourceMask: { odd: 0 } }).equals(allMasked)).toBe(false);
+    expect(table({ mask: 0 }).equals(allMasked)).toBe(false);
   });
 });
