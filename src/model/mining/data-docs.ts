@@ -52,12 +52,15 @@ On Debian 12 (bookworm), install the documentation packages, then mine:
 
 \`\`\`
 apt-get install --no-install-recommends ${debianPackages.join(" ")}
-npm run model:data
+npm run model:data -- --packages model/data-packages.tsv
 \`\`\`
 
-Manual pages and Info manuals come from every installed package, so a machine with other
-packages mines other pairs (the SHA-256 above then differs): the model file records the hash of
-the data it was trained on.
+Without \`--packages\`, manual pages and Info manuals come from every installed package and READMEs
+from every npm package of the checkout, so a machine with other packages mines other pairs (the
+SHA-256 above then differs; the model file records the hash of the data it was trained on). With
+it, each source reads only the packages [data-packages.tsv](data-packages.tsv) lists for it, and
+the command names those missing here (with the \`apt-get install\` line for them) or installed at
+another version: with none missing, the pairs are these.
 `;
 }
 

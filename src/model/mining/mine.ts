@@ -12,6 +12,7 @@ import { filePairs } from "./read-source.js";
 import { NPM_SOURCE, SOURCES, type SourceSpec } from "./sources.js";
 import { HELD_OUT_PACKAGES, HELD_OUT_PATHS, heldOutPackage, heldOutPath } from "../../held-out-corpora.js";
 import type { Pair } from "./sections.js";
+import { PinCheck, type PinnedPackages, type PinReport } from "./pinned.js";
 
 export const MAX_PER_QUERY = 8;
 
@@ -31,6 +32,8 @@ export interface DataManifest {
   sha256: string;
   sources: SourceReport[];
   held_out: { packages: string[]; paths: string[] };
+  /** with a package list (--packages): the listed packages this machine lacks or has at another version */
+  pinned?: PinReport;
 }
 
 interface SourceFiles {
@@ -39,21 +42,24 @@ interface SourceFiles {
   files: Map<string, PackageInfo>;
 }
 
-function debianFiles(spec: SourceSpec, deb: DebianPackages): SourceFiles {
+function debianFiles(spec: SourceSpec, deb: DebianPackages, pin?: PinCheck): SourceFiles {
   const files = new Map<string, PackageInfo>();
-  const names = spec.packages === "*" ? deb.names() : spec.packages;
+  const names = pin ? pin.names(spec.id) : spec.packages === "*" ? deb.names() : spec.packages;
   for (const name of names) {
-    if (heldOutPackage(name) || !deb.installed(name)) continue;
+    if (heldOutPackage(name)) continue;
+    const info = deb.installed(name) ? deb.info(name) : undefined;
+    pin?.check(spec.id, name, info);
+    if (!info) continue;
     const list = deb.filesOf(name).filter((f) => spec.files.test(f) && !heldOutPath(f));
     if (list.length === 0) continue;
-    const info = deb.info(name);
     for (const f of list) if (fs.existsSync(f) && fs.statSync(f).isFile()) files.set(f, info);
   }
   return { spec, files: new Map([...files].sort((a, b) => a[0].localeCompare(b[0]))) };
 }
 
 /** The READMEs of the npm packages installed beside this module (node_modules of the project). */
-function npmFiles(): SourceFiles {
+function npmFiles(pin?: PinCheck): SourceFiles {
+  const listed = pin && new Set(pin.names(NPM_SOURCE.id));
   const require = createRequire(import.meta.url);
   const root = path.join(path.dirname(require.resolve("stemmer/package.json")), "..");
   const files = new Map<string, PackageInfo>();
@@ -63,14 +69,18 @@ function npmFiles(): SourceFiles {
     const pkgFile = path.join(dir, "package.json");
     if (!fs.existsSync(pkgFile)) continue;
     const pkg = JSON.parse(fs.readFileSync(pkgFile, "utf8")) as { name?: string; version?: string; license?: unknown };
+    const name = `npm:${pkg.name ?? d}`;
+    if (listed && !listed.delete(name)) continue;
     const licence = typeof pkg.license === "string" ? pkg.license : "";
+    pin?.check(NPM_SOURCE.id, name, { name, version: pkg.version ?? "", licence });
     if (!licence || /UNLICENSED|SEE LICENSE/i.test(licence)) continue;
     const readme = fs.readdirSync(dir).find((f) => NPM_SOURCE.files.test(f));
     // the held-out path rule applies to READMEs too: one rule for every file is simpler to trust
     // than a judgement per package
     const file = readme ? path.join(dir, readme) : null;
-    if (file && !heldOutPath(file)) files.set(file, { name: `npm:${pkg.name ?? d}`, version: pkg.version ?? "", licence });
+    if (file && !heldOutPath(file)) files.set(file, { name, version: pkg.version ?? "", licence });
   }
+  for (const name of listed ?? []) pin?.check(NPM_SOURCE.id, name, undefined);
   return { spec: NPM_SOURCE, files };
 }
 
@@ -118,15 +128,25 @@ function mineSource(src: SourceFiles, filter: PairFilter, out: fs.WriteStream, h
   return report;
 }
 
+export interface MineOptions {
+  /** mine these sources alone */
+  only?: string[];
+  /** mine only the packages this list records for each source (pinned.ts) */
+  pinned?: PinnedPackages;
+  /** the dpkg database to read (default MODEL_DPKG_DIR or /var/lib/dpkg) */
+  dpkgDir?: string;
+}
+
 /** Mines every source into `dir`/pairs.jsonl and `dir`/manifest.json; returns the manifest. */
-export async function minePairs(dir: string, only?: string[]): Promise<DataManifest> {
+export async function minePairs(dir: string, { only, pinned, dpkgDir }: MineOptions = {}): Promise<DataManifest> {
   fs.mkdirSync(dir, { recursive: true });
-  const deb = new DebianPackages();
+  const deb = new DebianPackages(dpkgDir);
   const file = path.join(dir, "pairs.jsonl");
   const out = fs.createWriteStream(`${file}.tmp`);
   const hash = createHash("sha256");
   const filter = new PairFilter();
-  const sources = [...SOURCES.map((s) => () => debianFiles(s, deb)), () => npmFiles()];
+  const pin = pinned && new PinCheck(pinned);
+  const sources = [...SOURCES.map((s) => () => debianFiles(s, deb, pin)), () => npmFiles(pin)];
   const reports: SourceReport[] = [];
   for (const load of sources) {
     const src = load();
@@ -142,6 +162,7 @@ export async function minePairs(dir: string, only?: string[]): Promise<DataManif
     sources: reports,
     // the exclusion rules as applied (sources.ts), so the manifest cannot drift from the code
     held_out: { packages: HELD_OUT_PACKAGES.map(String), paths: HELD_OUT_PATHS.map(String) },
+    ...(pin ? { pinned: pin.report } : {}),
   };
   fs.writeFileSync(path.join(dir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   return manifest;
