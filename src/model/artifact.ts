@@ -55,7 +55,9 @@ const bytesOf = (a: Float32Array | Int8Array): Buffer => Buffer.from(a.buffer, a
 
 export function writeModel(file: string, parts: EncoderParts, meta: Pick<ModelHeader, "model" | "training">): ModelHeader {
   const { shape, params, vocabulary } = parts;
-  const table = params.table instanceof Float32Array ? quantize(params.table, vocabulary.length, shape.dim) : { scales: params.rowScale!, q: params.table };
+  // a table read from a file is int8 already, with rowScale = stored scale / 127 (readModel): the
+  // stored scale is written back, or every read-and-write (model:eval --promote) shrank the rows 127x
+  const table = params.table instanceof Float32Array ? quantize(params.table, vocabulary.length, shape.dim) : { scales: params.rowScale!.map((s) => s * 127), q: params.table };
   const vocabBytes = Buffer.from(vocabulary.join("\n"), "utf8");
   const payload = Buffer.concat([pad4(vocabBytes), bytesOf(params.weights), bytesOf(table.scales), bytesOf(table.q)]);
   const header: ModelHeader = {
