@@ -37,6 +37,16 @@ export interface ModelFile {
   parts: EncoderParts;
 }
 
+/**
+ * The int8 rows' convention, in one place: a file stores each row's largest absolute value as its
+ * scale, and row = scale * int8 / 127. In memory rowScale is scale / 127 (one multiply a value).
+ * A table written again from what was read must store rowScale * 127: once it stored rowScale
+ * itself, and every model:eval --promote shrank the rows 127x (docs/model.md).
+ */
+const INT8_MAX = 127;
+export const rowScaleOf = (stored: number): number => stored / INT8_MAX;
+const storedScaleOf = (rowScale: number): number => rowScale * INT8_MAX;
+
 /** float32 rows as int8 with a symmetric scale per row (row = scale * int8 / 127) */
 export function quantize(table: Float32Array, rows: number, dim: number): { scales: Float32Array; q: Int8Array } {
   const scales = new Float32Array(rows);
@@ -45,7 +55,7 @@ export function quantize(table: Float32Array, rows: number, dim: number): { scal
     let max = 0;
     for (let j = 0; j < dim; j++) max = Math.max(max, Math.abs(table[r * dim + j]!));
     scales[r] = max;
-    for (let j = 0; j < dim; j++) q[r * dim + j] = max === 0 ? 0 : Math.round((127 * table[r * dim + j]!) / max);
+    for (let j = 0; j < dim; j++) q[r * dim + j] = max === 0 ? 0 : Math.round((INT8_MAX * table[r * dim + j]!) / max);
   }
   return { scales, q };
 }
@@ -55,9 +65,8 @@ const bytesOf = (a: Float32Array | Int8Array): Buffer => Buffer.from(a.buffer, a
 
 export function writeModel(file: string, parts: EncoderParts, meta: Pick<ModelHeader, "model" | "training">): ModelHeader {
   const { shape, params, vocabulary } = parts;
-  // a table read from a file is int8 already, with rowScale = stored scale / 127 (readModel): the
-  // stored scale is written back, or every read-and-write (model:eval --promote) shrank the rows 127x
-  const table = params.table instanceof Float32Array ? quantize(params.table, vocabulary.length, shape.dim) : { scales: params.rowScale!.map((s) => s * 127), q: params.table };
+  // a table read from a file is int8 already: its stored scales are written back
+  const table = params.table instanceof Float32Array ? quantize(params.table, vocabulary.length, shape.dim) : { scales: params.rowScale!.map(storedScaleOf), q: params.table };
   const vocabBytes = Buffer.from(vocabulary.join("\n"), "utf8");
   const payload = Buffer.concat([pad4(vocabBytes), bytesOf(params.weights), bytesOf(table.scales), bytesOf(table.q)]);
   const header: ModelHeader = {
@@ -116,7 +125,7 @@ export function readModel(file: string): ModelFile {
     return out;
   };
   const weights = floats(v);
-  const rowScale = floats(v).map((s) => s / 127);
+  const rowScale = floats(v).map(rowScaleOf);
   const table = new Int8Array(v * d);
   new Uint8Array(table.buffer).set(payload.subarray(at, at + v * d));
   return {

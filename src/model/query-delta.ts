@@ -8,7 +8,7 @@
 // tokens as UTF-8 lines padded to 4 bytes, each token's weight (float32), each row's scale
 // (float32) and the rows as int8 (row = scale * int8 / 127).
 import { createHash } from "node:crypto";
-import { quantize } from "./artifact.js";
+import { quantize, rowScaleOf } from "./artifact.js";
 import type { StaticEncoder } from "./encoder.js";
 import { addIdentity, tokenHash } from "./identity.js";
 import { pool, type PoolParams, type TokenBag } from "./pooling.js";
@@ -86,7 +86,7 @@ export function decodeQueryDelta(buf: Buffer): QueryDelta {
   const scales = floats(h.tokens);
   const rows = new Float32Array(h.tokens * h.dim);
   for (let r = 0; r < h.tokens; r++) {
-    const s = scales[r]! / 127;
+    const s = rowScaleOf(scales[r]!);
     for (let j = 0; j < h.dim; j++) rows[r * h.dim + j] = s * payload.readInt8(at + r * h.dim + j);
   }
   return { baseModel: h.base_model, basePayloadSha256: h.base_payload_sha256, dim: h.dim, tokens, rows, weights, training: h.training };
