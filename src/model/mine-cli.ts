@@ -5,7 +5,7 @@
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { minePairs } from "./mining/mine.js";
-import { readPinnedPackages } from "./mining/pinned.js";
+import { readPinnedPackages, type PinnedPackages } from "./mining/pinned.js";
 import { writeDataDocs } from "./mining/data-docs.js";
 import { MODEL_DIR } from "./paths.js";
 
@@ -28,7 +28,7 @@ if (values.help) {
   process.exit(0);
 }
 const t0 = Date.now();
-let pinned;
+let pinned: PinnedPackages | undefined;
 try {
   pinned = values.packages ? readPinnedPackages(values.packages) : undefined;
 } catch (e) {

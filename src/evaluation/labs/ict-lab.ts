@@ -13,6 +13,7 @@ import { createHash } from "node:crypto";
 import { parseArgs } from "node:util";
 import { distinctQueryTokens, isDevPair } from "../../model/dev-split.js";
 import { Random } from "../../model/random.js";
+import { words } from "../../model/mining/sections.js";
 
 const { values } = parseArgs({
   options: {
@@ -29,8 +30,6 @@ const MIN_SENTENCE_WORDS = 6;
 const MAX_SENTENCE_WORDS = 30;
 /** what is left of the passage must still be a passage (sections.ts MIN_PASSAGE_WORDS and more) */
 const MIN_REST_WORDS = 20;
-
-const words = (s: string): string[] => s.split(/\s+/).filter(Boolean);
 
 /** A sentence that reads as prose: enough words, mostly alphabetic ones, no code punctuation. */
 function proseSentence(s: string): boolean {

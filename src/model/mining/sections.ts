@@ -38,7 +38,7 @@ export const MAX_PASSAGE_WORDS = 240;
 export const MIN_PASSAGE_WORDS = 8;
 export const MAX_QUERY_WORDS = 24;
 
-const words = (s: string): string[] => s.split(/\s+/).filter(Boolean);
+export const words = (s: string): string[] => s.split(/\s+/).filter(Boolean);
 
 export function clip(text: string, max = MAX_PASSAGE_WORDS): string {
   const w = words(text);
