@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 import { distinctQueryTokens, isDevPair } from "../../model/dev-split.js";
 import { Random } from "../../model/random.js";
 import { words } from "../../model/mining/sections.js";
+import { proseSentence, splitSentences } from "./sentences.js";
 
 const { values } = parseArgs({
   options: {
@@ -26,29 +27,13 @@ const log = (m: string) => process.stderr.write(`${m}\n`);
 
 /** headword -> gloss sources: a gloss is one or two sentences, nothing to leave out */
 const DICTIONARIES = new Set(["gcide", "wordnet", "foldoc", "jargon", "vera"]);
-const MIN_SENTENCE_WORDS = 6;
-const MAX_SENTENCE_WORDS = 30;
 /** what is left of the passage must still be a passage (sections.ts MIN_PASSAGE_WORDS and more) */
 const MIN_REST_WORDS = 20;
 
-/** A sentence that reads as prose: enough words, mostly alphabetic ones, no code punctuation. */
-function proseSentence(s: string): boolean {
-  const w = words(s);
-  if (w.length < MIN_SENTENCE_WORDS || w.length > MAX_SENTENCE_WORDS) return false;
-  if (/[{}<>=;$\\|]|\(\)|::|->|=>/.test(s)) return false;
-  return w.filter((x) => /^[A-Za-z][a-z'-]+[,.;:!?]?$/.test(x)).length >= 0.7 * w.length;
-}
-
-/** The passage's sentences (split after . ! ? before a capital), its context line apart. */
+/** The passage's sentences, its context line apart. */
 function split(passage: string): { context: string; sentences: string[] } {
   const nl = passage.indexOf("\n");
-  const context = nl >= 0 ? passage.slice(0, nl) : "";
-  const body = nl >= 0 ? passage.slice(nl + 1) : passage;
-  const sentences = body
-    .split(/(?<=[.!?])\s+(?=[A-Z])/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-  return { context, sentences };
+  return { context: nl >= 0 ? passage.slice(0, nl) : "", sentences: splitSentences(nl >= 0 ? passage.slice(nl + 1) : passage) };
 }
 
 const rnd = new Random(Number(values.seed));

@@ -33,6 +33,16 @@ export interface SetScores {
   hybrid: ModeScores;
 }
 
+/** the question kinds issue 27 calls plain-language */
+const PLAIN_KINDS = ["natural", "howto"];
+
+/** The plain-language questions' (natural and how-to, issue 27's measure) mean nDCG@10, null when the set has none. */
+export function plainNdcg(m: ModeScores): number | null {
+  const gs = PLAIN_KINDS.map((k) => m.groups[k]).filter((g) => g !== undefined);
+  const n = gs.reduce((a, g) => a + g.n, 0);
+  return n ? gs.reduce((a, g) => a + g.n * g.ndcg10, 0) / n : null;
+}
+
 const DEPTH = 100;
 const K = 10;
 

@@ -8,16 +8,11 @@ import { parseArgs } from "node:util";
 import { readModel, writeModel, type ModelHeader } from "../../../model/artifact.js";
 import { StaticEncoder } from "../../../model/encoder.js";
 import { MODEL_DIR, MODEL_FILE } from "../../../model/paths.js";
-import { beirDataDir } from "../../benchmarks/industry-benchmarks.js";
-import { DOCS_SETS } from "../docs-questions/sets.js";
-import { scoreSet, type ModeScores, type SetScores } from "./evaluate.js";
-
-/** the question kinds issue 27 calls plain-language */
-const PLAIN_KINDS = ["natural", "howto"];
+import { plainNdcg as plain, scoreSet, type SetScores } from "./evaluate.js";
 
 /** the shipped model's scores on the evaluation sets, which a candidate must not fall below */
 const SHIPPED_METRICS = path.join(import.meta.dirname, "shipped-metrics.json");
-import { docsSet, scifactSet, type EvalSet } from "./sets.js";
+import { loadEvalSet } from "./sets.js";
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
@@ -42,26 +37,6 @@ if (values.promote && values["vector-weight"] !== undefined) {
   process.exit(2);
 }
 
-async function loadSet(name: string): Promise<EvalSet | null> {
-  if (name === "scifact") {
-    const dir = path.join(beirDataDir(process.env.BEIR_DATA_DIR, process.env.DATA_DIR ?? "data"), "scifact");
-    if (!fs.existsSync(path.join(dir, "corpus.jsonl"))) return log(`scifact skipped: no BEIR data at ${dir} (BEIR_DATA_DIR)`), null;
-    return scifactSet(dir, "test");
-  }
-  const docs = DOCS_SETS[name];
-  if (!docs) throw new Error(`--sets: unknown set ${name}; use scifact, ${Object.keys(DOCS_SETS).join(", ")}`);
-  const set = docsSet(docs, values.cache);
-  if (!set) log(`${name} skipped: the docs are absent (${docs.env}; ${docs.install})`);
-  return set;
-}
-
-/** The plain-language questions (natural and how-to, issue 27's measure): their mean nDCG@10, null when the set has none. */
-function plain(m: ModeScores): number | null {
-  const gs = PLAIN_KINDS.map((k) => m.groups[k]).filter((g) => g !== undefined);
-  const n = gs.reduce((a, g) => a + g.n, 0);
-  return n ? gs.reduce((a, g) => a + g.n * g.ndcg10, 0) / n : null;
-}
-
 function summary(s: SetScores): Record<string, number> {
   const out: Record<string, number> = { vector: s.vector.ndcg10, lexical: s.lexical.ndcg10, hybrid: s.hybrid.ndcg10 };
   for (const mode of ["vector", "lexical", "hybrid"] as const) {
@@ -78,7 +53,7 @@ const encoder = new StaticEncoder(parts);
 const model = { dimension: encoder.dimension, embed: (t: string) => encoder.embed(t) };
 const metrics: Record<string, Record<string, number>> = {};
 for (const name of values.sets.split(",")) {
-  const set = await loadSet(name.trim());
+  const set = await loadEvalSet(name.trim(), values.cache, log);
   if (!set) continue;
   const w = values["vector-weight"] === undefined ? null : Number(values["vector-weight"]);
   const s = scoreSet(set, model, undefined, w === null ? {} : { lexicalWeight: 1 - w, vectorWeight: w });

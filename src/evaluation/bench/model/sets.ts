@@ -11,7 +11,8 @@ import { isParseError } from "../../../ingest/parse/errors.js";
 import { chunkDocument } from "../../../ingest/chunk.js";
 import { passageText } from "../../../services/ingest/ingest-index.js";
 import { docsDir, docsPages, readQuestions } from "../docs-questions/questions.js";
-import type { DocsSet } from "../docs-questions/sets.js";
+import { DOCS_SETS, type DocsSet } from "../docs-questions/sets.js";
+import { beirDataDir } from "../../benchmarks/industry-benchmarks.js";
 
 export interface EvalPassage {
   /** the judged unit: a BEIR document id or a page */
@@ -89,4 +90,21 @@ export function docsSet(set: DocsSet, cacheDir?: string): EvalSet | null {
   const passages = docsPassages(path.join(dir, set.pagesDir), pages, cacheDir ? path.join(cacheDir, `${set.name}-passages.json`) : undefined);
   const queries = readQuestions(set.questions, set).map((q) => ({ text: q.question, relevant: new Map(Object.entries(q.relevant)), group: q.kind }));
   return { name: set.name, passages, queries };
+}
+
+/**
+ * An evaluation set by name (scifact, or a docs set of DOCS_SETS), null with the reason logged
+ * when its data is absent: SciFact from BEIR_DATA_DIR, the docs from their packages.
+ */
+export async function loadEvalSet(name: string, cacheDir: string, log: (m: string) => void): Promise<EvalSet | null> {
+  if (name === "scifact") {
+    const dir = path.join(beirDataDir(process.env.BEIR_DATA_DIR, process.env.DATA_DIR ?? "data"), "scifact");
+    if (!fs.existsSync(path.join(dir, "corpus.jsonl"))) return log(`scifact skipped: no BEIR data at ${dir} (BEIR_DATA_DIR)`), null;
+    return scifactSet(dir, "test");
+  }
+  const docs = DOCS_SETS[name];
+  if (!docs) throw new Error(`unknown set ${name}; use scifact, ${Object.keys(DOCS_SETS).join(", ")}`);
+  const set = docsSet(docs, cacheDir);
+  if (!set) log(`${name} skipped: the docs are absent (${docs.env}; ${docs.install})`);
+  return set;
 }
