@@ -10,6 +10,11 @@
 //   /sitemap.xml and its home page links none (a page of 2,560 links would pass the crawler's
 //   per-page link cap and its per-URL-shape cap, and a link it skips is not taken again from the
 //   sitemap).
+// - postgres: PostgreSQL 15's HTML documentation of Debian's postgresql-doc-15 (2026-11-29), 1,173
+//   flat pages judged by file name (`sql-copy.html`); a set for confirming a choice made on the
+//   other two, written before any run read it. Its pages are never training data (the miner
+//   refuses postgresql* packages). Served with a sitemap as the LibreOffice help is: the home
+//   page's table of contents reaches the chapters, not every page.
 import fs from "node:fs";
 import path from "node:path";
 
@@ -113,7 +118,29 @@ export const LIBREOFFICE_SET: DocsSet = {
   },
 };
 
-export const DOCS_SETS: Record<string, DocsSet> = { node: NODE_SET, libreoffice: LIBREOFFICE_SET };
+export const POSTGRES_SET: DocsSet = {
+  name: "postgres",
+  title: "PostgreSQL documentation",
+  questions: "src/evaluation/question-sets/postgres-docs.jsonl",
+  env: "QUESTIONS_POSTGRES_DIR",
+  defaultDir: "/usr/share/doc/postgresql-doc-15/html",
+  pagesDir: "",
+  mount: "/html/",
+  recursive: false,
+  // the table of contents and the index of terms (a page of every keyword's links)
+  excluded: new Set(["index.html", "bookindex.html"]),
+  pageShape: /^[a-z0-9_-]+\.html$/,
+  sitemap: true,
+  maxDepth: 1,
+  install: "install Debian's postgresql-doc-15 package",
+  pageOf: basenamePage,
+  version(dir, pages) {
+    const html = readPage(dir, POSTGRES_SET, pages.includes("index.html") ? "index.html" : pages[0]!);
+    return /(PostgreSQL \d+(\.\d+)?) Documentation/.exec(html)?.[1] ?? null;
+  },
+};
+
+export const DOCS_SETS: Record<string, DocsSet> = { node: NODE_SET, libreoffice: LIBREOFFICE_SET, postgres: POSTGRES_SET };
 
 export function docsSet(name: string): DocsSet {
   const set = DOCS_SETS[name];
