@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { readModel } from "../../model/artifact.js";
 import { StaticEncoder } from "../../model/encoder.js";
 import { builtInProfiles, createEmbedder } from "../../embed/index.js";
-import { lexicalLists, nearest, scoreLists, vectorLists } from "../bench/model/evaluate.js";
+import { lexicalLists, nearest, plainNdcg, scoreLists, vectorLists, type ModeScores } from "../bench/model/evaluate.js";
 import { embeddedText, loadEvalSet, type EvalSet } from "../bench/model/sets.js";
 import { ndcgAtKGraded } from "../ranking-metrics.js";
 import { fuse, type Candidate } from "../../search/fusion.js";
@@ -68,8 +68,9 @@ function describe(name: string, set: EvalSet, lexical: Candidate[][], vector: Ca
     return v.slice(0, 10).filter((c) => top.has(c.id)).length;
   });
   const s = scoreLists(set, lexical, vector);
+  const plain = (m: ModeScores) => (plainNdcg(m) === null ? "" : ` (plain ${plainNdcg(m)!.toFixed(4)})`);
   log(
-    `${name.padEnd(14)} vector ${s.vector.ndcg10.toFixed(4)}  hybrid ${s.hybrid.ndcg10.toFixed(4)} (lexical ${s.lexical.ndcg10.toFixed(4)})  ` +
+    `${name.padEnd(14)} vector ${s.vector.ndcg10.toFixed(4)}${plain(s.vector)}  hybrid ${s.hybrid.ndcg10.toFixed(4)}${plain(s.hybrid)} (lexical ${s.lexical.ndcg10.toFixed(4)}${plain(s.lexical)})  ` +
       `lifts ${up.length} queries by ${mean(up).toFixed(3)}, drops ${down.length} by ${mean(down).toFixed(3)}  ` +
       `top-10 chunks shared with BM25's: ${mean(overlap).toFixed(2)}`,
   );
