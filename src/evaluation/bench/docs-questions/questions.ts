@@ -94,6 +94,19 @@ export function parseQuestions(text: string, set: DocsSet = NODE_SET): { questio
   return { questions, errors };
 }
 
+/** Questions asked twice in a set (case and surrounding space ignored), by id. */
+export function repeatedQuestions(questions: DocsQuestion[]): string[] {
+  const seen = new Map<string, string>();
+  const out: string[] = [];
+  for (const q of questions) {
+    const text = q.question.trim().toLowerCase();
+    const first = seen.get(text);
+    if (first) out.push(`${q.id} repeats ${first}`);
+    else seen.set(text, q.id);
+  }
+  return out;
+}
+
 export function readQuestions(file: string, set: DocsSet = NODE_SET): DocsQuestion[] {
   const { questions, errors } = parseQuestions(fs.readFileSync(file, "utf8"), set);
   if (errors.length) throw new Error(`${file}:\n  ${errors.join("\n  ")}`);

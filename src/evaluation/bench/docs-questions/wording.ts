@@ -1,12 +1,16 @@
-// Does a plain-language question avoid its answer page's own words? The LibreOffice set's natural
-// and how-to questions are written the way a user who does not know the product's vocabulary asks
-// (issue 27 item 6), so their content words (lower-cased, stop words dropped, Porter-stemmed like
+// Does a plain-language question avoid its answer page's own words? The LibreOffice and PostgreSQL
+// sets' natural and how-to questions are written the way a user who does not know the product's
+// vocabulary asks (issue 27 item 6), so their content words (lower-cased, stop words dropped, Porter-stemmed like
 // the lexical index) may share at most one word with the answer page's title and at most a third
 // of them may appear in its headings. The test checks every such question against every page it
 // grades 2.
+import fs from "node:fs";
+import path from "node:path";
 import { stemmer } from "stemmer";
 import { STOP_WORDS } from "../../../search/lexical/parse-query.js";
 import { tokenizeWords } from "../../../search/lexical/tokenize.js";
+import type { DocsQuestion } from "./questions.js";
+import type { DocsSet } from "./sets.js";
 
 export const MAX_TITLE_OVERLAP = 1;
 export const MAX_HEADING_SHARE = 1 / 3;
@@ -63,4 +67,21 @@ export function checkWording(question: string, pageHtml: string): WordingCheck {
   const inHeadings = words.filter((w) => headings.has(w));
   const ok = words.length > 0 && inTitle.length <= MAX_TITLE_OVERLAP && inHeadings.length <= words.length * MAX_HEADING_SHARE;
   return { words, inTitle, inHeadings, ok };
+}
+
+/**
+ * The set's plain-language questions (natural, how-to) worded too close to a page they are judged
+ * to answer (grade 2), one line each; pages not in `pages` (docs absent) are skipped.
+ */
+export function plainWordingProblems(questions: DocsQuestion[], dir: string, set: DocsSet, pages: readonly string[]): string[] {
+  const bad: string[] = [];
+  const present = new Set(pages);
+  for (const q of questions.filter((x) => x.kind === "natural" || x.kind === "howto")) {
+    for (const [page, grade] of Object.entries(q.relevant)) {
+      if (grade !== 2 || !present.has(page)) continue;
+      const c = checkWording(q.question, fs.readFileSync(path.join(dir, set.pagesDir, page), "utf8"));
+      if (!c.ok) bad.push(`${q.id} vs ${page}: title shares [${c.inTitle}], headings share ${c.inHeadings.length} of ${c.words.length} [${c.inHeadings}]`);
+    }
+  }
+  return bad;
 }
