@@ -1,9 +1,9 @@
 // Does a plain-language question avoid its answer page's own words? The LibreOffice and PostgreSQL
 // sets' natural and how-to questions are written the way a user who does not know the product's
-// vocabulary asks (issue 27 item 6), so their content words (lower-cased, stop words dropped, Porter-stemmed like
-// the lexical index) may share at most one word with the answer page's title and at most a third
-// of them may appear in its headings. The test checks every such question against every page it
-// grades 2.
+// vocabulary asks (issue 27 item 6), so their content words (lower-cased, stop words dropped,
+// Porter-stemmed like the lexical index) may share at most one word with the answer page's title
+// and at most a third of them may appear in its headings. The tests check every such question
+// against every page it grades 2.
 import fs from "node:fs";
 import path from "node:path";
 import { stemmer } from "stemmer";
