@@ -43,6 +43,8 @@ const { values: a } = parseArgs({
     replay: { type: "string", default: "0" },
     data: { type: "string", default: path.join("data", "model") },
     "new-vocab-min": { type: "string", default: "3" },
+    // a data-free alternative to replay: each step pulls the rows it moved this share of the way back to their start
+    anchor: { type: "string", default: "0" },
     seed: { type: "string", default: "1" },
     // hybrid also at these vector weights (lexical: 1 minus each), beside the service's fusion
     "vector-weights": { type: "string", default: "" },
@@ -109,7 +111,22 @@ function startingModel(parts: EncoderParts, rowScale: number, corpus: PairCorpus
 }
 
 /** One epoch of the trainer's contrastive loss over the corpus, rows and weights; returns the mean loss. */
-function trainEpoch(model: ReturnType<typeof startingModel>, corpus: PairCorpus, maps: TokenMaps, opt: { table: SparseAdam; logW: Float32Array; weights: SparseAdam; step: number }, rnd: Random): number {
+interface Optimizer {
+  table: SparseAdam;
+  logW: Float32Array;
+  weights: SparseAdam;
+  step: number;
+  /** the rows at the start, and the share of the way back to them each step (0: none) */
+  start: Float32Array;
+  anchor: number;
+}
+
+function pullBack(table: Float32Array, o: Optimizer, rows: Iterable<number>, dim: number): void {
+  if (o.anchor <= 0) return;
+  for (const r of rows) for (let j = r * dim; j < (r + 1) * dim; j++) table[j]! -= o.anchor * (table[j]! - o.start[j]!);
+}
+
+function trainEpoch(model: ReturnType<typeof startingModel>, corpus: PairCorpus, maps: TokenMaps, opt: Optimizer, rnd: Random): number {
   const { shape, params } = model;
   const v = model.vocabulary.length;
   const grad: PoolGradients = { table: new Float32Array(v * shape.dim), touched: new Set(), logWeights: new Float32Array(v), logOov: 0, logGamma: 0 };
@@ -124,6 +141,7 @@ function trainEpoch(model: ReturnType<typeof startingModel>, corpus: PairCorpus,
     sum += trainBatch(shape, params, queries, passages, { temperature: 0.05, symmetric: true }, grad);
     opt.step++;
     opt.table.step(grad.table, grad.touched, opt.step);
+    pullBack(params.table, opt, grad.touched, shape.dim);
     const touched = [...grad.touched];
     opt.weights.step(grad.logWeights, touched, opt.step);
     for (const r of touched) params.weights[r] = Math.exp(opt.logW[r]!);
@@ -175,7 +193,14 @@ report("base", set, lexical, model, heldOut);
 const rowOf = new Map(model.vocabulary.map((t, i) => [t, i]));
 const maps: TokenMaps = { rowOf: Int32Array.from(corpus.tokens, (t) => rowOf.get(t) ?? -1), hashes: tokenHashes(corpus, parts.identitySeed) };
 const logW = Float32Array.from(model.params.weights, Math.log);
-const opt = { table: new SparseAdam(model.params.table, model.shape.dim, { ...ADAM_DEFAULTS, lr: Number(a.lr) }), logW, weights: new SparseAdam(logW, 1, { ...ADAM_DEFAULTS, lr: Number(a.lr) }), step: 0 };
+const opt: Optimizer = {
+  table: new SparseAdam(model.params.table, model.shape.dim, { ...ADAM_DEFAULTS, lr: Number(a.lr) }),
+  logW,
+  weights: new SparseAdam(logW, 1, { ...ADAM_DEFAULTS, lr: Number(a.lr) }),
+  step: 0,
+  start: Float32Array.from(model.params.table),
+  anchor: Number(a.anchor),
+};
 const t0 = performance.now();
 for (let epoch = 1; epoch <= Number(a.epochs); epoch++) {
   const loss = trainEpoch(model, corpus, maps, opt, rnd);
