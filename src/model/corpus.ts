@@ -75,54 +75,85 @@ class BagBuilder {
   }
 }
 
-/** Reads pairs.jsonl ({s, k, q, p} per line) into bags; `onProgress` sees the pair count. */
-export async function readPairCorpus(file: string, onProgress?: (pairs: number) => void): Promise<PairCorpus> {
-  const ids = new Map<string, number>();
-  const tokens: string[] = [];
-  const frequency = new Growable(new Uint32Array(1 << 16));
-  const passageDf = new Growable(new Uint32Array(1 << 16));
-  const sources: string[] = [];
-  const sourceIds = new Map<string, number>();
-  const sourceOf: number[] = [];
-  const q = new BagBuilder();
-  const p = new BagBuilder();
-  const idsOf = (text: string): number[] =>
-    modelTokens(text).map((t) => {
-      let id = ids.get(t);
+/** A training pair as pairs.jsonl holds it: its source, the asking text and the passage. */
+export interface TextPair {
+  s: string;
+  q: string;
+  p: string;
+}
+
+/** Tokenizes pairs one at a time into a PairCorpus. */
+class PairCorpusBuilder {
+  private ids = new Map<string, number>();
+  private tokens: string[] = [];
+  private frequency = new Growable(new Uint32Array(1 << 16));
+  private passageDf = new Growable(new Uint32Array(1 << 16));
+  private sources: string[] = [];
+  private sourceIds = new Map<string, number>();
+  private sourceOf: number[] = [];
+  private q = new BagBuilder();
+  private p = new BagBuilder();
+
+  private idsOf(text: string): number[] {
+    return modelTokens(text).map((t) => {
+      let id = this.ids.get(t);
       if (id === undefined) {
-        id = tokens.length;
-        ids.set(t, id);
-        tokens.push(t);
-        frequency.push(0);
-        passageDf.push(0);
+        id = this.tokens.length;
+        this.ids.set(t, id);
+        this.tokens.push(t);
+        this.frequency.push(0);
+        this.passageDf.push(0);
       }
-      frequency.bump(id);
+      this.frequency.bump(id);
       return id;
     });
+  }
+
+  add(pair: TextPair): void {
+    const pt = this.idsOf(pair.p);
+    for (const t of new Set(pt)) this.passageDf.bump(t);
+    this.q.add(this.idsOf(pair.q));
+    this.p.add(pt);
+    let s = this.sourceIds.get(pair.s);
+    if (s === undefined) this.sourceIds.set(pair.s, (s = this.sources.push(pair.s) - 1));
+    this.sourceOf.push(s);
+  }
+
+  get size(): number {
+    return this.sourceOf.length;
+  }
+
+  build(): PairCorpus {
+    return {
+      tokens: this.tokens,
+      frequency: this.frequency.done(),
+      passageDf: this.passageDf.done(),
+      queries: this.q.build(),
+      passages: this.p.build(),
+      sources: this.sources,
+      sourceOf: Uint16Array.from(this.sourceOf),
+    };
+  }
+}
+
+/** Reads pairs.jsonl ({s, k, q, p} per line) into bags; `onProgress` sees the pair count. */
+export async function readPairCorpus(file: string, onProgress?: (pairs: number) => void): Promise<PairCorpus> {
+  const builder = new PairCorpusBuilder();
   const rl = readline.createInterface({ input: fs.createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity });
-  let n = 0;
   for await (const line of rl) {
     if (!line) continue;
-    const pair = JSON.parse(line) as { s: string; q: string; p: string };
-    const pt = idsOf(pair.p);
-    for (const t of new Set(pt)) passageDf.bump(t);
-    q.add(idsOf(pair.q));
-    p.add(pt);
-    let s = sourceIds.get(pair.s);
-    if (s === undefined) sourceIds.set(pair.s, (s = sources.push(pair.s) - 1));
-    sourceOf.push(s);
-    if (++n % 50_000 === 0) onProgress?.(n);
+    builder.add(JSON.parse(line) as TextPair);
+    if (builder.size % 50_000 === 0) onProgress?.(builder.size);
   }
-  onProgress?.(n);
-  return {
-    tokens,
-    frequency: frequency.done(),
-    passageDf: passageDf.done(),
-    queries: q.build(),
-    passages: p.build(),
-    sources,
-    sourceOf: Uint16Array.from(sourceOf),
-  };
+  onProgress?.(builder.size);
+  return builder.build();
+}
+
+/** The pairs, held in memory, as a corpus (a collection's own pairs, collection-adapt.ts). */
+export function pairCorpusOf(pairs: Iterable<TextPair>): PairCorpus {
+  const builder = new PairCorpusBuilder();
+  for (const pair of pairs) builder.add(pair);
+  return builder.build();
 }
 
 /** Identity hashes of every global token, for the model's seed. */

@@ -14,15 +14,11 @@
 //   npx tsx --max-old-space-size=8000 src/evaluation/labs/collection-adapt-lab.ts --set scifact \
 //     [--model FILE] [--row-scale 127] [--epochs 2] [--ict 2] [--replay 1] [--new-vocab-min 3]
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { readModel } from "../../model/artifact.js";
 import { StaticEncoder, type EncoderParts } from "../../model/encoder.js";
-import { readPairCorpus, tokenHashes, type PairCorpus } from "../../model/corpus.js";
-import { bagOf, globalIds, trainBatch, type TokenMaps } from "../../model/batch.js";
-import { SparseAdam, ADAM_DEFAULTS } from "../../model/adam.js";
-import type { PoolGradients, PoolParams } from "../../model/pooling.js";
+import { adaptCollection, COLLECTION_ADAPT_DEFAULTS, type CollectionAdaptSettings } from "../../model/collection-adapt.js";
 import { Random } from "../../model/random.js";
 import { distinctQueryTokens, isDevPair } from "../../model/dev-split.js";
 import { words } from "../../model/mining/sections.js";
@@ -52,7 +48,6 @@ const { values: a } = parseArgs({
   },
 });
 const log = (m: string) => process.stderr.write(`${m}\n`);
-const BATCH = 128;
 
 type Pair = { s: "heading" | "ict" | "general"; q: string; p: string };
 
@@ -85,69 +80,6 @@ function replayPairs(dataDir: string, n: number, rnd: Random): Pair[] {
     if (!isDevPair(o.s, distinctQueryTokens(o.q))) out.push({ s: "general", q: o.q, p: o.p });
   }
   return out;
-}
-
-async function corpusOf(pairs: Pair[]): Promise<PairCorpus> {
-  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "collection-adapt-")), "pairs.jsonl");
-  fs.writeFileSync(file, pairs.map((p) => JSON.stringify(p)).join("\n") + "\n");
-  return readPairCorpus(file);
-}
-
-/** The base model as float rows (row-scale times the file's), its vocabulary extended by the corpus's frequent new tokens (rows 0). */
-function startingModel(parts: EncoderParts, rowScale: number, corpus: PairCorpus, minCount: number): EncoderParts & { params: PoolParams & { table: Float32Array } } {
-  const dim = parts.shape.dim;
-  const vocabulary = [...parts.vocabulary];
-  const known = new Set(vocabulary);
-  corpus.tokens.forEach((t, id) => {
-    if (minCount > 0 && !known.has(t) && corpus.frequency[id]! >= minCount) vocabulary.push(t);
-  });
-  const table = new Float32Array(vocabulary.length * dim);
-  const t8 = parts.params.table;
-  const scale = parts.params.rowScale;
-  for (let i = 0; i < parts.vocabulary.length * dim; i++) table[i] = t8[i]! * (scale ? scale[Math.floor(i / dim)]! : 1) * rowScale;
-  const weights = new Float32Array(vocabulary.length).fill(parts.params.oovWeight);
-  weights.set(parts.params.weights);
-  return { ...parts, vocabulary, params: { table, weights, oovWeight: parts.params.oovWeight, gamma: parts.params.gamma } };
-}
-
-/** One epoch of the trainer's contrastive loss over the corpus, rows and weights; returns the mean loss. */
-interface Optimizer {
-  table: SparseAdam;
-  logW: Float32Array;
-  weights: SparseAdam;
-  step: number;
-  /** the rows at the start, and the share of the way back to them each step (0: none) */
-  start: Float32Array;
-  anchor: number;
-}
-
-function pullBack(table: Float32Array, o: Optimizer, rows: Iterable<number>, dim: number): void {
-  if (o.anchor <= 0) return;
-  for (const r of rows) for (let j = r * dim; j < (r + 1) * dim; j++) table[j]! -= o.anchor * (table[j]! - o.start[j]!);
-}
-
-function trainEpoch(model: ReturnType<typeof startingModel>, corpus: PairCorpus, maps: TokenMaps, opt: Optimizer, rnd: Random): number {
-  const { shape, params } = model;
-  const v = model.vocabulary.length;
-  const grad: PoolGradients = { table: new Float32Array(v * shape.dim), touched: new Set(), logWeights: new Float32Array(v), logOov: 0, logGamma: 0 };
-  const order = rnd.shuffle(Uint32Array.from({ length: corpus.sourceOf.length }, (_, i) => i));
-  const batches = Math.floor(order.length / BATCH);
-  let sum = 0;
-  for (let b = 0; b < batches; b++) {
-    const ids = [...order.subarray(b * BATCH, (b + 1) * BATCH)];
-    const queries = ids.map((i) => bagOf(corpus.queries, i, maps));
-    // an inverse-cloze passage already lacks its sentence; the others lose their query's words
-    const passages = ids.map((i) => bagOf(corpus.passages, i, maps, corpus.sources[corpus.sourceOf[i]!] === "ict" ? undefined : globalIds(corpus.queries, i)));
-    sum += trainBatch(shape, params, queries, passages, { temperature: 0.05, symmetric: true }, grad);
-    opt.step++;
-    opt.table.step(grad.table, grad.touched, opt.step);
-    pullBack(params.table, opt, grad.touched, shape.dim);
-    const touched = [...grad.touched];
-    opt.weights.step(grad.logWeights, touched, opt.step);
-    for (const r of touched) params.weights[r] = Math.exp(opt.logW[r]!);
-    grad.touched.clear();
-  }
-  return sum / Math.max(1, batches);
 }
 
 /** MRR of each held-out heading against the held-out sections, each without its own heading's words. */
@@ -186,24 +118,26 @@ const lexical = lexicalLists(set);
 const { parts } = readModel(a.model!);
 const { train, heldOut } = collectionPairs(set, Number(a.ict), rnd);
 const pairs = [...train, ...replayPairs(a.data!, Math.round(Number(a.replay) * train.length), rnd)];
-const corpus = await corpusOf(pairs);
-const model = startingModel(parts, Number(a["row-scale"]), corpus, Number(a["new-vocab-min"]));
-log(`${set.name}: ${train.length} collection pairs (${train.filter((p) => p.s === "ict").length} inverse-cloze), ${heldOut.length} held out, ${pairs.length - train.length} replayed; vocabulary ${parts.vocabulary.length} + ${model.vocabulary.length - parts.vocabulary.length}`);
-report("base", set, lexical, model, heldOut);
-const rowOf = new Map(model.vocabulary.map((t, i) => [t, i]));
-const maps: TokenMaps = { rowOf: Int32Array.from(corpus.tokens, (t) => rowOf.get(t) ?? -1), hashes: tokenHashes(corpus, parts.identitySeed) };
-const logW = Float32Array.from(model.params.weights, Math.log);
-const opt: Optimizer = {
-  table: new SparseAdam(model.params.table, model.shape.dim, { ...ADAM_DEFAULTS, lr: Number(a.lr) }),
-  logW,
-  weights: new SparseAdam(logW, 1, { ...ADAM_DEFAULTS, lr: Number(a.lr) }),
-  step: 0,
-  start: Float32Array.from(model.params.table),
+// the shipped file's rows at their trained scale when asked (docs/model.md, "1/127 of their trained scale")
+const rowScale = Number(a["row-scale"]);
+if (rowScale !== 1) parts.params.rowScale = parts.params.rowScale!.map((x) => x * rowScale);
+log(`${set.name}: ${train.length} collection pairs (${train.filter((p) => p.s === "ict").length} inverse-cloze), ${heldOut.length} held out, ${pairs.length - train.length} replayed`);
+report("base", set, lexical, parts, heldOut);
+const settings: CollectionAdaptSettings = {
+  ...COLLECTION_ADAPT_DEFAULTS,
+  epochs: Number(a.epochs),
+  lr: Number(a.lr),
+  newVocabMin: Number(a["new-vocab-min"]),
   anchor: Number(a.anchor),
 };
 const t0 = performance.now();
-for (let epoch = 1; epoch <= Number(a.epochs); epoch++) {
-  const loss = trainEpoch(model, corpus, maps, opt, rnd);
-  log(`epoch ${epoch}: loss ${loss.toFixed(4)}, ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-  report(`epoch ${epoch}`, set, lexical, model, heldOut);
-}
+adaptCollection(
+  parts,
+  pairs,
+  settings,
+  (epoch, loss, model) => {
+    log(`epoch ${epoch}: loss ${loss.toFixed(4)}, ${((performance.now() - t0) / 1000).toFixed(0)} s; vocabulary ${parts.vocabulary.length} + ${model.vocabulary.length - parts.vocabulary.length}`);
+    report(`epoch ${epoch}`, set, lexical, model, heldOut);
+  },
+  rnd,
+);

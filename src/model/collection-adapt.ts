@@ -1,0 +1,120 @@
+// The whole static model adapted to one collection's own text (issue 27 item 4, measured in
+// src/evaluation/labs/collection-adapt-lab.ts; not yet applied by the service). Unlike the query
+// adaptation (query-adapt.ts), both sides move: every row and weight the collection's pairs touch is
+// trained with the trainer's contrastive loss, and the collection's frequent words that the base
+// vocabulary lacks get rows of their own, so the collection's passages must be embedded again with
+// the result. Pairs of source "ict" (inverse cloze: a sentence and the rest of its passage) are used
+// as they are; every other pair's passage loses its query's words, as the trainer's mask 1 does.
+import { SparseAdam, ADAM_DEFAULTS } from "./adam.js";
+import { bagOf, globalIds, trainBatch, type TokenMaps } from "./batch.js";
+import { pairCorpusOf, tokenHashes, type PairCorpus, type TextPair } from "./corpus.js";
+import type { EncoderParts } from "./encoder.js";
+import type { PoolGradients, PoolParams } from "./pooling.js";
+import { Random } from "./random.js";
+
+export interface CollectionAdaptSettings {
+  seed: number;
+  epochs: number;
+  batchSize: number;
+  temperature: number;
+  /** learning rate of the rows and of the log-weights */
+  lr: number;
+  /** a collection word absent from the base vocabulary gets a row from this many occurrences (0: none) */
+  newVocabMin: number;
+  /** after each step the moved rows go this share of the way back to their start (0: not at all) */
+  anchor: number;
+}
+
+/** The lab's measured recipe (docs/model.md, 2026-11-29): one epoch; replay comes with the pairs. */
+export const COLLECTION_ADAPT_DEFAULTS: CollectionAdaptSettings = { seed: 1, epochs: 1, batchSize: 128, temperature: 0.05, lr: 0.01, newVocabMin: 3, anchor: 0 };
+
+/** A model being adapted: float rows, the base vocabulary followed by the collection's new words. */
+export type AdaptingParts = EncoderParts & { params: PoolParams & { table: Float32Array } };
+
+/** The base model as float rows, its vocabulary extended by the corpus's words of `minCount` occurrences or more (rows 0, the OOV weight). */
+export function startingModel(base: EncoderParts, corpus: PairCorpus, minCount: number): AdaptingParts {
+  const dim = base.shape.dim;
+  const vocabulary = [...base.vocabulary];
+  const known = new Set(vocabulary);
+  corpus.tokens.forEach((t, id) => {
+    if (minCount > 0 && !known.has(t) && corpus.frequency[id]! >= minCount) vocabulary.push(t);
+  });
+  const table = new Float32Array(vocabulary.length * dim);
+  const { table: rows, rowScale } = base.params;
+  for (let i = 0; i < base.vocabulary.length * dim; i++) table[i] = rows[i]! * (rowScale ? rowScale[Math.floor(i / dim)]! : 1);
+  const weights = new Float32Array(vocabulary.length).fill(base.params.oovWeight);
+  weights.set(base.params.weights);
+  return { ...base, vocabulary, params: { table, weights, oovWeight: base.params.oovWeight, gamma: base.params.gamma } };
+}
+
+interface Optimizer {
+  table: SparseAdam;
+  logW: Float32Array;
+  weights: SparseAdam;
+  step: number;
+  start: Float32Array;
+  anchor: number;
+}
+
+function pullBack(table: Float32Array, o: Optimizer, rows: Iterable<number>, dim: number): void {
+  if (o.anchor <= 0) return;
+  for (const r of rows) for (let j = r * dim; j < (r + 1) * dim; j++) table[j] = table[j]! - o.anchor * (table[j]! - o.start[j]!);
+}
+
+/** One epoch over the corpus in seeded order; returns the mean loss. */
+function trainEpoch(model: AdaptingParts, corpus: PairCorpus, maps: TokenMaps, opt: Optimizer, s: CollectionAdaptSettings, rnd: Random): number {
+  const { shape, params } = model;
+  const v = model.vocabulary.length;
+  const grad: PoolGradients = { table: new Float32Array(v * shape.dim), touched: new Set(), logWeights: new Float32Array(v), logOov: 0, logGamma: 0 };
+  const order = rnd.shuffle(Uint32Array.from({ length: corpus.sourceOf.length }, (_, i) => i));
+  const batches = Math.floor(order.length / s.batchSize);
+  let sum = 0;
+  for (let b = 0; b < batches; b++) {
+    const ids = [...order.subarray(b * s.batchSize, (b + 1) * s.batchSize)];
+    const queries = ids.map((i) => bagOf(corpus.queries, i, maps));
+    const passages = ids.map((i) => bagOf(corpus.passages, i, maps, corpus.sources[corpus.sourceOf[i]!] === "ict" ? undefined : globalIds(corpus.queries, i)));
+    sum += trainBatch(shape, params, queries, passages, { temperature: s.temperature, symmetric: true }, grad);
+    opt.step++;
+    opt.table.step(grad.table, grad.touched, opt.step);
+    pullBack(params.table, opt, grad.touched, shape.dim);
+    const touched = [...grad.touched];
+    opt.weights.step(grad.logWeights, touched, opt.step);
+    for (const r of touched) params.weights[r] = Math.exp(opt.logW[r]!);
+    grad.touched.clear();
+  }
+  return sum / Math.max(1, batches);
+}
+
+/**
+ * Adapts `base` to the pairs (a collection's own, and any general pairs to replay); `onEpoch` sees
+ * the model after each epoch. Deterministic for a seed (or for `rnd`, a caller's seeded stream that
+ * also drew the pairs). The returned model embeds the collection's queries and passages alike
+ * (StaticEncoder).
+ */
+export function adaptCollection(
+  base: EncoderParts,
+  pairs: readonly TextPair[],
+  s: CollectionAdaptSettings = COLLECTION_ADAPT_DEFAULTS,
+  onEpoch?: (epoch: number, loss: number, model: AdaptingParts) => void,
+  rnd: Random = new Random(s.seed),
+): { model: AdaptingParts; losses: number[] } {
+  const corpus = pairCorpusOf(pairs);
+  const model = startingModel(base, corpus, s.newVocabMin);
+  const rowOf = new Map(model.vocabulary.map((t, i) => [t, i]));
+  const maps: TokenMaps = { rowOf: Int32Array.from(corpus.tokens, (t) => rowOf.get(t) ?? -1), hashes: tokenHashes(corpus, base.identitySeed) };
+  const logW = Float32Array.from(model.params.weights, Math.log);
+  const opt: Optimizer = {
+    table: new SparseAdam(model.params.table, model.shape.dim, { ...ADAM_DEFAULTS, lr: s.lr }),
+    logW,
+    weights: new SparseAdam(logW, 1, { ...ADAM_DEFAULTS, lr: s.lr }),
+    step: 0,
+    start: Float32Array.from(model.params.table),
+    anchor: s.anchor,
+  };
+  const losses: number[] = [];
+  for (let epoch = 1; epoch <= s.epochs; epoch++) {
+    losses.push(trainEpoch(model, corpus, maps, opt, s, rnd));
+    onEpoch?.(epoch, losses.at(-1)!, model);
+  }
+  return { model, losses };
+}

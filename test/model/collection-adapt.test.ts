@@ -1,0 +1,82 @@
+// The whole model adapted to a collection's own text (src/model/collection-adapt.ts), on the
+// shipped model file and a small made-up collection: eight topics, each named in its headings by an
+// invented word the base vocabulary lacks, its sections written with the topic's ordinary words.
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { readModel } from "../../src/model/artifact.js";
+import { adaptCollection, COLLECTION_ADAPT_DEFAULTS } from "../../src/model/collection-adapt.js";
+import { StaticEncoder } from "../../src/model/encoder.js";
+import type { TextPair } from "../../src/model/corpus.js";
+import { Random } from "../../src/model/random.js";
+
+const { parts } = readModel(path.resolve(import.meta.dirname, "../../model/quarry-static-v1.qsm"));
+
+const TOPICS: [string, string[]][] = [
+  ["florpex", ["kettle", "boil", "water", "steam", "spout", "whistle", "stove", "tea"]],
+  ["quandril", ["garden", "soil", "seed", "compost", "weed", "rake", "harvest", "tomato"]],
+  ["zebrondo", ["invoice", "payment", "customer", "refund", "receipt", "tax", "ledger", "bank"]],
+  ["mivvock", ["guitar", "string", "chord", "tune", "fret", "melody", "amplifier", "pick"]],
+  ["trabbish", ["bicycle", "wheel", "chain", "brake", "pedal", "tyre", "saddle", "gear"]],
+  ["glenquist", ["printer", "paper", "toner", "jam", "tray", "scan", "page", "cartridge"]],
+  ["oxtavell", ["passport", "visa", "border", "flight", "luggage", "airport", "customs", "ticket"]],
+  ["pruncett", ["bread", "flour", "yeast", "oven", "dough", "crust", "knead", "loaf"]],
+];
+
+/** A section of the topic: eight of its words in a seeded order, twice over. */
+function section(words: string[], rnd: Random): string {
+  const pick = () => words[Math.floor(rnd.next() * words.length)]!;
+  return Array.from({ length: 16 }, pick).join(" ");
+}
+
+function collection(seed: number): TextPair[] {
+  const rnd = new Random(seed);
+  const pairs: TextPair[] = [];
+  for (let k = 0; k < 24; k++) for (const [name, words] of TOPICS) pairs.push({ s: "heading", q: `${name} ${words[k % words.length]}`, p: `${name} ${section(words, rnd)}` });
+  return pairs;
+}
+
+const settings = { ...COLLECTION_ADAPT_DEFAULTS, epochs: 3, batchSize: 32 };
+const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * b[i]!, 0);
+
+describe("adapting the whole model to a collection", () => {
+  const pairs = collection(1);
+  const run = adaptCollection(parts, pairs, settings);
+
+  it("lowers its loss from epoch to epoch, and gives the collection's new words rows of their own", () => {
+    expect(run.losses).toHaveLength(3);
+    expect(run.losses[2]!).toBeLessThan(run.losses[0]! * 0.8);
+    expect(parts.vocabulary).not.toContain("florpex");
+    const row = run.model.vocabulary.indexOf("florpex");
+    expect(row).toBeGreaterThanOrEqual(parts.vocabulary.length);
+    const dim = run.model.shape.dim;
+    expect(run.model.params.table.subarray(row * dim, (row + 1) * dim).some((x) => x !== 0)).toBe(true);
+    // seen twice only: no row
+    const rare = adaptCollection(parts, [...pairs, { s: "heading", q: "snargle", p: "kettle" }, { s: "heading", q: "snargle", p: "tea" }], { ...settings, epochs: 1 });
+    expect(rare.model.vocabulary).not.toContain("snargle");
+  });
+
+  it("learns what a new word goes with: its name alone finds a section of its topic that lacks it, which the base model cannot", () => {
+    const rnd = new Random(99);
+    const fresh = TOPICS.map(([, words]) => section(words, rnd));
+    const rank = (enc: StaticEncoder, name: string, own: number) => {
+      const q = enc.embed(name);
+      const scores = fresh.map((p) => cos(q, enc.embed(p)));
+      return 1 + scores.filter((s, i) => i !== own && s >= scores[own]!).length;
+    };
+    const base = new StaticEncoder(parts);
+    const adapted = new StaticEncoder(run.model);
+    const baseRanks = TOPICS.map(([name], i) => rank(base, name, i));
+    const adaptedRanks = TOPICS.map(([name], i) => rank(adapted, name, i));
+    expect(adaptedRanks).toEqual(TOPICS.map(() => 1));
+    // the base model has only the word's hash, shared by no fresh section: every section ties
+    expect(baseRanks.filter((r) => r === 1).length).toBeLessThan(TOPICS.length);
+  });
+
+  it("is deterministic for a seed, and another seed trains another model", () => {
+    const again = adaptCollection(parts, pairs, settings);
+    expect(again.losses).toEqual(run.losses);
+    expect(Buffer.from(again.model.params.table.buffer).equals(Buffer.from(run.model.params.table.buffer))).toBe(true);
+    const other = adaptCollection(parts, pairs, { ...settings, seed: 2 });
+    expect(other.losses).not.toEqual(run.losses);
+  });
+});
