@@ -32,7 +32,7 @@ export const COLLECTION_ADAPT_DEFAULTS: CollectionAdaptSettings = { seed: 1, epo
 export type AdaptingParts = EncoderParts & { params: PoolParams & { table: Float32Array } };
 
 /** The base model as float rows, its vocabulary extended by the corpus's words of `minCount` occurrences or more (rows 0, the OOV weight). */
-export function startingModel(base: EncoderParts, corpus: PairCorpus, minCount: number): AdaptingParts {
+function startingModel(base: EncoderParts, corpus: PairCorpus, minCount: number): AdaptingParts {
   const dim = base.shape.dim;
   const vocabulary = [...base.vocabulary];
   const known = new Set(vocabulary);
@@ -48,6 +48,8 @@ export function startingModel(base: EncoderParts, corpus: PairCorpus, minCount: 
 }
 
 interface Optimizer {
+  /** reused by every batch: one table-sized buffer for the whole run */
+  grad: PoolGradients;
   table: SparseAdam;
   logW: Float32Array;
   weights: SparseAdam;
@@ -64,8 +66,7 @@ function pullBack(table: Float32Array, o: Optimizer, rows: Iterable<number>, dim
 /** One epoch over the corpus in seeded order; returns the mean loss. */
 function trainEpoch(model: AdaptingParts, corpus: PairCorpus, maps: TokenMaps, opt: Optimizer, s: CollectionAdaptSettings, rnd: Random): number {
   const { shape, params } = model;
-  const v = model.vocabulary.length;
-  const grad: PoolGradients = { table: new Float32Array(v * shape.dim), touched: new Set(), logWeights: new Float32Array(v), logOov: 0, logGamma: 0 };
+  const { grad } = opt;
   const order = rnd.shuffle(Uint32Array.from({ length: corpus.sourceOf.length }, (_, i) => i));
   const batches = Math.floor(order.length / s.batchSize);
   let sum = 0;
@@ -103,7 +104,9 @@ export function adaptCollection(
   const rowOf = new Map(model.vocabulary.map((t, i) => [t, i]));
   const maps: TokenMaps = { rowOf: Int32Array.from(corpus.tokens, (t) => rowOf.get(t) ?? -1), hashes: tokenHashes(corpus, base.identitySeed) };
   const logW = Float32Array.from(model.params.weights, Math.log);
+  const v = model.vocabulary.length;
   const opt: Optimizer = {
+    grad: { table: new Float32Array(v * model.shape.dim), touched: new Set(), logWeights: new Float32Array(v), logOov: 0, logGamma: 0 },
     table: new SparseAdam(model.params.table, model.shape.dim, { ...ADAM_DEFAULTS, lr: s.lr }),
     logW,
     weights: new SparseAdam(logW, 1, { ...ADAM_DEFAULTS, lr: s.lr }),

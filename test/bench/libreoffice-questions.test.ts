@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { QUESTION_KINDS, docsDir, docsPages, missingPages, parseQuestions, repeatedQuestions, type DocsQuestion } from "../../src/evaluation/bench/docs-questions/questions.js";
+import { QUESTION_KINDS, docsDir, docsPages, missingPages, isPlainQuestion, parseQuestions, repeatedQuestions } from "../../src/evaluation/bench/docs-questions/questions.js";
 import { LIBREOFFICE_SET, NODE_SET, docsSet, mountedPage } from "../../src/evaluation/bench/docs-questions/sets.js";
 import { serveDocs } from "../../src/evaluation/bench/docs-questions/site.js";
 import { checkWording, contentStems, plainWordingProblems, titleAndHeadings } from "../../src/evaluation/bench/docs-questions/wording.js";
@@ -16,7 +16,7 @@ import { parseSitemap } from "../../src/crawl/sitemap.js";
 const SET = LIBREOFFICE_SET;
 const FILE = path.resolve(import.meta.dirname, "../..", SET.questions);
 const { questions, errors } = parseQuestions(fs.readFileSync(FILE, "utf8"), SET);
-const plain = (q: DocsQuestion) => q.kind === "natural" || q.kind === "howto";
+const plain = isPlainQuestion;
 const MODULES = ["shared", "scalc", "swriter", "simpress", "sdraw", "sdatabase", "smath", "sbasic", "schart"];
 
 describe("the LibreOffice help question set", () => {

@@ -5,14 +5,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { docsDir, docsPages, missingPages, parseQuestions, repeatedQuestions, type DocsQuestion } from "../../src/evaluation/bench/docs-questions/questions.js";
+import { docsDir, docsPages, missingPages, isPlainQuestion, parseQuestions, repeatedQuestions } from "../../src/evaluation/bench/docs-questions/questions.js";
 import { POSTGRES_SET, basenamePage } from "../../src/evaluation/bench/docs-questions/sets.js";
 import { plainWordingProblems } from "../../src/evaluation/bench/docs-questions/wording.js";
 
 const SET = POSTGRES_SET;
 const FILE = path.resolve(import.meta.dirname, "../..", SET.questions);
 const { questions, errors } = parseQuestions(fs.readFileSync(FILE, "utf8"), SET);
-const plain = (q: DocsQuestion) => q.kind === "natural" || q.kind === "howto";
+const plain = isPlainQuestion;
 
 describe("the PostgreSQL documentation question set", () => {
   it("parses: one valid question object per line, unique ids and questions", () => {

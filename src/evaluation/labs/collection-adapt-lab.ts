@@ -18,6 +18,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { readModel } from "../../model/artifact.js";
 import { StaticEncoder, type EncoderParts } from "../../model/encoder.js";
+import type { TextPair } from "../../model/corpus.js";
 import { adaptCollection, COLLECTION_ADAPT_DEFAULTS, type CollectionAdaptSettings } from "../../model/collection-adapt.js";
 import { Random } from "../../model/random.js";
 import { distinctQueryTokens, isDevPair } from "../../model/dev-split.js";
@@ -49,12 +50,10 @@ const { values: a } = parseArgs({
 });
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
-type Pair = { s: "heading" | "ict" | "general"; q: string; p: string };
-
 /** Heading -> section and inverse-cloze pairs of the set's passages; every fifth heading pair held out. */
-function collectionPairs(set: EvalSet, ictPerPassage: number, rnd: Random): { train: Pair[]; heldOut: Pair[] } {
-  const train: Pair[] = [];
-  const heldOut: Pair[] = [];
+function collectionPairs(set: EvalSet, ictPerPassage: number, rnd: Random): { train: TextPair[]; heldOut: TextPair[] } {
+  const train: TextPair[] = [];
+  const heldOut: TextPair[] = [];
   let headings = 0;
   for (const p of set.passages) {
     const q = p.headings.at(-1) ?? p.title;
@@ -71,19 +70,19 @@ function collectionPairs(set: EvalSet, ictPerPassage: number, rnd: Random): { tr
 }
 
 /** `n` general training pairs, a seeded sample of the mined ones outside the dev split. */
-function replayPairs(dataDir: string, n: number, rnd: Random): Pair[] {
+function replayPairs(dataDir: string, n: number, rnd: Random): TextPair[] {
   if (n <= 0) return [];
   const lines = fs.readFileSync(path.join(dataDir, "pairs.jsonl"), "utf8").split("\n").filter(Boolean);
-  const out: Pair[] = [];
+  const out: TextPair[] = [];
   while (out.length < n) {
-    const o = JSON.parse(lines[Math.floor(rnd.next() * lines.length)]!) as { s: string; q: string; p: string };
+    const o = JSON.parse(lines[Math.floor(rnd.next() * lines.length)]!) as TextPair;
     if (!isDevPair(o.s, distinctQueryTokens(o.q))) out.push({ s: "general", q: o.q, p: o.p });
   }
   return out;
 }
 
 /** MRR of each held-out heading against the held-out sections, each without its own heading's words. */
-function heldOutMrr(enc: StaticEncoder, heldOut: Pair[]): number {
+function heldOutMrr(enc: StaticEncoder, heldOut: TextPair[]): number {
   const passages = heldOut.map((h) => {
     const drop = new Set(modelTokens(h.q));
     return enc.embed(h.p.split(/(\s+)/).filter((w) => !modelTokens(w).some((t) => drop.has(t))).join(""));
@@ -102,7 +101,7 @@ const fmt = (m: ModeScores) => {
   return p === null ? m.ndcg10.toFixed(4) : `${p.toFixed(4)} plain (${m.ndcg10.toFixed(4)} all)`;
 };
 
-function report(label: string, set: EvalSet, lexical: ReturnType<typeof lexicalLists>, parts: EncoderParts, heldOut: Pair[]): void {
+function report(label: string, set: EvalSet, lexical: ReturnType<typeof lexicalLists>, parts: EncoderParts, heldOut: TextPair[]): void {
   const enc = new StaticEncoder(parts);
   const vector = vectorLists(set, { dimension: enc.dimension, embed: (t) => enc.embed(t) });
   const s = scoreLists(set, lexical, vector);

@@ -11,10 +11,9 @@ import { parseArgs } from "node:util";
 import { readModel } from "../../model/artifact.js";
 import { StaticEncoder } from "../../model/encoder.js";
 import { builtInProfiles, createEmbedder } from "../../embed/index.js";
-import { lexicalLists, nearest, plainNdcg, scoreLists, vectorLists, type ModeScores } from "../bench/model/evaluate.js";
+import { fusedLists, lexicalLists, nearest, perQueryNdcg, plainNdcg, scoreLists, vectorLists, type ModeScores } from "../bench/model/evaluate.js";
 import { embeddedText, loadEvalSet, type EvalSet } from "../bench/model/sets.js";
-import { ndcgAtKGraded } from "../ranking-metrics.js";
-import { fuse, type Candidate } from "../../search/fusion.js";
+import type { Candidate } from "../../search/fusion.js";
 
 const { values: a } = parseArgs({
   options: {
@@ -48,19 +47,11 @@ function staticLists(set: EvalSet): Candidate[][] {
   return vectorLists(set, { dimension: enc.dimension, embed: (t) => enc.embed(t) });
 }
 
-/** nDCG@10 of each query's list, collapsed to the judged unit. */
-function perQuery(set: EvalSet, lists: readonly (readonly { id: string }[])[]): number[] {
-  return set.queries.map((q, i) => {
-    const docs = [...new Set(lists[i]!.map((c) => set.passages[Number(c.id)]!.doc))];
-    return ndcgAtKGraded(docs, q.relevant, 10);
-  });
-}
-
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
 
 function describe(name: string, set: EvalSet, lexical: Candidate[][], vector: Candidate[][]): void {
-  const lex = perQuery(set, lexical);
-  const hybrid = perQuery(set, set.queries.map((_, i) => fuse(lexical[i]!, vector[i]!, {}, { lexicalComplete: lexical[i]!.length < 100 })));
+  const lex = perQueryNdcg(set, lexical);
+  const hybrid = perQueryNdcg(set, fusedLists(lexical, vector));
   const up = hybrid.map((h, i) => h - lex[i]!).filter((x) => x > 1e-9);
   const down = hybrid.map((h, i) => lex[i]! - h).filter((x) => x > 1e-9);
   const overlap = vector.map((v, i) => {

@@ -1,6 +1,6 @@
 // The documentation question sets (issue 16 item 1, issue 27 item 6): one JSON object per line,
 // judged at page level against a set's docs (sets.ts: the Node.js API docs of Debian's nodejs
-// package, the LibreOffice help of libreoffice-help-en-us). Shared by the bench (main.ts) and the
+// package, the LibreOffice help of libreoffice-help-en-us, PostgreSQL's HTML documentation). Shared by the bench (main.ts) and the
 // tests that check the files' shape. Without a set argument the functions mean the Node.js set.
 import fs from "node:fs";
 import path from "node:path";
@@ -8,6 +8,10 @@ import { NODE_SET, type DocsSet } from "./sets.js";
 
 export const QUESTION_KINDS = ["keyword", "natural", "howto", "conceptual"] as const;
 export type QuestionKind = (typeof QUESTION_KINDS)[number];
+
+/** the kinds issue 27 calls plain-language: asked in a user's words, not the docs' */
+export const PLAIN_KINDS: readonly QuestionKind[] = ["natural", "howto"];
+export const isPlainQuestion = (q: Pick<DocsQuestion, "kind">): boolean => PLAIN_KINDS.includes(q.kind);
 
 export const KIND_LABELS: Record<QuestionKind, string> = {
   keyword: "keyword",

@@ -9,7 +9,7 @@ import path from "node:path";
 import { stemmer } from "stemmer";
 import { STOP_WORDS } from "../../../search/lexical/parse-query.js";
 import { tokenizeWords } from "../../../search/lexical/tokenize.js";
-import type { DocsQuestion } from "./questions.js";
+import { isPlainQuestion, type DocsQuestion } from "./questions.js";
 import type { DocsSet } from "./sets.js";
 
 export const MAX_TITLE_OVERLAP = 1;
@@ -76,7 +76,7 @@ export function checkWording(question: string, pageHtml: string): WordingCheck {
 export function plainWordingProblems(questions: DocsQuestion[], dir: string, set: DocsSet, pages: readonly string[]): string[] {
   const bad: string[] = [];
   const present = new Set(pages);
-  for (const q of questions.filter((x) => x.kind === "natural" || x.kind === "howto")) {
+  for (const q of questions.filter(isPlainQuestion)) {
     for (const [page, grade] of Object.entries(q.relevant)) {
       if (grade !== 2 || !present.has(page)) continue;
       const c = checkWording(q.question, fs.readFileSync(path.join(dir, set.pagesDir, page), "utf8"));

@@ -12,6 +12,7 @@ import { fuse, type Candidate, type FusionOptions } from "../../../search/fusion
 import { fullMatchScore, lexicalCoverage } from "./coverage.js";
 import { ndcgAtKGraded, recallAtK } from "../../ranking-metrics.js";
 import { embeddedText, type EvalSet } from "./sets.js";
+import { PLAIN_KINDS } from "../docs-questions/questions.js";
 
 export interface TextEmbedder {
   readonly dimension: number;
@@ -32,9 +33,6 @@ export interface SetScores {
   lexical: ModeScores;
   hybrid: ModeScores;
 }
-
-/** the question kinds issue 27 calls plain-language */
-const PLAIN_KINDS = ["natural", "howto"];
 
 /** The plain-language questions' (natural and how-to, issue 27's measure) mean nDCG@10, null when the set has none. */
 export function plainNdcg(m: ModeScores): number | null {
@@ -143,10 +141,20 @@ export function scoreSet(set: EvalSet, model: TextEmbedder, lexical: Candidate[]
 /** Fusion settings for every query alike, or per query (its index in the set): adaptive fusion. */
 export type QueryFusion = Partial<FusionOptions> | ((query: number) => Partial<FusionOptions>);
 
+/** Each query's two lists fused with `fusion` (the service's default fusion unless it says otherwise). */
+export function fusedLists(lexical: Candidate[][], vector: Candidate[][], fusion: QueryFusion = {}): Candidate[][] {
+  const fusionOf = typeof fusion === "function" ? fusion : () => fusion;
+  return lexical.map((lex, i) => fuse(lex, vector[i]!, fusionOf(i), { lexicalComplete: lex.length < DEPTH }));
+}
+
+/** Each query's nDCG@10 for its list, collapsed to the judged unit. */
+export function perQueryNdcg(set: EvalSet, lists: readonly (readonly { id: string }[])[]): number[] {
+  return set.queries.map((q, i) => ndcgAtKGraded(collapse(set, lists[i]!), q.relevant, K));
+}
+
 /** The scores of given candidate lists, fused with `fusion` (the service's default fusion unless it says otherwise). */
 export function scoreLists(set: EvalSet, lexical: Candidate[][], vector: Candidate[][], fusion: QueryFusion = {}): SetScores {
-  const fusionOf = typeof fusion === "function" ? fusion : () => fusion;
-  const hybridLists = set.queries.map((_, i) => fuse(lexical[i]!, vector[i]!, fusionOf(i), { lexicalComplete: lexical[i]!.length < DEPTH }));
+  const hybridLists = fusedLists(lexical, vector, fusion);
   return {
     set: set.name,
     queries: set.queries.length,
