@@ -7,8 +7,9 @@
 // The collection's pairs, from its passages only (never its questions or judgments): each section's
 // heading (or the document's title) -> its text without the heading's words, and inverse-cloze pairs
 // (one prose sentence -> the rest of the passage, sentences.ts). Every fifth heading pair is held
-// out and scored (MRR of the heading against the held-out sections): the label-free signal a
-// service would have. `--replay R` mixes in R x as many general training pairs (the dev split left
+// out and scored as the service's adaptation guard scores its held-out pairs (query-adapt.ts
+// scorePairs: nDCG@10 of each held-out heading against every heading pair's whole section), the
+// passages embedded by the model being scored: the label-free signal a service would have. `--replay R` mixes in R x as many general training pairs (the dev split left
 // out), against forgetting. Prints the base model's and each epoch's figures.
 //
 //   npx tsx --max-old-space-size=8000 src/evaluation/labs/collection-adapt-lab.ts --set scifact \
@@ -23,7 +24,7 @@ import { adaptCollection, COLLECTION_ADAPT_DEFAULTS, type CollectionAdaptSetting
 import { Random } from "../../model/random.js";
 import { distinctQueryTokens, isDevPair } from "../../model/dev-split.js";
 import { words } from "../../model/mining/sections.js";
-import { modelTokens } from "../../model/tokenizer.js";
+import { passageVectors, scorePairs, type AdaptPair } from "../../model/query-adapt.js";
 import { lexicalLists, plainNdcg, scoreLists, vectorLists, type ModeScores } from "../bench/model/evaluate.js";
 import { loadEvalSet, type EvalSet } from "../bench/model/sets.js";
 import { proseSentence, splitSentences } from "./sentences.js";
@@ -50,14 +51,27 @@ const { values: a } = parseArgs({
 });
 const log = (m: string) => process.stderr.write(`${m}\n`);
 
+interface CollectionPairs {
+  /** the training pairs: heading pairs not held out, and inverse-cloze pairs */
+  train: TextPair[];
+  /** every heading pair, as the held-out scoring ranks them */
+  headings: AdaptPair[];
+  /** the held-out ones among them: every fifth */
+  asked: number[];
+}
+
 /** Heading -> section and inverse-cloze pairs of the set's passages; every fifth heading pair held out. */
-function collectionPairs(set: EvalSet, ictPerPassage: number, rnd: Random): { train: TextPair[]; heldOut: TextPair[] } {
+function collectionPairs(set: EvalSet, ictPerPassage: number, rnd: Random): CollectionPairs {
   const train: TextPair[] = [];
-  const heldOut: TextPair[] = [];
-  let headings = 0;
+  const headings: AdaptPair[] = [];
+  const asked: number[] = [];
   for (const p of set.passages) {
     const q = p.headings.at(-1) ?? p.title;
-    if (q && words(p.body).length >= 5) (headings++ % 5 === 4 ? heldOut : train).push({ s: "heading", q, p: p.body });
+    if (q && words(p.body).length >= 5) {
+      if (headings.length % 5 === 4) asked.push(headings.length);
+      else train.push({ s: "heading", q, p: p.body });
+      headings.push({ id: String(headings.length), query: q, passage: p.body });
+    }
     const sentences = splitSentences(p.body);
     if (sentences.length < 3) continue;
     const candidates = sentences.map((s, i) => (proseSentence(s) ? i : -1)).filter((i) => i >= 0);
@@ -66,7 +80,7 @@ function collectionPairs(set: EvalSet, ictPerPassage: number, rnd: Random): { tr
       train.push({ s: "ict", q: sentences[pick]!, p: sentences.filter((_, i) => i !== pick).join(" ") });
     }
   }
-  return { train, heldOut };
+  return { train, headings, asked };
 }
 
 /** `n` general training pairs, a seeded sample of the mined ones outside the dev split. */
@@ -81,33 +95,19 @@ function replayPairs(dataDir: string, n: number, rnd: Random): TextPair[] {
   return out;
 }
 
-/** MRR of each held-out heading against the held-out sections, each without its own heading's words. */
-function heldOutMrr(enc: StaticEncoder, heldOut: TextPair[]): number {
-  const passages = heldOut.map((h) => {
-    const drop = new Set(modelTokens(h.q));
-    return enc.embed(h.p.split(/(\s+)/).filter((w) => !modelTokens(w).some((t) => drop.has(t))).join(""));
-  });
-  let mrr = 0;
-  heldOut.forEach((h, i) => {
-    const q = enc.embed(h.q);
-    const scores = passages.map((p) => p.reduce((s, x, j) => s + x * q[j]!, 0));
-    mrr += 1 / (1 + scores.filter((s) => s > scores[i]!).length);
-  });
-  return mrr / Math.max(1, heldOut.length);
-}
-
 const fmt = (m: ModeScores) => {
   const p = plainNdcg(m);
   return p === null ? m.ndcg10.toFixed(4) : `${p.toFixed(4)} plain (${m.ndcg10.toFixed(4)} all)`;
 };
 
-function report(label: string, set: EvalSet, lexical: ReturnType<typeof lexicalLists>, parts: EncoderParts, heldOut: TextPair[]): void {
+async function report(label: string, set: EvalSet, lexical: ReturnType<typeof lexicalLists>, parts: EncoderParts, pairs: CollectionPairs): Promise<void> {
   const enc = new StaticEncoder(parts);
+  const heldOut = await scorePairs((q) => enc.embed(q), pairs.headings, passageVectors(enc, pairs.headings, false), pairs.asked);
   const vector = vectorLists(set, { dimension: enc.dimension, embed: (t) => enc.embed(t) });
   const s = scoreLists(set, lexical, vector);
   const weights = a["vector-weights"]!.split(",").filter(Boolean).map(Number);
   const at = weights.map((w) => `; at ${w}: ${fmt(scoreLists(set, lexical, vector, { lexicalWeight: 1 - w, vectorWeight: w }).hybrid)}`).join("");
-  log(`${label}: held-out MRR ${heldOutMrr(enc, heldOut).toFixed(4)}; lexical ${fmt(s.lexical)}, vector ${fmt(s.vector)}, hybrid ${fmt(s.hybrid)}${at}`);
+  log(`${label}: held-out nDCG@10 ${heldOut.ndcg_at_10.toFixed(4)}; lexical ${fmt(s.lexical)}, vector ${fmt(s.vector)}, hybrid ${fmt(s.hybrid)}${at}`);
 }
 
 const set = await loadEvalSet(a.set!, a.cache!, log);
@@ -115,13 +115,14 @@ if (!set) process.exit(0);
 const rnd = new Random(Number(a.seed));
 const lexical = lexicalLists(set);
 const { parts } = readModel(a.model!);
-const { train, heldOut } = collectionPairs(set, Number(a.ict), rnd);
+const collection = collectionPairs(set, Number(a.ict), rnd);
+const { train } = collection;
 const pairs = [...train, ...replayPairs(a.data!, Math.round(Number(a.replay) * train.length), rnd)];
 // the shipped file's rows at their trained scale when asked (docs/model.md, "1/127 of their trained scale")
 const rowScale = Number(a["row-scale"]);
 if (rowScale !== 1) parts.params.rowScale = parts.params.rowScale!.map((x) => x * rowScale);
-log(`${set.name}: ${train.length} collection pairs (${train.filter((p) => p.s === "ict").length} inverse-cloze), ${heldOut.length} held out, ${pairs.length - train.length} replayed`);
-report("base", set, lexical, parts, heldOut);
+log(`${set.name}: ${train.length} collection pairs (${train.filter((p) => p.s === "ict").length} inverse-cloze), ${collection.asked.length} held out, ${pairs.length - train.length} replayed`);
+await report("base", set, lexical, parts, collection);
 const settings: CollectionAdaptSettings = {
   ...COLLECTION_ADAPT_DEFAULTS,
   epochs: Number(a.epochs),
@@ -130,13 +131,16 @@ const settings: CollectionAdaptSettings = {
   anchor: Number(a.anchor),
 };
 const t0 = performance.now();
+// each epoch's model copied (training goes on in place), scored once training is done
+const epochs: { epoch: number; model: EncoderParts }[] = [];
 adaptCollection(
   parts,
   pairs,
   settings,
   (epoch, loss, model) => {
     log(`epoch ${epoch}: loss ${loss.toFixed(4)}, ${((performance.now() - t0) / 1000).toFixed(0)} s; vocabulary ${parts.vocabulary.length} + ${model.vocabulary.length - parts.vocabulary.length}`);
-    report(`epoch ${epoch}`, set, lexical, model, heldOut);
+    epochs.push({ epoch, model: { ...model, params: { ...model.params, table: Float32Array.from(model.params.table), weights: Float32Array.from(model.params.weights) } } });
   },
   rnd,
 );
+for (const e of epochs) await report(`epoch ${e.epoch}`, set, lexical, e.model, collection);
