@@ -8,6 +8,7 @@ import { adaptCollection, COLLECTION_ADAPT_DEFAULTS } from "../../src/model/coll
 import { StaticEncoder } from "../../src/model/encoder.js";
 import type { TextPair } from "../../src/model/corpus.js";
 import { Random } from "../../src/model/random.js";
+import { modelTokens } from "../../src/model/tokenizer.js";
 
 const { parts } = readModel(path.resolve(import.meta.dirname, "../../model/quarry-static-v1.qsm"));
 
@@ -70,6 +71,19 @@ describe("adapting the whole model to a collection", () => {
     expect(adaptedRanks).toEqual(TOPICS.map(() => 1));
     // the base model has only the word's hash, shared by no fresh section: every section ties
     expect(baseRanks.filter((r) => r === 1).length).toBeLessThan(TOPICS.length);
+  });
+
+  it("with anchor 1 pulls every moved row back to where it started: a base word's to its base row, a new word's to 0", () => {
+    const held = adaptCollection(parts, pairs, { ...settings, epochs: 1, anchor: 1 });
+    const dim = parts.shape.dim;
+    const row = parts.vocabulary.indexOf(modelTokens("kettle")[0]!);
+    expect(row).toBeGreaterThanOrEqual(0);
+    const start = Float32Array.from(parts.params.table.subarray(row * dim, (row + 1) * dim), (x) => x * parts.params.rowScale![row]!);
+    expect(Array.from(held.model.params.table.subarray(row * dim, (row + 1) * dim))).toEqual(Array.from(start));
+    const free = adaptCollection(parts, pairs, { ...settings, epochs: 1 });
+    expect(Array.from(free.model.params.table.subarray(row * dim, (row + 1) * dim))).not.toEqual(Array.from(start));
+    const added = held.model.vocabulary.indexOf("florpex");
+    expect(held.model.params.table.subarray(added * dim, (added + 1) * dim).every((x) => x === 0)).toBe(true);
   });
 
   it("is deterministic for a seed, and another seed trains another model", () => {
