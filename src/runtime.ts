@@ -50,7 +50,8 @@ import { createQueueBackend, type JobQueue, type QueueBackend, type RecoveryHook
 import { CRAWL_JOB_KIND, createCrawlService, type CrawlService } from "./services/crawl/crawls.js";
 import { createEngine, type Engine } from "./search/engine.js";
 import { createEmbedder, staticBaseOf } from "./embed/index.js";
-import { createQueryModels } from "./services/search/query-models.js";
+import { createQueryModels, type QueryModels } from "./services/search/query-models.js";
+import { createPassageModels } from "./services/ingest/passage-models.js";
 import type { Embedder } from "./embed/types.js";
 import { SUPPORTED_FILE_TYPES } from "./ingest/sniff.js";
 import { MAX_PAGE_LIMIT, PAGE_SIZE_LIMIT_BYTES } from "./crawl/limits.js";
@@ -183,6 +184,8 @@ interface Base {
   purgeTenantContent(tenantId: string): Promise<void>;
   embedder: Embedder | null;
   quotas: ReturnType<typeof createQuotaService>;
+  /** collections' adapted models (quarry-static only): their queries' and, for a whole-model adaptation, their chunks' */
+  models: QueryModels;
 }
 
 /** the job queues and the services that run as their handlers */
@@ -243,12 +246,14 @@ async function assembleBase(config: Config, opts: RuntimeOptions): Promise<Base>
   const quotas = createQuotaService({ store });
   const workers = opts.workers ?? true;
   const keyCache = createKeyCache({ redisUrl: config.redisUrl, prefix: config.queuePrefix, log });
-  return { config, log, workers, metrics, store, profiles, activeProfile, mailer, files, audit, keyCache, purgeTenantContent, embedder, quotas };
+  const models = createQueryModels({ files, base: () => staticBaseOf(embedder), log });
+  return { config, log, workers, metrics, store, profiles, activeProfile, mailer, files, audit, keyCache, purgeTenantContent, embedder, quotas, models };
 }
 
 async function assembleJobs(b: Base): Promise<Jobs> {
   const { config, store, files, log, metrics, embedder } = b;
-  const ingest = createIngestService({ store, files, profile: b.activeProfile, embedder, log });
+  const passageModels = createPassageModels({ content: store.content, models: b.models });
+  const ingest = createIngestService({ store, files, profile: b.activeProfile, embedder, log, passageModels });
   const queues = await createQueueBackend({
     redisUrl: config.redisUrl,
     prefix: config.queuePrefix,
@@ -313,9 +318,8 @@ async function assembleJobs(b: Base): Promise<Jobs> {
 
 function assembleEngine(b: Base, j: Jobs): Engine {
   const { store, activeProfile, embedder, metrics, log } = b;
-  // a collection's adapted query model, when it has one and the active model is quarry-static
-  const queryModels = createQueryModels({ files: b.files, base: () => staticBaseOf(embedder), log });
-  const engine = instrumentEngine(createEngine({ content: store.content, profile: activeProfile, embedder, adaptedQuery: queryModels.embedQuery }), metrics);
+  // a collection's adapted model, when it has one and the active model is quarry-static
+  const engine = instrumentEngine(createEngine({ content: store.content, profile: activeProfile, embedder, adaptedQuery: b.models.embedQuery }), metrics);
   void embedder?.whenReady().then((ok) => {
     if (ok) {
       if (b.workers) j.backfill.request();
@@ -347,7 +351,16 @@ function setMetricSources(b: Base, q: Queues): void {
 function assembleBenchmarks(b: Base, j: Jobs, search: SearchService): { benchmarks: BenchmarkService; adapter: Adapter; tuneQueue: JobQueue } {
   let tuneQueue: JobQueue | null = null;
   // adaptations run on the tune queue too: one at a time, beside tunings, never in the ingest workers
-  const adapter = createAdapter({ store: b.store, files: b.files, baseModel: () => staticBaseOf(b.embedder), queue: () => tuneQueue!, log: b.log, autoMinDocuments: b.config.adaptAutoMinDocuments, checkEveryMs: b.config.adaptCheckMs });
+  const adapter = createAdapter({
+    store: b.store,
+    files: b.files,
+    baseModel: () => staticBaseOf(b.embedder),
+    vectorsStale: () => j.backfill.request(),
+    queue: () => tuneQueue!,
+    log: b.log,
+    autoMinDocuments: b.config.adaptAutoMinDocuments,
+    checkEveryMs: b.config.adaptCheckMs,
+  });
   j.indexed.sourceIndexed = (tenantId, sourceId) => void adapter.sourceChanged(tenantId, sourceId);
   const benchmarks = createBenchmarkService({ store: b.store, search, quotas: b.quotas, log: b.log, tuneQueue: () => tuneQueue!, events: j.webhooks, adapt: adapter.adaptIn });
   tuneQueue = j.queues.create({
@@ -395,7 +408,7 @@ function assembleServices(b: Base, j: Jobs, engine: Engine): Services {
   const documents = createDocumentService({ store, files, profileName: b.activeProfile.name, queue: j.queue, log, audit });
   const synonyms = createSynonymService({ store });
   const analytics = createAnalyticsService({ store, log: searchLog, synonyms, retentionDays: config.analyticsRetentionDays, lowScore: config.analyticsLowScore, flushMs: config.analyticsFlushMs });
-  const collections = createCollectionService({ store, audit, files, reindex: (p, sourceId) => documents.reindex(p, sourceId) });
+  const collections = createCollectionService({ store, audit, files, reindex: (p, sourceId) => documents.reindex(p, sourceId), vectorsStale: () => j.backfill.request() });
   const sources = createSourceService({ store, files, isSyncing: (id) => j.crawls.isSyncing(id), audit, allowLocalRepositories: config.crawlAllowPrivateNetworks, forgetSource: (t, id) => j.crawls.forgetSource(t, id) });
   const { benchmarks, adapter, tuneQueue } = assembleBenchmarks(b, j, plainSearch);
   const industryBenchmarks = createIndustryBenchmarkService({

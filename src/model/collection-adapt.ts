@@ -1,5 +1,5 @@
 // The whole static model adapted to one collection's own text (issue 27 item 4, measured in
-// src/evaluation/labs/collection-adapt-lab.ts; not yet applied by the service). Unlike the query
+// src/evaluation/labs/collection-adapt-lab.ts; applied by evaluation/adaptation/adapt-model-run.ts). Unlike the query
 // adaptation (query-adapt.ts), both sides move: every row and weight the collection's pairs touch is
 // trained with the trainer's contrastive loss, and the collection's frequent words that the base
 // vocabulary lacks get rows of their own, so the collection's passages must be embedded again with
@@ -11,6 +11,8 @@ import { pairCorpusOf, tokenHashes, type PairCorpus, type TextPair } from "./cor
 import type { EncoderParts } from "./encoder.js";
 import type { PoolGradients, PoolParams } from "./pooling.js";
 import { Random } from "./random.js";
+import { breather } from "./query-adapt.js";
+import type { QueryDelta } from "./query-delta.js";
 
 export interface CollectionAdaptSettings {
   seed: number;
@@ -23,16 +25,24 @@ export interface CollectionAdaptSettings {
   newVocabMin: number;
   /** after each step the moved rows go this share of the way back to their start (0: not at all) */
   anchor: number;
+  /** the base's rows start at this multiple of their served scale (127: as trained, see below) */
+  baseRowScale: number;
 }
 
 /** The lab's measured recipe (docs/model.md, 2026-11-29): one epoch; replay comes with the pairs. */
-export const COLLECTION_ADAPT_DEFAULTS: CollectionAdaptSettings = { seed: 1, epochs: 1, batchSize: 128, temperature: 0.05, lr: 0.01, newVocabMin: 3, anchor: 0 };
+export const COLLECTION_ADAPT_DEFAULTS: CollectionAdaptSettings = { seed: 1, epochs: 1, batchSize: 128, temperature: 0.05, lr: 0.01, newVocabMin: 3, anchor: 0, baseRowScale: 1 };
+
+/**
+ * The shipped file's rows are 1/127 of their trained scale (docs/model.md, 2026-11-29); adapted from
+ * the trained scale, with general pairs replayed, the lab measured its best figures on all sets.
+ */
+export const TRAINED_ROW_SCALE = 127;
 
 /** A model being adapted: float rows, the base vocabulary followed by the collection's new words. */
 export type AdaptingParts = EncoderParts & { params: PoolParams & { table: Float32Array } };
 
 /** The base model as float rows, its vocabulary extended by the corpus's words of `minCount` occurrences or more (rows 0, the OOV weight). */
-function startingModel(base: EncoderParts, corpus: PairCorpus, minCount: number): AdaptingParts {
+function startingModel(base: EncoderParts, corpus: PairCorpus, minCount: number, scale: number): AdaptingParts {
   const dim = base.shape.dim;
   const vocabulary = [...base.vocabulary];
   const known = new Set(vocabulary);
@@ -41,7 +51,7 @@ function startingModel(base: EncoderParts, corpus: PairCorpus, minCount: number)
   });
   const table = new Float32Array(vocabulary.length * dim);
   const { table: rows, rowScale } = base.params;
-  for (let i = 0; i < base.vocabulary.length * dim; i++) table[i] = rows[i]! * (rowScale ? rowScale[Math.floor(i / dim)]! : 1);
+  for (let i = 0; i < base.vocabulary.length * dim; i++) table[i] = rows[i]! * (rowScale ? rowScale[Math.floor(i / dim)]! : 1) * scale;
   const weights = new Float32Array(vocabulary.length).fill(base.params.oovWeight);
   weights.set(base.params.weights);
   return { ...base, vocabulary, params: { table, weights, oovWeight: base.params.oovWeight, gamma: base.params.gamma } };
@@ -54,23 +64,28 @@ interface Optimizer {
   logW: Float32Array;
   weights: SparseAdam;
   step: number;
-  start: Float32Array;
+  /** the rows as they started (only with an anchor: a table-sized copy) */
+  start: Float32Array | null;
   anchor: number;
+  /** every row a step moved (the delta keeps these) */
+  moved: Set<number>;
 }
 
 function pullBack(table: Float32Array, o: Optimizer, rows: Iterable<number>, dim: number): void {
-  if (o.anchor <= 0) return;
+  if (o.anchor <= 0 || !o.start) return;
   for (const r of rows) for (let j = r * dim; j < (r + 1) * dim; j++) table[j] = table[j]! - o.anchor * (table[j]! - o.start[j]!);
 }
 
-/** One epoch over the corpus in seeded order; returns the mean loss. */
-function trainEpoch(model: AdaptingParts, corpus: PairCorpus, maps: TokenMaps, opt: Optimizer, s: CollectionAdaptSettings, rnd: Random): number {
+/** One epoch over the corpus in seeded order, letting the event loop run between batches; returns the mean loss. */
+async function trainEpoch(model: AdaptingParts, corpus: PairCorpus, maps: TokenMaps, opt: Optimizer, s: CollectionAdaptSettings, rnd: Random): Promise<number> {
+  const breathe = breather();
   const { shape, params } = model;
   const { grad } = opt;
   const order = rnd.shuffle(Uint32Array.from({ length: corpus.sourceOf.length }, (_, i) => i));
   const batches = Math.floor(order.length / s.batchSize);
   let sum = 0;
   for (let b = 0; b < batches; b++) {
+    await breathe();
     const ids = [...order.subarray(b * s.batchSize, (b + 1) * s.batchSize)];
     const queries = ids.map((i) => bagOf(corpus.queries, i, maps));
     const passages = ids.map((i) => bagOf(corpus.passages, i, maps, corpus.sources[corpus.sourceOf[i]!] === "ict" ? undefined : globalIds(corpus.queries, i)));
@@ -79,6 +94,7 @@ function trainEpoch(model: AdaptingParts, corpus: PairCorpus, maps: TokenMaps, o
     opt.table.step(grad.table, grad.touched, opt.step);
     pullBack(params.table, opt, grad.touched, shape.dim);
     const touched = [...grad.touched];
+    for (const r of touched) opt.moved.add(r);
     opt.weights.step(grad.logWeights, touched, opt.step);
     for (const r of touched) params.weights[r] = Math.exp(opt.logW[r]!);
     grad.touched.clear();
@@ -92,15 +108,15 @@ function trainEpoch(model: AdaptingParts, corpus: PairCorpus, maps: TokenMaps, o
  * also drew the pairs). The returned model embeds the collection's queries and passages alike
  * (StaticEncoder).
  */
-export function adaptCollection(
+export async function adaptCollection(
   base: EncoderParts,
   pairs: readonly TextPair[],
   s: CollectionAdaptSettings = COLLECTION_ADAPT_DEFAULTS,
   onEpoch?: (epoch: number, loss: number, model: AdaptingParts) => void,
   rnd: Random = new Random(s.seed),
-): { model: AdaptingParts; losses: number[] } {
+): Promise<{ model: AdaptingParts; losses: number[]; moved: ReadonlySet<number> }> {
   const corpus = pairCorpusOf(pairs);
-  const model = startingModel(base, corpus, s.newVocabMin);
+  const model = startingModel(base, corpus, s.newVocabMin, s.baseRowScale);
   const rowOf = new Map(model.vocabulary.map((t, i) => [t, i]));
   const maps: TokenMaps = { rowOf: Int32Array.from(corpus.tokens, (t) => rowOf.get(t) ?? -1), hashes: tokenHashes(corpus, base.identitySeed) };
   const logW = Float32Array.from(model.params.weights, Math.log);
@@ -111,13 +127,43 @@ export function adaptCollection(
     logW,
     weights: new SparseAdam(logW, 1, { ...ADAM_DEFAULTS, lr: s.lr }),
     step: 0,
-    start: Float32Array.from(model.params.table),
+    start: s.anchor > 0 ? Float32Array.from(model.params.table) : null,
     anchor: s.anchor,
+    moved: new Set(),
   };
   const losses: number[] = [];
   for (let epoch = 1; epoch <= s.epochs; epoch++) {
-    losses.push(trainEpoch(model, corpus, maps, opt, s, rnd));
+    losses.push(await trainEpoch(model, corpus, maps, opt, s, rnd));
     onEpoch?.(epoch, losses.at(-1)!, model);
   }
-  return { model, losses };
+  return { model, losses, moved: opt.moved };
+}
+
+/**
+ * The adapted model as a delta over the served base (query-delta.ts): the rows and weights training
+ * moved, new words included, in row order; every other row is the base's times `baseRowScale`
+ * (the scale the adaptation started from, see startingModel).
+ */
+export function modelDelta(
+  adapted: AdaptingParts,
+  moved: ReadonlySet<number>,
+  base: { model: string; payloadSha256: string },
+  baseRowScale: number,
+  training: Record<string, unknown>,
+): QueryDelta {
+  const dim = adapted.shape.dim;
+  const kept = [...moved].sort((a, b) => a - b);
+  const rows = new Float32Array(kept.length * dim);
+  kept.forEach((r, i) => rows.set(adapted.params.table.subarray(r * dim, (r + 1) * dim), i * dim));
+  return {
+    baseModel: base.model,
+    basePayloadSha256: base.payloadSha256,
+    dim,
+    tokens: kept.map((r) => adapted.vocabulary[r]!),
+    rows,
+    weights: Float32Array.from(kept, (r) => adapted.params.weights[r]!),
+    baseRowScale,
+    sides: "both",
+    training,
+  };
 }

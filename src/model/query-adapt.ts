@@ -20,7 +20,7 @@ import { Random } from "./random.js";
  * up to a minute in the process that serves searches, which must keep answering meanwhile.
  */
 const BREATHE_MS = 20;
-function breather(): () => Promise<void> {
+export function breather(): () => Promise<void> {
   let last = performance.now();
   return async () => {
     if (performance.now() - last < BREATHE_MS) return;

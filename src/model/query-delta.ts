@@ -1,6 +1,9 @@
-// A collection's adaptation of the static model (query-adapt.ts trains it): new rows and weights
-// for the tokens of its queries, over a base model it names. Only queries are embedded with it;
-// passages keep the base model's vectors, so nothing is re-embedded when it is applied or reverted
+// A collection's adaptation of the static model: new rows and weights for some tokens, over a base
+// model it names. Two kinds: the query adaptation (query-adapt.ts) changes the rows of the
+// collection's query tokens and embeds queries only, so passages keep the base model's vectors and
+// nothing is re-embedded when it is applied or reverted; the whole-model adaptation
+// (collection-adapt.ts) changes every row the collection's text touched, adds rows for its new
+// words and may scale the base's other rows (`baseRowScale`), and embeds queries and passages alike
 // (docs/decisions.md, "Per-collection adaptation").
 //
 // File layout, like the model file's (artifact.ts): "QSA1\n", a 4-byte little-endian header
@@ -25,6 +28,10 @@ export interface QueryDelta {
   /** tokens.length x dim */
   rows: Float32Array;
   weights: Float32Array;
+  /** what multiplies a base row the delta does not replace (1 when absent) */
+  baseRowScale?: number;
+  /** "both": a whole-model adaptation, which embeds passages too; absent: queries only */
+  sides?: "both";
   /** how it was made (pairs, settings, seconds) */
   training: Record<string, unknown>;
 }
@@ -36,6 +43,9 @@ interface DeltaHeader {
   dim: number;
   tokens: number;
   token_bytes: number;
+  /** absent in files written before whole-model adaptations: 1 */
+  base_row_scale?: number;
+  sides?: "both";
   training: Record<string, unknown>;
   payload_sha256: string;
 }
@@ -56,6 +66,8 @@ export function encodeQueryDelta(d: QueryDelta): Buffer {
     dim: d.dim,
     tokens: d.tokens.length,
     token_bytes: tokenBytes.length,
+    ...(d.baseRowScale !== undefined && d.baseRowScale !== 1 ? { base_row_scale: d.baseRowScale } : {}),
+    ...(d.sides ? { sides: d.sides } : {}),
     training: d.training,
     payload_sha256: createHash("sha256").update(payload).digest("hex"),
   };
@@ -89,7 +101,9 @@ export function decodeQueryDelta(buf: Buffer): QueryDelta {
     const s = rowScaleOf(scales[r]!);
     for (let j = 0; j < h.dim; j++) rows[r * h.dim + j] = s * payload.readInt8(at + r * h.dim + j);
   }
-  return { baseModel: h.base_model, basePayloadSha256: h.base_payload_sha256, dim: h.dim, tokens, rows, weights, training: h.training };
+  const scale = h.base_row_scale ?? 1;
+  if (!(Number.isFinite(scale) && scale > 0)) throw new QueryDeltaError(`damaged (base row scale ${String(scale)})`);
+  return { baseModel: h.base_model, basePayloadSha256: h.base_payload_sha256, dim: h.dim, tokens, rows, weights, baseRowScale: scale, ...(h.sides === "both" ? { sides: "both" as const } : {}), training: h.training };
 }
 
 /** A base row as float32 (the served table is int8 with a scale per row). */
@@ -101,12 +115,14 @@ export function baseRow(base: StaticEncoder, row: number, out: Float32Array, off
 }
 
 /**
- * Queries of an adapted collection: the base model with the delta's rows and weights in place of
- * the base's for the delta's tokens. Each query pools a table of its own few tokens, so an adapted
- * collection costs its delta's memory, not a copy of the base table.
+ * Texts of an adapted collection: the base model with the delta's rows and weights in place of
+ * the base's for the delta's tokens (and the base's other rows times its baseRowScale). Each text
+ * pools a table of its own tokens, so an adapted collection costs its delta's memory, not a copy
+ * of the base table. A query adaptation embeds queries only; a whole-model one passages too.
  */
 export class AdaptedQueryEncoder {
   private readonly deltaRow: Map<string, number>;
+  private readonly baseRowScale: number;
 
   constructor(
     private readonly base: StaticEncoder,
@@ -114,6 +130,12 @@ export class AdaptedQueryEncoder {
   ) {
     if (delta.dim !== base.parts.shape.dim) throw new QueryDeltaError(`rows of ${delta.dim} dimensions for a model of ${base.parts.shape.dim}`);
     this.deltaRow = new Map(delta.tokens.map((t, i) => [t, i]));
+    this.baseRowScale = delta.baseRowScale ?? 1;
+  }
+
+  /** whether passages are embedded with it too (a whole-model adaptation) */
+  get bothSides(): boolean {
+    return this.delta.sides === "both";
   }
 
   embed(text: string): Float32Array {
@@ -133,6 +155,7 @@ export class AdaptedQueryEncoder {
         weights[i] = this.delta.weights[d]!;
       } else if (r >= 0) {
         baseRow(this.base, r, table, i * shape.dim);
+        if (this.baseRowScale !== 1) for (let j = i * shape.dim; j < (i + 1) * shape.dim; j++) table[j] = table[j]! * this.baseRowScale;
         weights[i] = params.weights[r]!;
       }
       bag.rows[i] = d !== undefined || r >= 0 ? i : -1;

@@ -120,6 +120,13 @@ export interface VectorStore {
   storeEmbeddings(indexName: string, items: { chunkId: string; vector: Float32Array }[]): Promise<void>;
   countUnembedded(indexName: string, tenantId?: string): Promise<number>;
   /**
+   * Marks the chunks of these sources as without a vector, so the backfill embeds them again: with
+   * the model their source has now (a collection's whole-model adaptation applied or reverted).
+   * Until their new vectors are stored, vector search may miss them (an approximate index drops
+   * them; lexical search is unaffected). Returns how many.
+   */
+  resetEmbeddings(tenantId: string, sourceIds: string[]): Promise<number>;
+  /**
    * The index the embedded chunks' vectors are in, null when no chunk has one (the profile chosen
    * at start, embed/choose-profile.ts). One index at a time: ensureVectorIndex marks chunks
    * embedded for another as unembedded. Reads up to the first embedded chunk, not a count.

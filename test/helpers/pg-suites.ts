@@ -7,6 +7,7 @@ export const PG_SUITES = [
   "test/accounts/**/*.test.ts",
   "test/content/collections.test.ts",
   "test/evaluation/adaptation.test.ts",
+  "test/evaluation/adaptation-model.test.ts",
   "test/content/upload.test.ts",
   "test/content/related-rules.test.ts",
   "test/content/durability.test.ts",

@@ -2,9 +2,10 @@
 // shipped model file and a small made-up collection: eight topics, each named in its headings by an
 // invented word the base vocabulary lacks, its sections written with the topic's ordinary words.
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { readModel } from "../../src/model/artifact.js";
-import { adaptCollection, COLLECTION_ADAPT_DEFAULTS } from "../../src/model/collection-adapt.js";
+import { adaptCollection, COLLECTION_ADAPT_DEFAULTS, modelDelta, TRAINED_ROW_SCALE } from "../../src/model/collection-adapt.js";
+import { AdaptedQueryEncoder, decodeQueryDelta, encodeQueryDelta } from "../../src/model/query-delta.js";
 import { StaticEncoder } from "../../src/model/encoder.js";
 import type { TextPair } from "../../src/model/corpus.js";
 import { Random } from "../../src/model/random.js";
@@ -41,9 +42,12 @@ const cos = (a: Float32Array, b: Float32Array) => a.reduce((s, x, i) => s + x * 
 
 describe("adapting the whole model to a collection", () => {
   const pairs = collection(1);
-  const run = adaptCollection(parts, pairs, settings);
+  let run: Awaited<ReturnType<typeof adaptCollection>>;
+  beforeAll(async () => {
+    run = await adaptCollection(parts, pairs, settings);
+  });
 
-  it("lowers its loss from epoch to epoch, and gives the collection's new words rows of their own", () => {
+  it("lowers its loss from epoch to epoch, and gives the collection's new words rows of their own", async () => {
     expect(run.losses).toHaveLength(3);
     expect(run.losses[2]!).toBeLessThan(run.losses[0]! * 0.8);
     expect(parts.vocabulary).not.toContain("florpex");
@@ -52,11 +56,11 @@ describe("adapting the whole model to a collection", () => {
     const dim = run.model.shape.dim;
     expect(run.model.params.table.subarray(row * dim, (row + 1) * dim).some((x) => x !== 0)).toBe(true);
     // seen twice only: no row
-    const rare = adaptCollection(parts, [...pairs, { s: "heading", q: "snargle", p: "kettle" }, { s: "heading", q: "snargle", p: "tea" }], { ...settings, epochs: 1 });
+    const rare = await adaptCollection(parts, [...pairs, { s: "heading", q: "snargle", p: "kettle" }, { s: "heading", q: "snargle", p: "tea" }], { ...settings, epochs: 1 });
     expect(rare.model.vocabulary).not.toContain("snargle");
   });
 
-  it("learns what a new word goes with: its name alone finds a section of its topic that lacks it, which the base model cannot", () => {
+  it("learns what a new word goes with: its name alone finds a section of its topic that lacks it, which the base model cannot", async () => {
     const rnd = new Random(99);
     const fresh = TOPICS.map(([, words]) => section(words, rnd));
     const rank = (enc: StaticEncoder, name: string, own: number) => {
@@ -73,24 +77,41 @@ describe("adapting the whole model to a collection", () => {
     expect(baseRanks.filter((r) => r === 1).length).toBeLessThan(TOPICS.length);
   });
 
-  it("with anchor 1 pulls every moved row back to where it started: a base word's to its base row, a new word's to 0", () => {
-    const held = adaptCollection(parts, pairs, { ...settings, epochs: 1, anchor: 1 });
+  it("with anchor 1 pulls every moved row back to where it started: a base word's to its base row, a new word's to 0", async () => {
+    const held = await adaptCollection(parts, pairs, { ...settings, epochs: 1, anchor: 1 });
     const dim = parts.shape.dim;
     const row = parts.vocabulary.indexOf(modelTokens("kettle")[0]!);
     expect(row).toBeGreaterThanOrEqual(0);
     const start = Float32Array.from(parts.params.table.subarray(row * dim, (row + 1) * dim), (x) => x * parts.params.rowScale![row]!);
     expect(Array.from(held.model.params.table.subarray(row * dim, (row + 1) * dim))).toEqual(Array.from(start));
-    const free = adaptCollection(parts, pairs, { ...settings, epochs: 1 });
+    const free = await adaptCollection(parts, pairs, { ...settings, epochs: 1 });
     expect(Array.from(free.model.params.table.subarray(row * dim, (row + 1) * dim))).not.toEqual(Array.from(start));
     const added = held.model.vocabulary.indexOf("florpex");
     expect(held.model.params.table.subarray(added * dim, (added + 1) * dim).every((x) => x === 0)).toBe(true);
   });
 
-  it("is deterministic for a seed, and another seed trains another model", () => {
-    const again = adaptCollection(parts, pairs, settings);
+  it("is deterministic for a seed, and another seed trains another model", async () => {
+    const again = await adaptCollection(parts, pairs, settings);
     expect(again.losses).toEqual(run.losses);
     expect(Buffer.from(again.model.params.table.buffer).equals(Buffer.from(run.model.params.table.buffer))).toBe(true);
-    const other = adaptCollection(parts, pairs, { ...settings, seed: 2 });
+    const other = await adaptCollection(parts, pairs, { ...settings, seed: 2 });
     expect(other.losses).not.toEqual(run.losses);
+  });
+});
+
+describe("the adapted model as a delta over the served file", () => {
+  it("embeds queries and passages as the adapted model does, from the moved rows only, whatever scale it started from", async () => {
+    const texts = ["florpex kettle", "kettle boil water steam spout", "quandril", "the bank sent a refund receipt", "nothing here is known zzqx"];
+    for (const baseRowScale of [1, TRAINED_ROW_SCALE]) {
+      const run = await adaptCollection(parts, collection(3), { ...settings, epochs: 1, baseRowScale });
+      const delta = decodeQueryDelta(encodeQueryDelta(modelDelta(run.model, run.moved, { model: "m", payloadSha256: "x" }, baseRowScale, {})));
+      expect(delta.tokens.length).toBe(run.moved.size);
+      expect(delta.tokens.length).toBeLessThan(run.model.vocabulary.length / 10);
+      const enc = new AdaptedQueryEncoder(new StaticEncoder(parts), delta);
+      expect(enc.bothSides).toBe(true);
+      const full = new StaticEncoder(run.model);
+      // the delta's rows are int8 like the served table's: equal up to their rounding
+      for (const t of texts) expect(cos(enc.embed(t), full.embed(t))).toBeGreaterThan(0.999);
+    }
   });
 });

@@ -1,24 +1,26 @@
-// One adaptation of a collection's query model (issue 27 item 4), with the tuning's guards: the
-// collection's heading -> section pairs are split as tuning splits its cases (fusion-search.ts
-// splitCases: 30% held out by the hash of their id), the query copy is trained on the rest
-// (model/query-adapt.ts) and scored on the held-out pairs against the base model; the training is
-// also repeated on 5 folds (tuning-cv.ts foldsOf), every pair scored once by a copy trained
-// without it. The adaptation is written to the collection only when asked, when it improves the
-// held-out pairs (nDCG@10, then recall, then MRR: fusion-search.ts better) and when it does not
-// lose out of fold (the tuning's mayApply).
+// One adaptation of a collection's model (issue 27 item 4), of either kind (adapt-methods.ts), with
+// the tuning's guards: the collection's heading -> section pairs are split as tuning splits its
+// cases (fusion-search.ts splitCases: 30% held out by the hash of their id), the adaptation is
+// trained on the rest and scored on the held-out pairs against the base model; the training is also
+// repeated on 5 folds (tuning-cv.ts foldsOf), every pair scored once by a copy trained without it.
+// The adaptation is written to the collection only when asked, when it improves the held-out pairs
+// (nDCG@10, then recall, then MRR: fusion-search.ts better) and when it does not lose out of fold
+// (the tuning's mayApply).
 import fsp from "node:fs/promises";
-import type { CollectionCatalog } from "../../store/content-store.js";
+import type { CollectionCatalog, VectorStore } from "../../store/content-store.js";
 import type { Json } from "../../store/content-types.js";
 import type { FileStore } from "../../store/files.js";
 import { newId, nowIso } from "../../store/ids.js";
 import type { StaticBaseModel } from "../../embed/index.js";
-import { AdaptedQueryEncoder, encodeQueryDelta, type QueryDelta } from "../../model/query-delta.js";
-import { adaptQueries, ADAPT_DEFAULTS, passageVectors, scorePairs, type AdaptPair, type PairMetrics } from "../../model/query-adapt.js";
+import { encodeQueryDelta, type QueryDelta } from "../../model/query-delta.js";
+import type { AdaptPair } from "../../model/query-adapt.js";
 import { notFound, ValidationError } from "../../services/errors.js";
 import { adaptationFileOf, adaptationOf, type ModelAdaptation } from "../../services/search/query-models.js";
+import { checkAdaptedSources, modelStateOf, reembedChanged } from "../../services/collections/adapted-sources.js";
 import { better, inHashOrder, mayApply, splitCases } from "../tuning/fusion-search.js";
 import { CV_FOLDS, foldsOf, pooled } from "../tuning/tuning-cv.js";
-import { collectionPairs, type PairStore } from "./collection-pairs.js";
+import { collectionPairs, collectionText, type PairStore } from "./collection-pairs.js";
+import { modelMethod, queriesMethod, type AdaptKind, type AdaptMethod, type Scores } from "./adapt-methods.js";
 
 /** Fewer pairs than this leave too few to train on and to check with (422). */
 export const MIN_ADAPT_PAIRS = 40;
@@ -27,58 +29,33 @@ const MAX_SCORED_HELD_OUT = 1_000;
 /** pairs scored per fold of the cross-validation */
 const MAX_SCORED_PER_FOLD = 300;
 
-/** The model a collection's queries are adapted from: the active profile's, when it is quarry-static. */
-type BaseModel = StaticBaseModel;
-
 export interface AdaptDeps {
-  store: PairStore & { content: Pick<CollectionCatalog, "collectionScope" | "updateCollection"> };
+  store: PairStore & { content: Pick<CollectionCatalog, "collectionScope" | "updateCollection" | "sourceLanguages"> & Pick<VectorStore, "resetEmbeddings"> };
   files: FileStore;
   /** null when the active profile is not a static model of Quarry's (nothing to adapt) */
-  baseModel: () => BaseModel | null;
+  baseModel: () => StaticBaseModel | null;
+  /** chunks were marked unembedded (a whole-model adaptation applied or replaced): the backfill's request */
+  vectorsStale?: () => void;
 }
 
 export interface AdaptRequest {
   apply?: boolean;
+  /** "queries" (the default) or "model" */
+  kind?: AdaptKind;
 }
 
-const refuse = (msg: string, input: unknown) => new ValidationError([{ type: "value_error", loc: ["path", "collection_id"], msg, input }]);
+const refuse = (msg: string, input: unknown, field = "collection_id") => new ValidationError([{ type: "value_error", loc: [field === "collection_id" ? "path" : "body", field], msg, input }]);
 
 const f3 = (x: number) => x.toFixed(3);
 
-interface Scores {
-  base: PairMetrics;
-  adapted: PairMetrics;
-}
-
-/** The pairs' passages: without their heading's words for training, as written for scoring. */
-interface Passages {
-  masked: Float32Array;
-  whole: Float32Array;
-}
-
-/** Trains on `train`, scores `asked` with the base and the adapted query model. */
-async function trainAndScore(base: BaseModel, pairs: AdaptPair[], passages: Passages, train: number[], asked: number[], training: Record<string, unknown>) {
-  const t0 = performance.now();
-  const { delta, losses } = await adaptQueries(base.encoder, pairs, passages.masked, train);
-  const full: QueryDelta = { ...delta, baseModel: base.model, basePayloadSha256: base.payloadSha256, training: { ...training, losses, seconds: Math.round((performance.now() - t0) / 100) / 10 } };
-  const adapted = new AdaptedQueryEncoder(base.encoder, full);
-  // the base through the same arithmetic (an empty delta), so a query training did not touch scores the same on both sides
-  const plain = new AdaptedQueryEncoder(base.encoder, { ...full, tokens: [], rows: new Float32Array(0), weights: new Float32Array(0) });
-  const scores: Scores = {
-    base: await scorePairs((q) => plain.embed(q), pairs, passages.whole, asked),
-    adapted: await scorePairs((q) => adapted.embed(q), pairs, passages.whole, asked),
-  };
-  return { delta: full, scores };
-}
-
-async function crossValidateAdaptation(base: BaseModel, pairs: AdaptPair[], passages: Passages) {
+async function crossValidateAdaptation(method: AdaptMethod, pairs: AdaptPair[]) {
   const indexed = pairs.map((p, i) => ({ id: p.id, i }));
   const k = Math.min(CV_FOLDS, pairs.length);
   const folds = foldsOf(indexed, k);
   const parts: Scores[] = [];
   for (const [f, fold] of folds.entries()) {
     const rest = folds.flatMap((x, j) => (j === f ? [] : x.map((c) => c.i)));
-    parts.push((await trainAndScore(base, pairs, passages, rest, fold.slice(0, MAX_SCORED_PER_FOLD).map((c) => c.i), {})).scores);
+    parts.push((await method.trainAndScore(rest, fold.slice(0, MAX_SCORED_PER_FOLD).map((c) => c.i), {})).scores);
   }
   const folds_better = parts.filter((p) => better(p.adapted, p.base)).length;
   const folds_worse = parts.filter((p) => better(p.base, p.adapted)).length;
@@ -89,13 +66,18 @@ async function crossValidateAdaptation(base: BaseModel, pairs: AdaptPair[], pass
 async function applyAdaptation(deps: AdaptDeps, tenantId: string, collectionId: string, record: ModelAdaptation, delta: QueryDelta): Promise<void> {
   const tmp = deps.files.tempPath();
   await fsp.writeFile(tmp, encodeQueryDelta(delta));
-  await deps.files.put(tenantId, adaptationFileOf(record.id!), tmp);
-  // the settings as they are now: training took a while, and they may have changed meanwhile
-  const settings = (await deps.store.content.collectionScope(tenantId, collectionId))?.settings;
-  if (!settings) return deps.files.remove(tenantId, adaptationFileOf(record.id!)); // deleted meanwhile
-  await deps.store.content.updateCollection(tenantId, collectionId, { settings: { ...settings, model_adaptation: record as unknown as Json[string] } });
+  await deps.files.put(tenantId, adaptationFileOf(record.id), tmp);
+  // the collection as it is now: training took a while, and it may have changed meanwhile
+  const scope = await deps.store.content.collectionScope(tenantId, collectionId);
+  if (!scope) return deps.files.remove(tenantId, adaptationFileOf(record.id)); // deleted meanwhile
+  const settings = { ...scope.settings, model_adaptation: record as unknown as Json[string] };
+  const after = modelStateOf(settings, scope.data_source_ids);
+  if (after.adaptation) await checkAdaptedSources(deps.store.content, tenantId, collectionId, after); // a source shared meanwhile
+  await deps.store.content.updateCollection(tenantId, collectionId, { settings });
+  // a whole-model adaptation (new, or replaced) changes the model of the sources' chunks
+  await reembedChanged(deps.store.content, tenantId, modelStateOf(scope.settings, scope.data_source_ids), after, deps.vectorsStale);
   // the adaptation it replaces (its file; its record was overwritten above)
-  const before = adaptationOf(settings);
+  const before = adaptationOf(scope.settings);
   if (before?.id && before.id !== record.id) await deps.files.remove(tenantId, adaptationFileOf(before.id));
 }
 
@@ -107,11 +89,40 @@ interface Verdict {
   crossLine: string;
 }
 
-function detailOf(v: Verdict, collectionId: string): string {
-  if (!v.improves) return `Not applied: the adapted model does not improve the held-out pairs (${v.heldOutLine}). The collection's queries keep the base model.`;
-  if (!v.generalises) return `Not applied: it improves the held-out pairs (${v.heldOutLine}) but loses out of fold (${v.crossLine}), so on this collection adaptation learns noise. The collection's queries keep the base model.`;
+function detailOf(v: Verdict, collectionId: string, kind: AdaptKind): string {
+  const keeps = kind === "model" ? "The collection keeps its model." : "The collection's queries keep the base model.";
+  if (!v.improves) return `Not applied: the adapted model does not improve the held-out pairs (${v.heldOutLine}). ${keeps}`;
+  if (!v.generalises) return `Not applied: it improves the held-out pairs (${v.heldOutLine}) but loses out of fold (${v.crossLine}), so on this collection adaptation learns noise. ${keeps}`;
   if (!v.requested) return `Not applied (the request did not ask for it). It improves the held-out pairs (${v.heldOutLine}) and does not lose out of fold (${v.crossLine}); send apply: true to apply it.`;
-  return `Applied to collection '${collectionId}' (${v.heldOutLine}; ${v.crossLine}): its queries are embedded with the adapted model from now on. settings.model_adaptation.enabled: false reverts to the base model.`;
+  const what =
+    kind === "model"
+      ? "its queries are embedded with the adapted model from now on, and its chunks are being embedded again with it (until then vector search may miss some; lexical search is unaffected)"
+      : "its queries are embedded with the adapted model from now on";
+  return `Applied to collection '${collectionId}' (${v.heldOutLine}; ${v.crossLine}): ${what}. settings.model_adaptation.enabled: false reverts to the base model.`;
+}
+
+/** The method the request asks for, with what it trains on; 422s for what cannot be adapted. */
+async function methodFor(deps: AdaptDeps, tenantId: string, collectionId: string, base: StaticBaseModel, kind: AdaptKind, sourceIds: string[]) {
+  if (kind === "model") {
+    // refused before training: applying it would be refused (adapted-sources.ts)
+    const shared = (await deps.store.content.sourceLanguages(tenantId, sourceIds)).find((r) => r.collection_id !== collectionId);
+    if (shared) {
+      throw refuse(
+        `A whole-model adaptation embeds the collection's data sources' chunks with its own model, and data source '${shared.data_source_id}' is also in collection '${shared.collection_id}'. Adapt with kind "queries" (its queries only), or give the collection data sources of its own.`,
+        kind,
+        "kind",
+      );
+    }
+  }
+  const text = kind === "model" ? await collectionText(deps.store, tenantId, collectionId) : { pairs: await collectionPairs(deps.store, tenantId, collectionId), sections: [] };
+  const { pairs } = text;
+  if (pairs.length < MIN_ADAPT_PAIRS) {
+    throw refuse(
+      `The collection has ${pairs.length} heading -> section pair${pairs.length === 1 ? "" : "s"} with a single answer; adaptation needs at least ${MIN_ADAPT_PAIRS} (30% are held out to check the result). Add documents with headings.`,
+      pairs.length,
+    );
+  }
+  return { pairs, method: kind === "model" ? modelMethod(base, pairs, text.sections) : queriesMethod(base, pairs) };
 }
 
 /** The adaptation itself: pairs, split, training, guards, and the write when allowed and asked. */
@@ -123,20 +134,14 @@ export async function runAdaptation(deps: AdaptDeps, tenantId: string, collectio
   if (!base) {
     throw refuse("The active embedding profile is not Quarry's static model, so there is no model to adapt. Start the server with EMBEDDING_PROFILE=quarry-static and reindex.", collectionId);
   }
-  const pairs = await collectionPairs(deps.store, tenantId, collectionId);
-  if (pairs.length < MIN_ADAPT_PAIRS) {
-    throw refuse(
-      `The collection has ${pairs.length} heading -> section pair${pairs.length === 1 ? "" : "s"} with a single answer; adaptation needs at least ${MIN_ADAPT_PAIRS} (30% are held out to check the result). Add documents with headings.`,
-      pairs.length,
-    );
-  }
-  const passages = { masked: passageVectors(base.encoder, pairs, true), whole: passageVectors(base.encoder, pairs, false) };
+  const kind = body.kind ?? "queries";
+  const { pairs, method } = await methodFor(deps, tenantId, collectionId, base, kind, scope.data_source_ids);
   const indexed = pairs.map((p, i) => ({ id: p.id, i }));
   const { tuning, heldOut } = splitCases(indexed);
   const asked = inHashOrder(heldOut).slice(0, MAX_SCORED_HELD_OUT).map((c) => c.i);
-  const training = { pairs: tuning.length, settings: ADAPT_DEFAULTS };
-  const { delta, scores } = await trainAndScore(base, pairs, passages, tuning.map((c) => c.i), asked, training);
-  const cv = await crossValidateAdaptation(base, pairs, passages);
+  const training = { pairs: tuning.length, settings: method.settings };
+  const { delta, scores } = await method.trainAndScore(tuning.map((c) => c.i), asked, training);
+  const cv = await crossValidateAdaptation(method, pairs);
   const improves = better(scores.adapted, scores.base);
   const generalises = mayApply(cv.adapted, cv.base);
   const requested = body.apply === true;
@@ -148,6 +153,7 @@ export async function runAdaptation(deps: AdaptDeps, tenantId: string, collectio
   if (applied) {
     record = {
       id: newId("qad"),
+      kind,
       enabled: true,
       base_model: base.name,
       created_at: nowIso(),
@@ -160,13 +166,14 @@ export async function runAdaptation(deps: AdaptDeps, tenantId: string, collectio
   return {
     collection_id: collectionId,
     base_model: base.name,
-    method: "query-side contrastive fine-tuning on the collection's heading -> section pairs (trained on sections without their heading's words, scored on whole sections)",
+    kind,
+    method: method.description,
     pairs: { total: pairs.length, training: tuning.length, held_out: heldOut.length, held_out_scored: asked.length },
     tokens: delta.tokens.length,
     losses: delta.training.losses as number[],
     held_out: scores,
     cross_validation: cv,
-    apply: { requested, applied, allowed, detail: detailOf({ improves, generalises, requested, heldOutLine, crossLine }, collectionId) },
+    apply: { requested, applied, allowed, detail: detailOf({ improves, generalises, requested, heldOutLine, crossLine }, collectionId, kind) },
     model_adaptation: record,
     took_ms: Math.round(performance.now() - started),
   };

@@ -5,7 +5,8 @@
 //   fusion tuning, under the same apply;
 // - automatically: once a collection holds AUTO_MIN_DOCUMENTS indexed documents and has no
 //   adaptation record, a job on the tune queue adapts it (apply: true, so still only when the
-//   guards of adapt-run.ts pass). A refused attempt is recorded (settings.model_adaptation with
+//   guards of adapt-run.ts pass): the whole model when its data sources are its own, its queries
+//   otherwise (a source in two collections keeps the base model's vectors). A refused attempt is recorded (settings.model_adaptation with
 //   enabled false and applied false) and tried again only once the collection has doubled.
 import type { Logger } from "pino";
 import type { JobQueue, RunningJob } from "../../jobs/types.js";
@@ -17,6 +18,7 @@ import { ValidationError } from "../../services/errors.js";
 import { runAdaptation, type AdaptDeps, type AdaptRequest } from "./adapt-run.js";
 
 import { ADAPT_JOB_KIND } from "./adapt-types.js";
+import type { AdaptKind } from "./adapt-methods.js";
 
 export { ADAPT_JOB_KIND };
 /**
@@ -62,8 +64,9 @@ async function autoAdapt(deps: AdapterDeps, job: RunningJob): Promise<void> {
     // queued by a tuning in the background: its apply; queued on reaching the size: apply
     const apply = job.payload && typeof job.payload.apply === "boolean" ? job.payload.apply : true;
     const automatic = !(job.payload && typeof job.payload.apply === "boolean");
-    const r = await runAdaptation(deps, job.tenant_id, job.subject, { apply });
-    deps.log.info({ event: "adaptation", tenant: job.tenant_id, collection: job.subject, applied: r.apply.applied, held_out: r.held_out, ms: r.took_ms }, r.apply.detail);
+    const kind = automatic ? await automaticKind(deps, job.tenant_id, job.subject) : "queries";
+    const r = await runAdaptation(deps, job.tenant_id, job.subject, { apply, kind });
+    deps.log.info({ event: "adaptation", kind, tenant: job.tenant_id, collection: job.subject, applied: r.apply.applied, held_out: r.held_out, ms: r.took_ms }, r.apply.detail);
     if (r.apply.applied || !automatic) return;
     // refused: remember the size it was tried at (the collection's settings are re-read: the run took a while)
     const now = await deps.store.content.getCollection(job.tenant_id, job.subject);
@@ -77,6 +80,14 @@ async function autoAdapt(deps: AdapterDeps, job: RunningJob): Promise<void> {
     }
     throw err;
   }
+}
+
+/** An automatic adaptation's kind: the whole model when no data source of the collection is in another collection. */
+async function automaticKind(deps: AdapterDeps, tenantId: string, collectionId: string): Promise<AdaptKind> {
+  const scope = await deps.store.content.collectionScope(tenantId, collectionId);
+  if (!scope) return "queries";
+  const rows = await deps.store.content.sourceLanguages(tenantId, scope.data_source_ids);
+  return rows.some((r) => r.collection_id !== collectionId) ? "queries" : "model";
 }
 
 /** Whether a collection should adapt on its own now. */

@@ -70,12 +70,8 @@ function pathOf(source: string): string {
   return /^https?:\/\//.test(source) ? source.replace(/^https?:\/\/[^/]*/, "") : source;
 }
 
-/**
- * The collection's heading -> section pairs. A heading that names more than one section (every
- * page's "Parameters") is left out: it has no single answer, and in a batch its other sections
- * would be wrong answers that are right.
- */
-export async function collectionPairs(store: PairStore, tenantId: string, collectionId: string): Promise<AdaptPair[]> {
+/** The collection's sections, read once, keyed by document and heading path. */
+async function sectionsOf(store: PairStore, tenantId: string, collectionId: string): Promise<Section[]> {
   const sections = new Map<string, Section>();
   for await (const chunks of chunksOf(store, tenantId, collectionId)) {
     for (const c of chunks) {
@@ -95,18 +91,46 @@ export async function collectionPairs(store: PairStore, tenantId: string, collec
       }
     }
   }
+  return [...sections.values()];
+}
+
+const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * The heading -> section pairs of these sections. A heading that names more than one section
+ * (every page's "Parameters") is left out: it has no single answer, and in a batch its other
+ * sections would be wrong answers that are right.
+ */
+function pairsOf(sections: readonly Section[]): AdaptPair[] {
   const uses = new Map<string, number>();
-  for (const s of sections.values()) {
+  for (const s of sections) {
     const q = normalised(s.query);
     uses.set(q, (uses.get(q) ?? 0) + 1);
   }
   const pairs: AdaptPair[] = [];
-  for (const s of sections.values()) {
+  for (const s of sections) {
     const q = normalised(s.query);
     if (!q || uses.get(q) !== 1 || s.chars < MIN_PASSAGE_CHARS) continue;
     pairs.push({ id: s.id, query: s.query, passage: s.text.join("\n").slice(0, MAX_PASSAGE_CHARS) });
   }
   // in id order, whatever order the store listed the documents in (training shuffles from it)
   const kept = pairs.length > MAX_PAIRS ? inHashOrder(pairs).slice(0, MAX_PAIRS) : pairs;
-  return kept.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return kept.sort(byId);
+}
+
+/** The collection's heading -> section pairs (pairsOf). */
+export async function collectionPairs(store: PairStore, tenantId: string, collectionId: string): Promise<AdaptPair[]> {
+  return pairsOf(await sectionsOf(store, tenantId, collectionId));
+}
+
+/**
+ * The pairs, and the text of every section long enough to learn from (ambiguous headings
+ * included, at most MAX_PAIRS chosen by hash, in id order): the whole-model adaptation makes
+ * inverse-cloze pairs of them.
+ */
+export async function collectionText(store: PairStore, tenantId: string, collectionId: string): Promise<{ pairs: AdaptPair[]; sections: { id: string; text: string }[] }> {
+  const sections = await sectionsOf(store, tenantId, collectionId);
+  const texts = sections.filter((s) => s.chars >= MIN_PASSAGE_CHARS).map((s) => ({ id: s.id, text: s.text.join("\n").slice(0, MAX_PASSAGE_CHARS) }));
+  const kept = texts.length > MAX_PAIRS ? inHashOrder(texts).slice(0, MAX_PAIRS) : texts;
+  return { pairs: pairsOf(sections), sections: kept.sort(byId) };
 }

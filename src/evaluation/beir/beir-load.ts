@@ -232,7 +232,7 @@ export async function indexBeirDocuments(
     if (req.signal?.aborted) break;
     const documentId = idMap.get(d.id);
     if (!documentId) continue;
-    batch.push({ documentId, parsed: beirParsed(d), metadata: { beir_dataset: req.dataset, beir_id: d.id, ...(d.metadata as Json) } });
+    batch.push({ documentId, sourceId, parsed: beirParsed(d), metadata: { beir_dataset: req.dataset, beir_id: d.id, ...(d.metadata as Json) } });
     if (batch.length >= batchSize) {
       void submit(batch);
       batch = [];

@@ -27,7 +27,7 @@ import { words } from "../../model/mining/sections.js";
 import { passageVectors, scorePairs, type AdaptPair } from "../../model/query-adapt.js";
 import { lexicalLists, plainNdcg, scoreLists, vectorLists, type ModeScores } from "../bench/model/evaluate.js";
 import { loadEvalSet, type EvalSet } from "../bench/model/sets.js";
-import { proseSentence, splitSentences } from "./sentences.js";
+import { ictPairs } from "../../model/sentences.js";
 
 const { values: a } = parseArgs({
   options: {
@@ -72,13 +72,7 @@ function collectionPairs(set: EvalSet, ictPerPassage: number, rnd: Random): Coll
       else train.push({ s: "heading", q, p: p.body });
       headings.push({ id: String(headings.length), query: q, passage: p.body });
     }
-    const sentences = splitSentences(p.body);
-    if (sentences.length < 3) continue;
-    const candidates = sentences.map((s, i) => (proseSentence(s) ? i : -1)).filter((i) => i >= 0);
-    for (let k = 0; k < ictPerPassage && candidates.length > 0; k++) {
-      const pick = candidates.splice(Math.floor(rnd.next() * candidates.length), 1)[0]!;
-      train.push({ s: "ict", q: sentences[pick]!, p: sentences.filter((_, i) => i !== pick).join(" ") });
-    }
+    train.push(...ictPairs(p.body, ictPerPassage, rnd));
   }
   return { train, headings, asked };
 }
@@ -118,11 +112,13 @@ const { parts } = readModel(a.model!);
 const collection = collectionPairs(set, Number(a.ict), rnd);
 const { train } = collection;
 const pairs = [...train, ...replayPairs(a.data!, Math.round(Number(a.replay) * train.length), rnd)];
-// the shipped file's rows at their trained scale when asked (docs/model.md, "1/127 of their trained scale")
+// the shipped file's rows at their trained scale when asked (docs/model.md, "1/127 of their trained
+// scale"): the base is scored so, and adaptation starts there
 const rowScale = Number(a["row-scale"]);
 if (rowScale !== 1) parts.params.rowScale = parts.params.rowScale!.map((x) => x * rowScale);
 log(`${set.name}: ${train.length} collection pairs (${train.filter((p) => p.s === "ict").length} inverse-cloze), ${collection.asked.length} held out, ${pairs.length - train.length} replayed`);
 await report("base", set, lexical, parts, collection);
+// the lab scales the base it reads itself (--row-scale), so adaptation starts from it as given
 const settings: CollectionAdaptSettings = {
   ...COLLECTION_ADAPT_DEFAULTS,
   epochs: Number(a.epochs),
@@ -133,7 +129,7 @@ const settings: CollectionAdaptSettings = {
 const t0 = performance.now();
 // each epoch's model copied (training goes on in place), scored once training is done
 const epochs: { epoch: number; model: EncoderParts }[] = [];
-adaptCollection(
+await adaptCollection(
   parts,
   pairs,
   settings,

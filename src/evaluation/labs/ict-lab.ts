@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { distinctQueryTokens, isDevPair } from "../../model/dev-split.js";
 import { Random } from "../../model/random.js";
 import { words } from "../../model/mining/sections.js";
-import { proseSentence, splitSentences } from "./sentences.js";
+import { proseSentence, splitSentences } from "../../model/sentences.js";
 
 const { values } = parseArgs({
   options: {

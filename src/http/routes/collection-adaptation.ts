@@ -1,6 +1,6 @@
-// POST /collections/{collection_id}/adapt (issue 27 item 4): the collection's query model
-// fine-tuned on its own heading -> section pairs, applied only under the tuning's guards
-// (evaluation/adaptation/). Reverted by settings.model_adaptation.enabled: false.
+// POST /collections/{collection_id}/adapt (issue 27 item 4): the collection's query model (kind
+// queries) or whole model (kind model) fine-tuned on its own text, applied only under the tuning's
+// guards (evaluation/adaptation/). Reverted by settings.model_adaptation.enabled: false.
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import { errors, ref } from "../schemas/common.js";
@@ -18,8 +18,11 @@ const DESCRIPTION =
   "and is scored on the held-out pairs (each heading ranked against the text of every section) and on 5 folds (each pair scored by a copy trained without it). " +
   "With apply: true it is written to the collection (settings.model_adaptation) only when it improves the held-out nDCG@10 and does not lose out of fold; " +
   "apply.detail says what was done or why not. Only queries are embedded with it: passages keep their vectors, so nothing is re-embedded, and " +
-  "settings.model_adaptation.enabled: false reverts the collection's queries to the base model at the next search. Runs in the request " +
-  "(seconds for a few hundred sections, about a minute for 5,000 on two busy cores). 422 when the profile is not quarry-static or the collection has fewer than 40 usable sections.";
+  "settings.model_adaptation.enabled: false reverts the collection's queries to the base model at the next search. " +
+  "kind: model trains the whole model instead (every word of the collection's text, new words included; on its heading pairs, inverse-cloze pairs of its sections and replayed general pairs), " +
+  "scored with the held-out sections embedded by each model; applied, the collection's data sources' chunks are embedded again with it, and they cannot join another collection while it is on (409). " +
+  "Runs in the request (seconds for a few hundred sections; kind queries about a minute for 5,000 on two busy cores, kind model several). " +
+  "422 when the profile is not quarry-static, the collection has fewer than 40 usable sections, or (kind model) a data source is also in another collection.";
 
 /** What this route uses, and nothing else of the runtime. */
 export interface AdaptationRouteDeps {
@@ -38,7 +41,7 @@ export const adaptationRoutes =
         },
         schema: {
           tags: ["collections"],
-          summary: "Adapt the collection's query model to its own text",
+          summary: "Adapt the collection's model to its own text",
           description: DESCRIPTION,
           params: CollectionParams,
           body: ref(AdaptationRequest),

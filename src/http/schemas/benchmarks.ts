@@ -174,6 +174,14 @@ export const AdaptationRequest = strictObject(
         description: "write the adaptation to the collection (settings.model_adaptation); done only when it improves the held-out pairs and does not lose out of fold",
       }),
     ),
+    kind: Type.Optional(
+      Type.Union([Type.Literal("queries"), Type.Literal("model")], {
+        default: "queries",
+        description:
+          "queries: the vectors of the headings' words, for queries only (passages keep theirs). model: the whole model, on the collection's headings, inverse-cloze pairs of its sections and replayed general pairs; " +
+          "its data sources' chunks are embedded again with it when applied (422 when a data source is also in another collection)",
+      }),
+    ),
   },
   { $id: "AdaptationRequest" },
 );
@@ -182,9 +190,10 @@ export const AdaptationOut = Type.Object(
   {
     collection_id: Type.String(),
     base_model: Type.String({ description: "the model adapted, with its file's version" }),
+    kind: Type.String({ description: "queries or model" }),
     method: Type.String(),
     pairs: Type.Object({ total: Type.Integer(), training: Type.Integer(), held_out: Type.Integer(), held_out_scored: Type.Integer() }),
-    tokens: Type.Integer({ description: "query tokens whose vectors were trained" }),
+    tokens: Type.Integer({ description: "tokens whose vectors were trained (for kind model, new words included)" }),
     losses: Type.Array(Type.Number(), { description: "mean training loss of each epoch" }),
     held_out: Type.Object({ base: PairMetrics, adapted: PairMetrics }, { description: "each held-out heading ranked against the text of every section of the collection" }),
     cross_validation: Type.Object({

@@ -60,14 +60,22 @@ export const RelevanceCalibration = strictObject(
 export const ModelAdaptation = strictObject(
   {
     id: Type.Optional(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$", description: "the adaptation's file; absent for a refused automatic attempt" })),
+    kind: Type.Optional(
+      Type.Union([Type.Literal("queries"), Type.Literal("model")], {
+        description: "queries (absent means this): the collection's queries only; model: the whole model, its data sources' chunks embedded with it too",
+      }),
+    ),
     enabled: Type.Optional(
-      Type.Boolean({ description: "false: the collection's queries use the base model again (the revert setting; true turns the adaptation back on). Default true." }),
+      Type.Boolean({
+        description:
+          "false: the collection uses the base model again (the revert setting; true turns the adaptation back on; for kind model, its sources' chunks are embedded again each time). Default true.",
+      }),
     ),
     applied: Type.Optional(Type.Boolean({ description: "false on the record of an automatic attempt that the guards refused" })),
     base_model: Type.Optional(Type.String({ description: "the model and file version it was trained on; with another active model it is ignored" })),
     created_at: Type.Optional(Type.String()),
     pairs: Type.Optional(Type.Integer({ minimum: 0, description: "heading -> section pairs it was trained and checked on" })),
-    tokens: Type.Optional(Type.Integer({ minimum: 0, description: "query tokens whose vectors it changes" })),
+    tokens: Type.Optional(Type.Integer({ minimum: 0, description: "tokens whose vectors it changes (for kind model, new words included)" })),
     held_out: Type.Optional(strictObject({ base: Type.Number(), adapted: Type.Number() }, { description: "held-out nDCG@10 of the base model and of the adaptation" })),
     documents: Type.Optional(Type.Integer({ minimum: 0, description: "indexed documents when an automatic attempt was refused (retried once they double)" })),
     tried_at: Type.Optional(Type.String()),
@@ -76,8 +84,9 @@ export const ModelAdaptation = strictObject(
   {
     $id: "ModelAdaptation",
     description:
-      "The collection's adapted query model (quarry-static profile only). Its queries are embedded with it while enabled is not false; passages keep the base model's vectors, " +
-      "so turning it off (enabled: false) or on takes effect at the next search and nothing is re-embedded.",
+      "The collection's adapted model (quarry-static profile only). Its queries are embedded with it while enabled is not false. Kind queries: passages keep the base model's vectors, " +
+      "so turning it off (enabled: false) or on takes effect at the next search and nothing is re-embedded. Kind model: the collection's data sources' chunks are embedded with it too, " +
+      "so turning it off or on embeds them again (the backfill, about 2,000 chunks a second), and its data sources cannot be in another collection meanwhile (409).",
   },
 );
 

@@ -1,9 +1,10 @@
 import type { FileStore } from "../../store/files.js";
 import { adaptationFileOf, adaptationOf } from "../search/query-models.js";
-import type { CollectionCatalog } from "../../store/content-store.js";
+import type { CollectionCatalog, VectorStore } from "../../store/content-store.js";
 import type { CollectionPatch, CollectionView, Json } from "../../store/content-types.js";
 import { DEFAULT_LANGUAGE } from "../../search/lexical/languages.js";
 import { checkLanguage, checkSharedSources, effectiveLanguage, sourcesToReanalyse } from "./language.js";
+import { checkAdaptedSources, modelStateOf, NO_MODEL, reembedChanged, type ModelState } from "./adapted-sources.js";
 import { newId, nowIso } from "../../store/ids.js";
 import { tenantOf, type Principal } from "../auth/auth.js";
 import { notFound } from "../errors.js";
@@ -64,17 +65,20 @@ async function requireSourcesIn(content: CollectionCatalog, tenantId: string, id
 }
 
 type CollectionDeps = {
-  store: { content: CollectionCatalog };
+  store: { content: CollectionCatalog & Pick<VectorStore, "resetEmbeddings"> };
   audit?: Pick<AuditService, "record">;
   reindex?: ReindexSource;
   /** where a collection's adapted query model lives (query-models.ts); removed with the collection */
   files?: Pick<FileStore, "remove">;
+  /** chunks were marked unembedded (a whole-model adaptation turned on or off): the backfill's request */
+  vectorsStale?: () => void;
 };
 
 export function createCollectionService(deps: CollectionDeps) {
   const content = deps.store.content;
 
   const requireSources = (tenantId: string, ids: string[]) => requireSourcesIn(content, tenantId, ids);
+  const reembed = (tenantId: string, before: ModelState, after: ModelState) => reembedChanged(content, tenantId, before, after, deps.vectorsStale);
 
   async function get(tenantId: string, id: string): Promise<CollectionOut> {
     const c = await content.getCollection(tenantId, id);
@@ -101,11 +105,14 @@ export function createCollectionService(deps: CollectionDeps) {
       const language = checkLanguage(body.language);
       const ids = await requireSources(tenant.id, body.data_source_ids ?? []);
       const id = newId("col");
+      const after = modelStateOf(body.settings ?? {}, ids);
       await checkSharedSources(content, tenant.id, id, ids, effectiveLanguage(language));
+      await checkAdaptedSources(content, tenant.id, id, after);
       await content.createCollection(
         { id, tenant_id: tenant.id, name: body.name, description: body.description ?? "", settings: body.settings ?? {}, created_at: nowIso(), language: language ?? null },
         ids,
       );
+      await reembed(tenant.id, NO_MODEL, after);
       return reanalysed(p, id, sourcesToReanalyse({ language: DEFAULT_LANGUAGE, ids: [] }, { language: effectiveLanguage(language), ids }));
     },
 
@@ -118,15 +125,20 @@ export function createCollectionService(deps: CollectionDeps) {
       const before = { language: effectiveLanguage(old.language), ids: old.data_source_ids };
       const after = { language: patch.language ?? before.language, ids: patch.data_source_ids ?? before.ids };
       await checkSharedSources(content, tenant.id, id, after.ids, after.language);
+      const models = { before: modelStateOf(old.settings, before.ids), after: modelStateOf(patch.settings ?? old.settings, after.ids) };
+      await checkAdaptedSources(content, tenant.id, id, models.after);
       await content.updateCollection(tenant.id, id, patch);
+      await reembed(tenant.id, models.before, models.after);
       return reanalysed(p, id, sourcesToReanalyse(before, after));
     },
 
     async remove(p: Principal, id: string): Promise<void> {
       const tenantId = tenantOf(p).id;
-      const adaptation = adaptationOf((await content.collectionScope(tenantId, id))?.settings ?? {});
+      const scope = await content.collectionScope(tenantId, id);
+      const adaptation = adaptationOf(scope?.settings ?? {});
       if (!(await content.deleteCollection(tenantId, id))) throw notFound("Collection", id);
       if (adaptation) await deps.files?.remove(tenantId, adaptationFileOf(adaptation.id));
+      if (scope) await reembed(tenantId, modelStateOf(scope.settings, scope.data_source_ids), NO_MODEL);
       await deps.audit?.record({ tenantId, actor: p, action: "collection.deleted", target: { type: "collection", id } });
     },
 
@@ -137,7 +149,10 @@ export function createCollectionService(deps: CollectionDeps) {
       await requireSources(tenant.id, [sourceId]);
       const language = effectiveLanguage(c.language);
       await checkSharedSources(content, tenant.id, id, [sourceId], language);
+      const models = { before: modelStateOf(c.settings, c.data_source_ids), after: modelStateOf(c.settings, [...new Set([...c.data_source_ids, sourceId])]) };
+      await checkAdaptedSources(content, tenant.id, id, models.after);
       await content.attachSource(tenant.id, id, sourceId);
+      await reembed(tenant.id, models.before, models.after);
       return reanalysed(p, id, sourcesToReanalyse({ language, ids: c.data_source_ids }, { language, ids: [...c.data_source_ids, sourceId] }));
     },
 
@@ -146,6 +161,7 @@ export function createCollectionService(deps: CollectionDeps) {
       const c = await content.getCollection(tenant.id, id);
       if (!c) throw notFound("Collection", id);
       if (!(await content.detachSource(tenant.id, id, sourceId))) throw notFound("Data source", sourceId);
+      await reembed(tenant.id, modelStateOf(c.settings, c.data_source_ids), modelStateOf(c.settings, c.data_source_ids.filter((s) => s !== sourceId)));
       const language = effectiveLanguage(c.language);
       await reanalysed(p, id, sourcesToReanalyse({ language, ids: [sourceId] }, { language, ids: [] }));
     },

@@ -7,6 +7,7 @@ import type { DocumentCatalog, IndexWrites, SourceCatalog, VectorStore } from ".
 import type { FileStore } from "../../store/files.js";
 import type { Embedder, EmbeddingProfile } from "../../embed/types.js";
 import type { ChunkDraft, ParsedDocument } from "../../ingest/types.js";
+import type { PassageModels } from "./passage-models.js";
 
 export interface IngestDeps {
   store: { content: DocumentCatalog & SourceCatalog & IndexWrites & VectorStore; freshness?: Pick<FreshnessStore, "textHash" | "setTextHash" | "keepIndexed"> };
@@ -14,11 +15,15 @@ export interface IngestDeps {
   profile: EmbeddingProfile;
   embedder: Embedder | null;
   log: Logger;
+  /** a source's whole-model adaptation, when it has one (passage-models.ts); absent: the base model for every chunk */
+  passageModels?: PassageModels;
 }
 
 /** One already-parsed document for indexParsedBatch (its row exists, e.g. status queued). */
 export interface ParsedItem {
   documentId: string;
+  /** the document's data source, where the caller knows it: its whole-model adaptation embeds the chunks (default: the base model) */
+  sourceId?: string;
   parsed: ParsedDocument;
   /** document metadata to store (replaces the row's metadata); default parsed.metadata */
   metadata?: Record<string, unknown>;

@@ -1,8 +1,10 @@
-// A collection's adapted query model (issue 27 item 4; evaluation/adaptation/ makes it): its record
-// in the collection's settings (settings.model_adaptation), its file in the tenant's file store,
-// and the in-process cache that embeds the collection's queries with it. Passages are never
-// embedded with an adaptation, so turning one on or off (settings.model_adaptation.enabled)
-// changes only which model embeds the next query.
+// A collection's adapted model (issue 27 item 4; evaluation/adaptation/ makes it): its record in
+// the collection's settings (settings.model_adaptation), its file in the tenant's file store, and
+// the in-process cache that embeds with it. A query adaptation (kind "queries", the default)
+// embeds the collection's queries only, so turning it on or off (settings.model_adaptation.enabled)
+// changes only which model embeds the next query; a whole-model adaptation (kind "model") embeds
+// its sources' chunks too (services/ingest/passage-models.ts), and turning it on or off embeds
+// them again (services/collections/adapted-sources.ts).
 import type { Logger } from "pino";
 import type { Json } from "../../store/content-types.js";
 import type { FileStore } from "../../store/files.js";
@@ -13,6 +15,8 @@ import { AdaptedQueryEncoder, decodeQueryDelta } from "../../model/query-delta.j
 /** settings.model_adaptation: what the adaptation applied, and whether queries use it. */
 export interface ModelAdaptation {
   id: string;
+  /** "model": the whole model, queries and passages (absent: "queries", queries only) */
+  kind?: "queries" | "model";
   /** false: the collection's queries use the base model again (the revert setting) */
   enabled: boolean;
   /** the model and file version it was trained on; a different active model ignores it */
@@ -45,6 +49,12 @@ export function activeAdaptationId(settings: Json): string | undefined {
   return a && a.enabled !== false ? a.id : undefined;
 }
 
+/** The id of the whole-model adaptation that embeds the collection's sources' chunks, if one is on. */
+export function passageAdaptationId(settings: Json): string | undefined {
+  const a = adaptationOf(settings);
+  return a && a.enabled !== false && a.kind === "model" ? a.id : undefined;
+}
+
 /** adapted encoders kept in memory (a few MB each) */
 const CACHE_SIZE = 32;
 
@@ -70,19 +80,25 @@ export function createQueryModels(deps: { files: Pick<FileStore, "read">; base: 
     }
   }
 
+  /** the adaptation's encoder, or null when it cannot be used (the caller embeds with the base) */
+  async function encoder(tenantId: string, id: string): Promise<AdaptedQueryEncoder | null> {
+    const base = deps.base();
+    if (!base) return null;
+    const key = `${tenantId}/${id}/${base.payloadSha256}`;
+    let p = cache.get(key);
+    if (!p) {
+      p = load(tenantId, id, base);
+      cache.set(key, p);
+    }
+    return p;
+  }
+
   return {
+    encoder,
     /** the query's vector under the adaptation, or null when it cannot be used (the caller embeds with the base) */
     async embedQuery(tenantId: string, id: string, text: string): Promise<Float32Array | null> {
-      const base = deps.base();
-      if (!base) return null;
-      const key = `${tenantId}/${id}/${base.payloadSha256}`;
-      let p = cache.get(key);
-      if (!p) {
-        p = load(tenantId, id, base);
-        cache.set(key, p);
-      }
-      const encoder = await p;
-      return encoder ? encoder.embed(text) : null;
+      const e = await encoder(tenantId, id);
+      return e ? e.embed(text) : null;
     },
   };
 }

@@ -8,7 +8,7 @@ import { vectorLiteral } from "./pgvector.js";
 import { CHUNK_COLS, bigintIds, toChunk, type RawChunk } from "./rows.js";
 import type { VectorColumns } from "./vector-tables.js";
 
-type EmbeddingMethods = Pick<VectorStore, "unembeddedChunks" | "storeEmbeddings" | "countUnembedded" | "embeddedIndex">;
+type EmbeddingMethods = Pick<VectorStore, "unembeddedChunks" | "storeEmbeddings" | "countUnembedded" | "resetEmbeddings" | "embeddedIndex">;
 
 // Literals are cast to the column's own type: left to an implicit vector -> halfvec assignment
 // cast, Citus deparses the cast function with too few arguments ("not enough default arguments")
@@ -66,6 +66,11 @@ export function embeddingMethods(pool: Pool, columns: VectorColumns): EmbeddingM
         ? await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM chunks WHERE embedded_in IS NULL AND tenant_id = $1", [tenantId])
         : await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM chunks WHERE embedded_in IS NULL");
       return r.rows[0]!.n;
+    },
+    async resetEmbeddings(tenantId, sourceIds) {
+      if (sourceIds.length === 0) return 0;
+      const r = await pool.query("UPDATE chunks SET embedded_in = NULL WHERE tenant_id = $1 AND data_source_id = ANY($2::text[]) AND embedded_in IS NOT NULL", [tenantId, sourceIds]);
+      return r.rowCount ?? 0;
     },
     async embeddedIndex() {
       const r = await pool.query<{ embedded_in: string }>("SELECT embedded_in FROM chunks WHERE embedded_in IS NOT NULL LIMIT 1");

@@ -7,7 +7,7 @@ import { createVectorTable, vectorBytes } from "./index-entries.js";
 import { toChunk, type RawChunk } from "./document-rows.js";
 import type { VectorIndexes } from "./vector-indexes.js";
 
-type EmbeddingMethods = Pick<VectorStore, "ensureVectorIndex" | "unembeddedChunks" | "storeEmbeddings" | "countUnembedded" | "embeddedIndex">;
+type EmbeddingMethods = Pick<VectorStore, "ensureVectorIndex" | "unembeddedChunks" | "storeEmbeddings" | "countUnembedded" | "resetEmbeddings" | "embeddedIndex">;
 
 export function embeddingMethods(db: DB, vectors: VectorIndexes): EmbeddingMethods {
   const store = db.transaction((indexName: string, items: { chunkId: string; vector: Float32Array }[]) => {
@@ -48,6 +48,11 @@ export function embeddingMethods(db: DB, vectors: VectorIndexes): EmbeddingMetho
       const sql = `SELECT count(*) AS n FROM chunks WHERE embedded_in IS NULL ${tenantId ? "AND tenant_id = ?" : ""}`;
       const r = (tenantId ? db.prepare(sql).get(tenantId) : db.prepare(sql).get()) as { n: number };
       return r.n;
+    },
+    async resetEmbeddings(tenantId, sourceIds) {
+      if (sourceIds.length === 0) return 0;
+      const marks = sourceIds.map(() => "?").join(", ");
+      return db.prepare(`UPDATE chunks SET embedded_in = NULL WHERE tenant_id = ? AND data_source_id IN (${marks}) AND embedded_in IS NOT NULL`).run(tenantId, ...sourceIds).changes;
     },
     async embeddedIndex() {
       const r = db.prepare("SELECT embedded_in FROM chunks WHERE embedded_in IS NOT NULL LIMIT 1").get() as { embedded_in: string } | undefined;
