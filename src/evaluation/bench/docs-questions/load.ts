@@ -85,9 +85,9 @@ export interface Marker {
 }
 
 type Log = (msg: string) => void;
-type Api = (method: string, p: string, json?: unknown) => Promise<any>;
+export type Api = (method: string, p: string, json?: unknown) => Promise<any>;
 
-function apiClient(url: string, key: string): Api {
+export function apiClient(url: string, key: string): Api {
   return async (method, p, json) => {
     const res = await fetch(url + p, {
       method,
@@ -143,8 +143,8 @@ async function waitLoaded(api: Api, list: () => Promise<any[]>, crawlId: string,
   }
 }
 
-/** On a reused load: waits until every chunk of the source has its vector, logging the rate. */
-async function waitVectors(api: Api, sourceId: string, log: Log): Promise<{ pending: number; wait_s: number }> {
+/** Waits until every chunk of the source has its vector (a reused load; a whole-model adaptation turned on or off), logging the rate. */
+export async function waitVectors(api: Api, sourceId: string, log: Log): Promise<{ pending: number; wait_s: number }> {
   const t0 = performance.now();
   const first = ((await api("GET", `/data-sources/${sourceId}`)).chunks_pending_vectors ?? 0) as number;
   let pending = first;
@@ -224,7 +224,8 @@ export async function openDocsDeployment(set: DocsSet, docsDir: string, pages: s
   const dataDir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), "quarry-docs-questions-"));
   fs.mkdirSync(dataDir, { recursive: true });
   const marker = readMarker(dataDir, temp);
-  const rt = await openBenchRuntime(dataDir, log, { CRAWL_ALLOW_PRIVATE_NETWORKS: "true" });
+  // the first pass is the base model's: no adaptation starts on its own (--adapt asks for one)
+  const rt = await openBenchRuntime(dataDir, log, { CRAWL_ALLOW_PRIVATE_NETWORKS: "true", ADAPT_AUTO_MIN_DOCUMENTS: "0" });
   let app: FastifyInstance | null = null;
   const close = async () => {
     await app?.close();

@@ -2,7 +2,7 @@
 // the Node.js API HTML docs (issue 16 item 1; the default set) or the LibreOffice help (issue 27
 // item 6; --set libreoffice). sets.ts describes each.
 //
-//   npm run bench:questions -- [--set node|libreoffice] [--keep DIR] [--modes lexical,vector,hybrid | --lexical-only] [--adapt] [--out DIR]
+//   npm run bench:questions -- [--set node|libreoffice] [--keep DIR] [--modes lexical,vector,hybrid | --lexical-only] [--adapt [--adapt-kind model]] [--out DIR]
 //
 // Serves the set's docs directory (node: QUESTIONS_DOCS_DIR, default /usr/share/doc/nodejs/api,
 // all.html and index.html left out; libreoffice: QUESTIONS_LIBREOFFICE_DIR, default
@@ -21,7 +21,7 @@ import { docsDir, docsPages, missingPages, readQuestions } from "./questions.js"
 import { failedPages, openDocsDeployment, uncrawledPages, type DocsLoadStats } from "./load.js";
 import { DOCS_SETS, NODE_SET, docsSet, type DocsSet } from "./sets.js";
 import { loadedModel } from "../load-marker.js";
-import { adaptAndAsk, adaptationLine, revertAdaptation, type AdaptStep } from "./adapt-step.js";
+import { adaptAndAsk, adaptationLine, revertAdaptation, type AdaptKind, type AdaptStep } from "./adapt-step.js";
 import { DOCS_MODES, TOP_K, renderTable, runQuestions, summarize, type DocsMode, type ModeSummary, type QuestionResult } from "./evaluate.js";
 
 const log = (m: string) => process.stderr.write(`${m}\n`);
@@ -44,6 +44,8 @@ Options:
   --adapt             then adapt the collection's query model on its own heading -> section
                       pairs (POST /collections/{id}/adapt, apply: true; quarry-static only) and
                       ask the vector modes again: the report holds both passes
+  --adapt-kind <k>    queries (default) or model: the whole model, the collection's chunks
+                      embedded again with it before the second pass
   --out <dir>         report directory (default bench-results)
   -h, --help          this text
 `;
@@ -55,6 +57,7 @@ interface Options {
   modes: DocsMode[];
   out: string;
   adapt: boolean;
+  adaptKind: AdaptKind;
 }
 
 function options(argv: string[]): Options | null {
@@ -67,6 +70,7 @@ function options(argv: string[]): Options | null {
       modes: { type: "string", default: DOCS_MODES.join(",") },
       "lexical-only": { type: "boolean", default: false },
       adapt: { type: "boolean", default: false },
+      "adapt-kind": { type: "string", default: "queries" },
       out: { type: "string", default: "bench-results" },
       help: { type: "boolean", short: "h", default: false },
     },
@@ -76,7 +80,9 @@ function options(argv: string[]): Options | null {
   const bad = modes.filter((m) => !(DOCS_MODES as readonly string[]).includes(m));
   if (bad.length || modes.length === 0) throw new Error(`--modes: unknown mode ${bad.join(", ")}; use ${DOCS_MODES.join(", ")}`);
   const set = docsSet(values.set);
-  return { set, questions: values.questions ?? set.questions, keep: values.keep ? path.resolve(values.keep) : null, modes: modes as DocsMode[], out: values.out, adapt: values.adapt };
+  const adaptKind = values["adapt-kind"];
+  if (adaptKind !== "queries" && adaptKind !== "model") throw new Error(`--adapt-kind: ${adaptKind}; use queries or model`);
+  return { set, questions: values.questions ?? set.questions, keep: values.keep ? path.resolve(values.keep) : null, modes: modes as DocsMode[], out: values.out, adapt: values.adapt, adaptKind };
 }
 
 interface DocsReport {
@@ -134,7 +140,7 @@ async function main(): Promise<number> {
 
   const d = await openDocsDeployment(set, dir, pages, o.keep, o.modes.some((m) => m !== "lexical"), log);
   try {
-    await revertAdaptation(d.url, d.key, d.collectionId, log);
+    await revertAdaptation(d.url, d.key, d.collectionId, d.sourceId, log);
     const summaries: ModeSummary[] = [];
     const results: QuestionResult[] = [];
     for (const mode of o.modes) {
@@ -145,7 +151,7 @@ async function main(): Promise<number> {
       summaries.push(s);
       results.push(...rows);
     }
-    const adaptation = o.adapt ? await adaptAndAsk(d, questions, o.modes, set.pageOf, log) : null;
+    const adaptation = o.adapt ? await adaptAndAsk(d, questions, o.modes, set.pageOf, log, o.adaptKind) : null;
     const failed = await failedPages(d);
     const uncrawled = await uncrawledPages(d, pages);
     if (uncrawled.length) log(`${uncrawled.length} pages of the set were not crawled: ${uncrawled.slice(0, 20).join(", ")}${uncrawled.length > 20 ? ", ..." : ""}`);
