@@ -38,6 +38,8 @@ export interface BenchOptions {
   /** the citus store's coordinator and workers; null: a throwaway cluster on loopback (citus.ts) */
   citusUrl?: string | null;
   citusWorkers?: string | null;
+  /** adapt the loaded collection's model first (POST /collections/{id}/adapt with apply: true, of this kind) */
+  adapt?: "queries" | "model" | null;
 }
 
 export type BenchStore = "sqlite" | "postgres" | "citus";
@@ -78,7 +80,10 @@ export function addBenchOptions(cmd: Command): Command {
     .option("--pg-url <url>", "PostgreSQL server (with pgvector) where the postgres run creates and drops its own database", process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres")
     .option("--keep", "keep the postgres run's database (its URL is printed)")
     .option("--citus-url <url>", "the citus store's coordinator (its workers registered); default: a throwaway coordinator and 2 workers on loopback (scripts/citus)", process.env.BENCH_CITUS_URL)
-    .option("--citus-workers <list>", "host:port,... of the --citus-url cluster's workers, where the bench database is made too", process.env.BENCH_CITUS_WORKERS);
+    .option("--citus-workers <list>", "host:port,... of the --citus-url cluster's workers, where the bench database is made too", process.env.BENCH_CITUS_WORKERS)
+    .addOption(
+      new Option("--adapt <kind>", "adapt the loaded collection's model to its own text before measuring (quarry-static only; a kept --data-dir stays adapted)").choices(["queries", "model"]),
+    );
 }
 
 interface RawBenchOptions {
@@ -111,6 +116,7 @@ interface RawBenchOptions {
   keep?: boolean;
   citusUrl?: string;
   citusWorkers?: string;
+  adapt?: "queries" | "model";
 }
 
 /** --stores a,b (or --store postgres): known names, sqlite always first since the data set loads there. */
@@ -150,6 +156,7 @@ export function benchOptionsFrom(raw: RawBenchOptions, defaultDatasetsDir: strin
     keep: raw.keep ?? false,
     citusUrl: raw.citusUrl ?? null,
     citusWorkers: raw.citusWorkers ?? null,
+    adapt: raw.adapt ?? null,
   };
 }
 

@@ -20,7 +20,8 @@ export { operatorPrincipal, type BenchContext, type LoadStats } from "./load-typ
 
 /** A runtime on `dataDir`; `env` adds settings (DATABASE_URL for the PostgreSQL store). */
 export async function openBenchRuntime(dataDir: string, log: (msg: string) => void, env: Record<string, string> = {}): Promise<Runtime> {
-  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn", DEFAULT_PLAN: "enterprise", ...env });
+  // nothing adapts on its own: a bench measures the model it names (--adapt asks for an adaptation)
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, LOG_LEVEL: process.env.LOG_LEVEL ?? "warn", DEFAULT_PLAN: "enterprise", ADAPT_AUTO_MIN_DOCUMENTS: "0", ...env });
   const rt = await createRuntime(config, { log: pino({ level: config.logLevel }) });
   const t0 = performance.now();
   const ready = (await rt.embedder?.whenReady()) ?? false;

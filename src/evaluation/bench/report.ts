@@ -45,6 +45,8 @@ export interface BenchReport {
   speed: SpeedResult | null;
   ingest: IngestResult | null;
   scale: ScaleResult | null;
+  /** --adapt: the adaptation the measured collection got first (the endpoint's answer, abridged) */
+  adaptation?: Record<string, unknown>;
   targets: Target[];
   total_ms: number;
 }

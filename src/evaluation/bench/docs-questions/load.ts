@@ -224,8 +224,7 @@ export async function openDocsDeployment(set: DocsSet, docsDir: string, pages: s
   const dataDir = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), "quarry-docs-questions-"));
   fs.mkdirSync(dataDir, { recursive: true });
   const marker = readMarker(dataDir, temp);
-  // the first pass is the base model's: no adaptation starts on its own (--adapt asks for one)
-  const rt = await openBenchRuntime(dataDir, log, { CRAWL_ALLOW_PRIVATE_NETWORKS: "true", ADAPT_AUTO_MIN_DOCUMENTS: "0" });
+  const rt = await openBenchRuntime(dataDir, log, { CRAWL_ALLOW_PRIVATE_NETWORKS: "true" });
   let app: FastifyInstance | null = null;
   const close = async () => {
     await app?.close();
