@@ -4,7 +4,7 @@
 //   base model embeds without their heading's words; only queries are embedded with it.
 // - "model" (model/collection-adapt.ts): every row the collection's text touches, from the rows'
 //   trained scale, its frequent new words given rows, on the heading pairs, two inverse-cloze pairs a
-//   section and three times as many general pairs replayed (model/replay.ts): the recipe the lab
+//   chunk and three times as many general pairs replayed (model/replay.ts): the recipe the lab
 //   measured best (docs/model.md, 2026-11-29). Queries and passages are embedded with it, so the
 //   held-out sections are embedded by the model being scored.
 import type { StaticBaseModel } from "../../embed/index.js";
@@ -58,8 +58,8 @@ export function queriesMethod(base: BaseModel, pairs: AdaptPair[]): AdaptMethod 
 
 type BaseModel = StaticBaseModel;
 
-/** inverse-cloze pairs drawn from each section */
-const ICT_PER_SECTION = 2;
+/** inverse-cloze pairs drawn from each chunk */
+const ICT_PER_PASSAGE = 2;
 /** general pairs replayed per pair of the collection's own */
 const REPLAY_RATIO = 3;
 /** The lab's recipe (one epoch, learning rate 0.01, new words from 3 occurrences), from the rows' trained scale. */
@@ -74,18 +74,18 @@ function embedAll(embed: (text: string) => Float32Array, pairs: readonly AdaptPa
   return out;
 }
 
-export function modelMethod(base: BaseModel, pairs: AdaptPair[], sections: readonly { text: string }[], replay: readonly TextPair[] = replayPairs()): AdaptMethod {
+export function modelMethod(base: BaseModel, pairs: AdaptPair[], passages: readonly { text: string }[], replay: readonly TextPair[] = replayPairs()): AdaptMethod {
   const s = MODEL_ADAPT_SETTINGS;
   const dim = base.encoder.dimension;
   const plain = plainEncoder(base);
   const basePassages = embedAll((t) => plain.embed(t), pairs, dim);
   // drawn once: every fold and the final training see the same inverse-cloze pairs
   const drawn = new Random(s.seed);
-  const ict = sections.flatMap((x) => ictPairs(x.text, ICT_PER_SECTION, drawn));
+  const ict = passages.flatMap((x) => ictPairs(x.text, ICT_PER_PASSAGE, drawn));
   return {
     kind: "model",
-    description: `the whole model fine-tuned on the collection's text (heading -> section pairs, ${ICT_PER_SECTION} inverse-cloze pairs a section, ${REPLAY_RATIO}x as many general pairs replayed), its sections embedded again with it; scored on whole sections both models embed`,
-    settings: { ...s, ict_per_section: ICT_PER_SECTION, replay_ratio: REPLAY_RATIO, replay_pool: replay.length },
+    description: `the whole model fine-tuned on the collection's text (heading -> section pairs, ${ICT_PER_PASSAGE} inverse-cloze pairs a chunk, ${REPLAY_RATIO}x as many general pairs replayed), its chunks embedded again with it; scored on whole sections, each model embedding its own`,
+    settings: { ...s, ict_per_chunk: ICT_PER_PASSAGE, replay_ratio: REPLAY_RATIO, replay_pool: replay.length },
     async trainAndScore(train, asked, training) {
       const t0 = performance.now();
       const own: TextPair[] = [...train.map((i) => ({ s: "heading", q: pairs[i]!.query, p: pairs[i]!.passage })), ...ict];

@@ -114,7 +114,7 @@ async function methodFor(deps: AdaptDeps, tenantId: string, collectionId: string
       );
     }
   }
-  const text = kind === "model" ? await collectionText(deps.store, tenantId, collectionId) : { pairs: await collectionPairs(deps.store, tenantId, collectionId), sections: [] };
+  const text = kind === "model" ? await collectionText(deps.store, tenantId, collectionId) : { pairs: await collectionPairs(deps.store, tenantId, collectionId), passages: [] };
   const { pairs } = text;
   if (pairs.length < MIN_ADAPT_PAIRS) {
     throw refuse(
@@ -122,7 +122,7 @@ async function methodFor(deps: AdaptDeps, tenantId: string, collectionId: string
       pairs.length,
     );
   }
-  return { pairs, method: kind === "model" ? modelMethod(base, pairs, text.sections) : queriesMethod(base, pairs) };
+  return { pairs, method: kind === "model" ? modelMethod(base, pairs, text.passages) : queriesMethod(base, pairs) };
 }
 
 /** The adaptation itself: pairs, split, training, guards, and the write when allowed and asked. */

@@ -70,11 +70,12 @@ function pathOf(source: string): string {
   return /^https?:\/\//.test(source) ? source.replace(/^https?:\/\/[^/]*/, "") : source;
 }
 
-/** The collection's sections, read once, keyed by document and heading path. */
-async function sectionsOf(store: PairStore, tenantId: string, collectionId: string): Promise<Section[]> {
+/** The collection's sections, read once, keyed by document and heading path; `onChunk` sees every chunk on the way. */
+async function sectionsOf(store: PairStore, tenantId: string, collectionId: string, onChunk?: (c: ChunkHit) => void): Promise<Section[]> {
   const sections = new Map<string, Section>();
   for await (const chunks of chunksOf(store, tenantId, collectionId)) {
     for (const c of chunks) {
+      onChunk?.(c);
       const key = `${c.document_id}/${c.heading_path.join("/")}`;
       let s = sections.get(key);
       if (!s) {
@@ -124,13 +125,15 @@ export async function collectionPairs(store: PairStore, tenantId: string, collec
 }
 
 /**
- * The pairs, and the text of every section long enough to learn from (ambiguous headings
- * included, at most MAX_PAIRS chosen by hash, in id order): the whole-model adaptation makes
- * inverse-cloze pairs of them.
+ * The pairs, and the text of every chunk long enough to learn from (at most MAX_PAIRS chosen by
+ * hash, in id order): the whole-model adaptation makes inverse-cloze pairs of them (a chunk, as
+ * the lab measured it: a section's first 4,000 characters would leave long sections' later text out).
  */
-export async function collectionText(store: PairStore, tenantId: string, collectionId: string): Promise<{ pairs: AdaptPair[]; sections: { id: string; text: string }[] }> {
-  const sections = await sectionsOf(store, tenantId, collectionId);
-  const texts = sections.filter((s) => s.chars >= MIN_PASSAGE_CHARS).map((s) => ({ id: s.id, text: s.text.join("\n").slice(0, MAX_PASSAGE_CHARS) }));
-  const kept = texts.length > MAX_PAIRS ? inHashOrder(texts).slice(0, MAX_PAIRS) : texts;
-  return { pairs: pairsOf(sections), sections: kept.sort(byId) };
+export async function collectionText(store: PairStore, tenantId: string, collectionId: string): Promise<{ pairs: AdaptPair[]; passages: { id: string; text: string }[] }> {
+  const chunks: { id: string; text: string }[] = [];
+  const sections = await sectionsOf(store, tenantId, collectionId, (c) => {
+    if (c.text.length >= MIN_PASSAGE_CHARS) chunks.push({ id: `${pathOf(c.source)}#${c.position}`, text: c.text });
+  });
+  const kept = chunks.length > MAX_PAIRS ? inHashOrder(chunks).slice(0, MAX_PAIRS) : chunks;
+  return { pairs: pairsOf(sections), passages: kept.sort(byId) };
 }
