@@ -22,6 +22,20 @@ export class LruCache<K, V> {
     }
   }
 
+  /** whether it holds the key (without marking it used) */
+  has(key: K): boolean {
+    return this.map.has(key);
+  }
+
+  delete(key: K): void {
+    this.map.delete(key);
+  }
+
+  /** the keys, least recently used first */
+  keys(): IterableIterator<K> {
+    return this.map.keys();
+  }
+
   get size(): number {
     return this.map.size;
   }

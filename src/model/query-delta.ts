@@ -123,19 +123,28 @@ export function baseRow(base: StaticEncoder, row: number, out: Float32Array, off
 export class AdaptedQueryEncoder {
   private readonly deltaRow: Map<string, number>;
   private readonly baseRowScale: number;
+  /** the delta's rows kept as int8 with a scale each, as the file holds them (a whole-model delta has tens of thousands) */
+  private readonly rows: { q: Int8Array; scales: Float32Array };
+  private readonly weights: Float32Array;
+  /** whether passages are embedded with it too (a whole-model adaptation) */
+  readonly bothSides: boolean;
 
   constructor(
     private readonly base: StaticEncoder,
-    private readonly delta: QueryDelta,
+    delta: QueryDelta,
   ) {
     if (delta.dim !== base.parts.shape.dim) throw new QueryDeltaError(`rows of ${delta.dim} dimensions for a model of ${base.parts.shape.dim}`);
     this.deltaRow = new Map(delta.tokens.map((t, i) => [t, i]));
     this.baseRowScale = delta.baseRowScale ?? 1;
+    const { scales, q } = quantize(delta.rows, delta.tokens.length, delta.dim);
+    this.rows = { q, scales: scales.map(rowScaleOf) };
+    this.weights = delta.weights;
+    this.bothSides = delta.sides === "both";
   }
 
-  /** whether passages are embedded with it too (a whole-model adaptation) */
-  get bothSides(): boolean {
-    return this.delta.sides === "both";
+  /** about what it holds in memory (its rows, weights and token map) */
+  get bytes(): number {
+    return this.rows.q.byteLength + 8 * this.weights.length + 64 * this.deltaRow.size;
   }
 
   embed(text: string): Float32Array {
@@ -151,8 +160,9 @@ export class AdaptedQueryEncoder {
       const d = this.deltaRow.get(t);
       const r = d === undefined ? this.base.rowOfToken(t) : -1;
       if (d !== undefined) {
-        table.set(this.delta.rows.subarray(d * shape.dim, (d + 1) * shape.dim), i * shape.dim);
-        weights[i] = this.delta.weights[d]!;
+        const s = this.rows.scales[d]!;
+        for (let j = 0; j < shape.dim; j++) table[i * shape.dim + j] = s * this.rows.q[d * shape.dim + j]!;
+        weights[i] = this.weights[d]!;
       } else if (r >= 0) {
         baseRow(this.base, r, table, i * shape.dim);
         if (this.baseRowScale !== 1) for (let j = i * shape.dim; j < (i + 1) * shape.dim; j++) table[j] = table[j]! * this.baseRowScale;

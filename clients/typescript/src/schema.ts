@@ -514,8 +514,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Adapt the collection's query model to its own text
-         * @description Collections embedded with the quarry-static profile only. Each section of the collection's documents (the chunks under one heading) becomes a pair: its heading and its text. 30% of the pairs are held out by the hash of their id (as tuning holds out cases); a copy of the model's vectors for the headings' words is trained with the model's contrastive loss to find each training pair's section (its text without the heading's words, so the match needs meaning), and is scored on the held-out pairs (each heading ranked against the text of every section) and on 5 folds (each pair scored by a copy trained without it). With apply: true it is written to the collection (settings.model_adaptation) only when it improves the held-out nDCG@10 and does not lose out of fold; apply.detail says what was done or why not. Only queries are embedded with it: passages keep their vectors, so nothing is re-embedded, and settings.model_adaptation.enabled: false reverts the collection's queries to the base model at the next search. Runs in the request (seconds for a few hundred sections, about a minute for 5,000 on two busy cores). 422 when the profile is not quarry-static or the collection has fewer than 40 usable sections.
+         * Adapt the collection's model to its own text
+         * @description Collections embedded with the quarry-static profile only. Each section of the collection's documents (the chunks under one heading) becomes a pair: its heading and its text. 30% of the pairs are held out by the hash of their id (as tuning holds out cases); a copy of the model's vectors for the headings' words is trained with the model's contrastive loss to find each training pair's section (its text without the heading's words, so the match needs meaning), and is scored on the held-out pairs (each heading ranked against the text of every section) and on 5 folds (each pair scored by a copy trained without it). With apply: true it is written to the collection (settings.model_adaptation) only when it improves the held-out nDCG@10 and does not lose out of fold; apply.detail says what was done or why not. Only queries are embedded with it: passages keep their vectors, so nothing is re-embedded, and settings.model_adaptation.enabled: false reverts the collection's queries to the base model at the next search. kind: model trains the whole model instead (every word of the collection's text, new words included; on its heading pairs, inverse-cloze pairs of its sections and replayed general pairs), scored with the held-out sections embedded by each model; applied, the collection's data sources' chunks are embedded again with it, and they cannot join another collection while it is on (409). Runs in the request (seconds for a few hundred sections; kind queries about a minute for 5,000 on two busy cores, kind model several). 422 when the profile is not quarry-static, the collection has fewer than 40 usable sections, or (kind model) a data source is also in another collection.
          *
          *     Required scope: `ingest`.
          */
@@ -1503,6 +1503,8 @@ export interface components {
             collection_id: string;
             /** @description the model adapted, with its file's version */
             base_model: string;
+            /** @description queries or model */
+            kind: string;
             method: string;
             pairs: {
                 total: number;
@@ -1510,7 +1512,7 @@ export interface components {
                 held_out: number;
                 held_out_scored: number;
             };
-            /** @description query tokens whose vectors were trained */
+            /** @description tokens whose vectors were trained (for kind model, new words included) */
             tokens: number;
             /** @description mean training loss of each epoch */
             losses: number[];
@@ -1564,6 +1566,11 @@ export interface components {
              * @default false
              */
             apply: boolean;
+            /**
+             * @description queries: the vectors of the headings' words, for queries only (passages keep theirs). model: the whole model, on the collection's headings, inverse-cloze pairs of its sections and replayed general pairs; its data sources' chunks are embedded again with it when applied (422 when a data source is also in another collection)
+             * @default queries
+             */
+            kind: "queries" | "model";
         };
         AnalyticsBenchmarkCasesCreate: {
             suite_id: string;
@@ -2304,11 +2311,13 @@ export interface components {
         MessageOut: {
             detail: string;
         };
-        /** @description The collection's adapted query model (quarry-static profile only). Its queries are embedded with it while enabled is not false; passages keep the base model's vectors, so turning it off (enabled: false) or on takes effect at the next search and nothing is re-embedded. */
+        /** @description The collection's adapted model (quarry-static profile only). Its queries are embedded with it while enabled is not false. Kind queries: passages keep the base model's vectors, so turning it off (enabled: false) or on takes effect at the next search and nothing is re-embedded. Kind model: the collection's data sources' chunks are embedded with it too, so turning it off or on embeds them again (the backfill, about 2,000 chunks a second), and its data sources cannot be in another collection meanwhile (409). */
         ModelAdaptation: {
             /** @description the adaptation's file; absent for a refused automatic attempt */
             id?: string;
-            /** @description false: the collection's queries use the base model again (the revert setting; true turns the adaptation back on). Default true. */
+            /** @description queries (absent means this): the collection's queries only; model: the whole model, its data sources' chunks embedded with it too */
+            kind?: "queries" | "model";
+            /** @description false: the collection uses the base model again (the revert setting; true turns the adaptation back on; for kind model, its sources' chunks are embedded again each time). Default true. */
             enabled?: boolean;
             /** @description false on the record of an automatic attempt that the guards refused */
             applied?: boolean;
@@ -2317,7 +2326,7 @@ export interface components {
             created_at?: string;
             /** @description heading -> section pairs it was trained and checked on */
             pairs?: number;
-            /** @description query tokens whose vectors it changes */
+            /** @description tokens whose vectors it changes (for kind model, new words included) */
             tokens?: number;
             /** @description held-out nDCG@10 of the base model and of the adaptation */
             held_out?: {
@@ -5401,7 +5410,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "apply": true
+                 *       "apply": true,
+                 *       "kind": "model"
                  *     }
                  */
                 "application/json": components["schemas"]["AdaptationRequest"];
@@ -5418,18 +5428,17 @@ export interface operations {
                      * @example {
                      *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
                      *       "base_model": "quarry-static-v1 2026-11-27.07c511eb",
-                     *       "method": "query-side contrastive fine-tuning on the collection's heading -> section pairs (trained on sections without their heading's words, scored on whole sections)",
+                     *       "kind": "model",
+                     *       "method": "the whole model fine-tuned on the collection's text (heading -> section pairs, 2 inverse-cloze pairs a chunk, 3x as many general pairs replayed), its chunks embedded again with it; scored on whole sections, each model embedding its own",
                      *       "pairs": {
                      *         "total": 3599,
                      *         "training": 2519,
                      *         "held_out": 1080,
                      *         "held_out_scored": 1000
                      *       },
-                     *       "tokens": 1330,
+                     *       "tokens": 36217,
                      *       "losses": [
-                     *         5.636,
-                     *         4.856,
-                     *         4.653
+                     *         1.8845
                      *       ],
                      *       "held_out": {
                      *         "base": {
@@ -5439,9 +5448,9 @@ export interface operations {
                      *           "cases": 1000
                      *         },
                      *         "adapted": {
-                     *           "ndcg_at_10": 0.394,
-                     *           "recall_at_10": 0.545,
-                     *           "mrr_at_10": 0.3469,
+                     *           "ndcg_at_10": 0.5773,
+                     *           "recall_at_10": 0.786,
+                     *           "mrr_at_10": 0.5115,
                      *           "cases": 1000
                      *         }
                      *       },
@@ -5449,14 +5458,14 @@ export interface operations {
                      *         "folds": 5,
                      *         "base": {
                      *           "ndcg_at_10": 0.3608,
-                     *           "recall_at_10": 0.489,
-                     *           "mrr_at_10": 0.3201,
+                     *           "recall_at_10": 0.4907,
+                     *           "mrr_at_10": 0.3197,
                      *           "cases": 1500
                      *         },
                      *         "adapted": {
-                     *           "ndcg_at_10": 0.3868,
-                     *           "recall_at_10": 0.523,
-                     *           "mrr_at_10": 0.3433,
+                     *           "ndcg_at_10": 0.5667,
+                     *           "recall_at_10": 0.784,
+                     *           "mrr_at_10": 0.4983,
                      *           "cases": 1500
                      *         },
                      *         "folds_better": 5,
@@ -5466,21 +5475,22 @@ export interface operations {
                      *         "requested": true,
                      *         "applied": true,
                      *         "allowed": true,
-                     *         "detail": "Applied to collection 'col_3k9x2mqp7r1t8w0z5v4y' (held-out nDCG@10 0.394 against 0.372 for the base model; 5-fold nDCG@10 0.3868 against 0.3608): its queries are embedded with the adapted model from now on. settings.model_adaptation.enabled: false reverts to the base model."
+                     *         "detail": "Applied to collection 'col_3k9x2mqp7r1t8w0z5v4y' (held-out nDCG@10 0.577 against 0.372 for the base model; 5-fold nDCG@10 0.5667 against 0.3608): its queries are embedded with the adapted model from now on, and its chunks are being embedded again with it (until then vector search may miss some; lexical search is unaffected). settings.model_adaptation.enabled: false reverts to the base model."
                      *       },
                      *       "model_adaptation": {
-                     *         "id": "qad_8d41e0a7c3b2f1906e55",
+                     *         "id": "qad_fdb4db52c59aaa19025d",
+                     *         "kind": "model",
                      *         "enabled": true,
                      *         "base_model": "quarry-static-v1 2026-11-27.07c511eb",
-                     *         "created_at": "2026-11-28T11:36:10.000Z",
+                     *         "created_at": "2026-11-29T17:37:02.006Z",
                      *         "pairs": 3599,
-                     *         "tokens": 1330,
+                     *         "tokens": 36217,
                      *         "held_out": {
                      *           "base": 0.3724,
-                     *           "adapted": 0.394
+                     *           "adapted": 0.5773
                      *         }
                      *       },
-                     *       "took_ms": 46850
+                     *       "took_ms": 71492
                      *     }
                      */
                     "application/json": components["schemas"]["AdaptationOut"];

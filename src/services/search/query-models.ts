@@ -55,11 +55,32 @@ export function passageAdaptationId(settings: Json): string | undefined {
   return a && a.enabled !== false && a.kind === "model" ? a.id : undefined;
 }
 
-/** adapted encoders kept in memory (a few MB each) */
+/** adapted encoders kept in memory */
 const CACHE_SIZE = 32;
+/**
+ * and at most this many bytes of them: a query delta is a few hundred KB, a whole-model one holds
+ * tens of thousands of int8 rows (9 MB for the Node.js docs), so a byte budget bounds the cache
+ * where a count would not
+ */
+const CACHE_BYTES = 160 * 1024 * 1024;
 
-export function createQueryModels(deps: { files: Pick<FileStore, "read">; base: () => StaticBaseModel | null; log: Logger }) {
+export function createQueryModels(deps: { files: Pick<FileStore, "read">; base: () => StaticBaseModel | null; log: Logger; maxBytes?: number }) {
+  const maxBytes = deps.maxBytes ?? CACHE_BYTES;
   const cache = new LruCache<string, Promise<AdaptedQueryEncoder | null>>(CACHE_SIZE);
+  const bytes = new Map<string, number>();
+
+  /** evicts the least recently used encoders (never `keep`) until the cache is within its byte budget */
+  function trim(keep: string): void {
+    for (const k of [...bytes.keys()]) if (!cache.has(k)) bytes.delete(k); // evicted by count meanwhile
+    let total = [...bytes.values()].reduce((a, b) => a + b, 0);
+    for (const k of [...cache.keys()]) {
+      if (total <= maxBytes) return;
+      if (k === keep) continue;
+      total -= bytes.get(k) ?? 0;
+      bytes.delete(k);
+      cache.delete(k);
+    }
+  }
 
   async function load(tenantId: string, id: string, base: StaticBaseModel): Promise<AdaptedQueryEncoder | null> {
     try {
@@ -87,7 +108,13 @@ export function createQueryModels(deps: { files: Pick<FileStore, "read">; base: 
     const key = `${tenantId}/${id}/${base.payloadSha256}`;
     let p = cache.get(key);
     if (!p) {
-      p = load(tenantId, id, base);
+      p = load(tenantId, id, base).then((e) => {
+        if (e && cache.has(key)) {
+          bytes.set(key, e.bytes);
+          trim(key);
+        }
+        return e;
+      });
       cache.set(key, p);
     }
     return p;
