@@ -74,46 +74,51 @@ type CollectionDeps = {
   vectorsStale?: () => void;
 };
 
+/**
+ * A change of a collection's sources or settings: checked (a source is analysed in one language
+ * and embedded with one model), written, and the sources whose model changed embedded again.
+ */
+async function change(deps: CollectionDeps, tenantId: string, id: string, language: string, models: { before: ModelState; after: ModelState }, write: () => Promise<unknown>): Promise<void> {
+  const content = deps.store.content;
+  await checkSharedSources(content, tenantId, id, models.after.ids, language);
+  await checkAdaptedSources(content, tenantId, id, models.after);
+  await write();
+  await reembedChanged(content, tenantId, models.before, models.after, deps.vectorsStale);
+}
+
+async function getCollection(deps: CollectionDeps, tenantId: string, id: string): Promise<CollectionOut> {
+  const c = await deps.store.content.getCollection(tenantId, id);
+  if (!c) throw notFound("Collection", id);
+  return collectionOut(c);
+}
+
+/** Sources whose analysis changed are indexed again; the collection as read after it. */
+async function reanalysed(deps: CollectionDeps, p: Principal, id: string, sourceIds: string[]): Promise<CollectionOut> {
+  let documents = 0;
+  if (deps.reindex) for (const s of sourceIds) documents += (await deps.reindex(p, s)).documents;
+  const out = await getCollection(deps, tenantOf(p).id, id);
+  return sourceIds.length > 0 && deps.reindex ? { ...out, reindex: { status: "queued", documents } } : out;
+}
+
 export function createCollectionService(deps: CollectionDeps) {
   const content = deps.store.content;
-
   const requireSources = (tenantId: string, ids: string[]) => requireSourcesIn(content, tenantId, ids);
   const reembed = (tenantId: string, before: ModelState, after: ModelState) => reembedChanged(content, tenantId, before, after, deps.vectorsStale);
-
-  async function get(tenantId: string, id: string): Promise<CollectionOut> {
-    const c = await content.getCollection(tenantId, id);
-    if (!c) throw notFound("Collection", id);
-    return collectionOut(c);
-  }
-
-  /** Sources whose analysis changed are indexed again; the collection as read after it. */
-  async function reanalysed(p: Principal, id: string, sourceIds: string[]): Promise<CollectionOut> {
-    let documents = 0;
-    if (deps.reindex) for (const s of sourceIds) documents += (await deps.reindex(p, s)).documents;
-    const out = await get(tenantOf(p).id, id);
-    return sourceIds.length > 0 && deps.reindex ? { ...out, reindex: { status: "queued", documents } } : out;
-  }
 
   return {
     async list(p: Principal): Promise<CollectionOut[]> {
       return (await content.listCollections(tenantOf(p).id)).map(collectionOut);
     },
-    get: (p: Principal, id: string) => get(tenantOf(p).id, id),
+    get: (p: Principal, id: string) => getCollection(deps, tenantOf(p).id, id),
 
     async create(p: Principal, body: { name: string; description?: string; data_source_ids?: string[]; settings?: Json; language?: string }) {
       const tenant = tenantOf(p);
       const language = checkLanguage(body.language);
       const ids = await requireSources(tenant.id, body.data_source_ids ?? []);
       const id = newId("col");
-      const after = modelStateOf(body.settings ?? {}, ids);
-      await checkSharedSources(content, tenant.id, id, ids, effectiveLanguage(language));
-      await checkAdaptedSources(content, tenant.id, id, after);
-      await content.createCollection(
-        { id, tenant_id: tenant.id, name: body.name, description: body.description ?? "", settings: body.settings ?? {}, created_at: nowIso(), language: language ?? null },
-        ids,
-      );
-      await reembed(tenant.id, NO_MODEL, after);
-      return reanalysed(p, id, sourcesToReanalyse({ language: DEFAULT_LANGUAGE, ids: [] }, { language: effectiveLanguage(language), ids }));
+      const row = { id, tenant_id: tenant.id, name: body.name, description: body.description ?? "", settings: body.settings ?? {}, created_at: nowIso(), language: language ?? null };
+      await change(deps, tenant.id, id, effectiveLanguage(language), { before: NO_MODEL, after: modelStateOf(row.settings, ids) }, () => content.createCollection(row, ids));
+      return reanalysed(deps, p, id, sourcesToReanalyse({ language: DEFAULT_LANGUAGE, ids: [] }, { language: effectiveLanguage(language), ids }));
     },
 
     async update(p: Principal, id: string, body: CollectionUpdate) {
@@ -124,12 +129,9 @@ export function createCollectionService(deps: CollectionDeps) {
       if (body.data_source_ids != null) patch.data_source_ids = await requireSources(tenant.id, body.data_source_ids);
       const before = { language: effectiveLanguage(old.language), ids: old.data_source_ids };
       const after = { language: patch.language ?? before.language, ids: patch.data_source_ids ?? before.ids };
-      await checkSharedSources(content, tenant.id, id, after.ids, after.language);
       const models = { before: modelStateOf(old.settings, before.ids), after: modelStateOf(patch.settings ?? old.settings, after.ids) };
-      await checkAdaptedSources(content, tenant.id, id, models.after);
-      await content.updateCollection(tenant.id, id, patch);
-      await reembed(tenant.id, models.before, models.after);
-      return reanalysed(p, id, sourcesToReanalyse(before, after));
+      await change(deps, tenant.id, id, after.language, models, () => content.updateCollection(tenant.id, id, patch));
+      return reanalysed(deps, p, id, sourcesToReanalyse(before, after));
     },
 
     async remove(p: Principal, id: string): Promise<void> {
@@ -148,12 +150,9 @@ export function createCollectionService(deps: CollectionDeps) {
       if (!c) throw notFound("Collection", id);
       await requireSources(tenant.id, [sourceId]);
       const language = effectiveLanguage(c.language);
-      await checkSharedSources(content, tenant.id, id, [sourceId], language);
-      const models = { before: modelStateOf(c.settings, c.data_source_ids), after: modelStateOf(c.settings, [...new Set([...c.data_source_ids, sourceId])]) };
-      await checkAdaptedSources(content, tenant.id, id, models.after);
-      await content.attachSource(tenant.id, id, sourceId);
-      await reembed(tenant.id, models.before, models.after);
-      return reanalysed(p, id, sourcesToReanalyse({ language, ids: c.data_source_ids }, { language, ids: [...c.data_source_ids, sourceId] }));
+      const ids = [...new Set([...c.data_source_ids, sourceId])];
+      await change(deps, tenant.id, id, language, { before: modelStateOf(c.settings, c.data_source_ids), after: modelStateOf(c.settings, ids) }, () => content.attachSource(tenant.id, id, sourceId));
+      return reanalysed(deps, p, id, sourcesToReanalyse({ language, ids: c.data_source_ids }, { language, ids }));
     },
 
     async detach(p: Principal, id: string, sourceId: string): Promise<void> {
@@ -163,7 +162,7 @@ export function createCollectionService(deps: CollectionDeps) {
       if (!(await content.detachSource(tenant.id, id, sourceId))) throw notFound("Data source", sourceId);
       await reembed(tenant.id, modelStateOf(c.settings, c.data_source_ids), modelStateOf(c.settings, c.data_source_ids.filter((s) => s !== sourceId)));
       const language = effectiveLanguage(c.language);
-      await reanalysed(p, id, sourcesToReanalyse({ language, ids: [sourceId] }, { language, ids: [] }));
+      await reanalysed(deps, p, id, sourcesToReanalyse({ language, ids: [sourceId] }, { language, ids: [] }));
     },
   };
 }
