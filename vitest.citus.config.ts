@@ -13,8 +13,9 @@ const { projects: _projects, ...baseTest } = base.test ?? {};
 /**
  * The pg project's suites that run on Citus by default: the search path's newer reads (typo and
  * prefix candidates, languages, synonyms, filters and facets), the search log and its reports,
- * git data sources and crawl freshness, a collection's adapted query model (its file in
- * stored_files, its record in the collection's settings). Each must be one of PG_SUITES.
+ * git data sources and crawl freshness, a collection's adapted model (its file in stored_files,
+ * its record in the collection's settings; a whole-model one's chunks marked for the backfill on
+ * the tenant's shard). Each must be one of PG_SUITES.
  */
 export const CITUS_HTTP_SUITES = [
   "test/search-api/typos-prefix.test.ts",
@@ -26,6 +27,7 @@ export const CITUS_HTTP_SUITES = [
   "test/crawl-api/git-source.test.ts",
   "test/crawl-api/freshness.test.ts",
   "test/evaluation/adaptation.test.ts",
+  "test/evaluation/adaptation-model.test.ts",
 ];
 for (const f of CITUS_HTTP_SUITES) if (!PG_SUITES.includes(f)) throw new Error(`vitest.citus.config.ts: ${f} is not in PG_SUITES`);
 
