@@ -56,6 +56,7 @@ export interface Config {
   analyticsLowScore: number;
   /** a quarry-static collection adapts its query model on its own from this many indexed documents (0: never) */
   adaptAutoMinDocuments: number;
+  adaptAutoMinChunks: number;
   /** at most one adaptation size check per source in this window (ms) */
   adaptCheckMs: number;
   /** "hnsw": approximate graphs per tenant and source under DATA_DIR/vectors; "exact": sqlite-vec scan */
@@ -148,7 +149,12 @@ export const SETTINGS: Setting[] = [
   {
     env: "ADAPT_AUTO_MIN_DOCUMENTS",
     default: "200",
-    doc: "With the quarry-static profile, a collection adapts its query model to its own headings on its own once it holds this many indexed documents (applied only when its held-out pairs improve); 0 turns the automatic start off",
+    doc: "With the quarry-static profile, a collection adapts its model to its own text on its own once it holds this many indexed documents (the whole model when its data sources are its own, its queries otherwise; applied only when its held-out pairs improve); 0 turns the automatic start off",
+  },
+  {
+    env: "ADAPT_AUTO_MIN_CHUNKS",
+    default: "2000",
+    doc: "A collection also adapts on its own once its indexed documents hold this many chunks (a reference of few long pages); 0 counts documents only",
   },
   {
     env: "ADAPT_CHECK_SECONDS",
@@ -321,6 +327,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     analyticsFlushMs: int(env, "ANALYTICS_FLUSH_MS", 1000, 10, 60_000),
     analyticsLowScore: fraction(env, "ANALYTICS_LOW_SCORE", 0.3),
     adaptAutoMinDocuments: int(env, "ADAPT_AUTO_MIN_DOCUMENTS", 200, 0, 100_000_000),
+    adaptAutoMinChunks: int(env, "ADAPT_AUTO_MIN_CHUNKS", 2000, 0, 1_000_000_000),
     adaptCheckMs: int(env, "ADAPT_CHECK_SECONDS", 10, 1, 3600) * 1000,
     vectorIndex: vectorIndexSetting(env),
     vectorQuantization: vectorQuantization(env),

@@ -359,6 +359,7 @@ function assembleBenchmarks(b: Base, j: Jobs, search: SearchService): { benchmar
     queue: () => tuneQueue!,
     log: b.log,
     autoMinDocuments: b.config.adaptAutoMinDocuments,
+    autoMinChunks: b.config.adaptAutoMinChunks,
     checkEveryMs: b.config.adaptCheckMs,
   });
   j.indexed.sourceIndexed = (tenantId, sourceId) => void adapter.sourceChanged(tenantId, sourceId);

@@ -77,6 +77,8 @@ export interface DocumentCatalog {
   listChunks(tenantId: string, documentId: string, limit: number): Promise<{ total: number; chunks: ChunkRow[] }>;
   /** document ids of a tenant (or one source) for reindexing */
   documentIds(tenantId: string, sourceId?: string): Promise<string[]>;
+  /** the chunks of these sources' indexed documents (their stored chunk counts, summed) */
+  chunkCount(tenantId: string, sourceIds: string[]): Promise<number>;
   /**
    * Documents still queued or processing and not touched since `updatedBefore`: the ingest
    * wiring's recovery makes sure each has a live job (a crash between commit and enqueue).

@@ -193,3 +193,26 @@ describe("automatic adaptation once a collection reaches ADAPT_AUTO_MIN_DOCUMENT
     expect(settings).toEqual({ model_adaptation_auto: false });
   }, 90_000);
 });
+
+describe("automatic adaptation of a collection of few documents but many chunks (ADAPT_AUTO_MIN_CHUNKS)", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startServer({ EMBEDDING_PROFILE: "quarry-static", ADAPT_AUTO_MIN_DOCUMENTS: "1000", ADAPT_AUTO_MIN_CHUNKS: "50", ADAPT_CHECK_SECONDS: "1" }, { listen: false });
+    expect(await s.rt.embedder!.whenReady()).toBe(true);
+  }, 60_000);
+  afterAll(async () => s?.close());
+
+  it("adapts 12 documents far below the document count once their chunks reach it", async () => {
+    const { key, collection, source } = await indexedCollection(s, topicPages());
+    let tenantId = "";
+    for (const t of await s.rt.store.tenants.list()) if (await s.rt.store.content.getCollection(t.id, collection)) tenantId = t.id;
+    expect(await s.rt.store.content.chunkCount(tenantId, [source])).toBeGreaterThanOrEqual(50);
+    const until = Date.now() + 60_000;
+    let a: any = null;
+    while (!a && Date.now() < until) {
+      a = (await s.call("GET", `/collections/${collection}`, { key })).body.settings.model_adaptation;
+      if (!a) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(a).toMatchObject({ enabled: true, kind: "model" });
+  }, 90_000);
+});

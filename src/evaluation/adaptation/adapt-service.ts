@@ -10,7 +10,7 @@
 //   enabled false and applied false) and tried again only once the collection has doubled.
 import type { Logger } from "pino";
 import type { JobQueue, RunningJob } from "../../jobs/types.js";
-import type { CollectionCatalog } from "../../store/content-store.js";
+import type { CollectionCatalog, DocumentCatalog } from "../../store/content-store.js";
 import type { Json } from "../../store/content-types.js";
 import { nowIso } from "../../store/ids.js";
 import { tenantOf, type Principal } from "../../services/auth/auth-types.js";
@@ -29,6 +29,12 @@ export { ADAPT_JOB_KIND };
  */
 export const AUTO_MIN_DOCUMENTS = 200;
 /**
+ * Or this many chunks in its indexed documents (ADAPT_AUTO_MIN_CHUNKS): a reference of few long
+ * pages has many sections (the Node.js API docs: 63 pages, 4,645 chunks, 3,599 heading pairs) and
+ * gained from adapting (docs/benchmarks.md), where counting documents alone never started it.
+ */
+export const AUTO_MIN_CHUNKS = 2_000;
+/**
  * A source's collections are checked at most this often per process (crawls and uploads index
  * documents in a stream); a check skipped in the window runs at its end, so the last document of
  * a burst is always counted. ADAPT_CHECK_SECONDS sets it.
@@ -36,20 +42,35 @@ export const AUTO_MIN_DOCUMENTS = 200;
 const CHECK_EVERY_MS = 10_000;
 
 export interface AdapterDeps extends AdaptDeps {
-  store: AdaptDeps["store"] & { content: Pick<CollectionCatalog, "getCollection" | "sourceLanguages"> };
+  store: AdaptDeps["store"] & { content: Pick<CollectionCatalog, "getCollection" | "sourceLanguages"> & Pick<DocumentCatalog, "chunkCount"> };
   /** the tune queue (one worker): adaptation jobs queue beside tunings */
   queue: () => JobQueue;
   log: Logger;
   /** ADAPT_AUTO_MIN_DOCUMENTS (default AUTO_MIN_DOCUMENTS); 0: never automatically */
   autoMinDocuments?: number;
+  /** ADAPT_AUTO_MIN_CHUNKS (default AUTO_MIN_CHUNKS): a collection this large adapts too; 0: documents only */
+  autoMinChunks?: number;
   /** ADAPT_CHECK_SECONDS in ms (default CHECK_EVERY_MS) */
   checkEveryMs?: number;
 }
 
-/** The record of an automatic attempt that was refused: the documents it saw, so it is retried only after growth. */
+/** The record of an automatic attempt that was refused: the documents (and chunks) it saw, so it is retried only after growth. */
 interface Attempt {
   documents?: number;
+  chunks?: number;
   applied?: boolean;
+}
+
+/** A collection's size as the automatic start counts it. */
+interface Size {
+  documents: number;
+  chunks: number;
+}
+
+/** The automatic start's thresholds. */
+interface Thresholds {
+  documents: number;
+  chunks: number;
 }
 
 function attemptOf(settings: Json): Attempt | null {
@@ -71,7 +92,8 @@ async function autoAdapt(deps: AdapterDeps, job: RunningJob): Promise<void> {
     // refused: remember the size it was tried at (the collection's settings are re-read: the run took a while)
     const now = await deps.store.content.getCollection(job.tenant_id, job.subject);
     if (!now || attemptOf(now.settings)?.applied !== undefined) return;
-    const record = { enabled: false, applied: false, documents: collection.indexed_count, tried_at: nowIso(), detail: r.apply.detail };
+    const chunks = await deps.store.content.chunkCount(job.tenant_id, collection.data_source_ids);
+    const record = { enabled: false, applied: false, documents: collection.indexed_count, chunks, tried_at: nowIso(), detail: r.apply.detail };
     await deps.store.content.updateCollection(job.tenant_id, job.subject, { settings: { ...now.settings, model_adaptation: record } });
   } catch (err) {
     if (err instanceof ValidationError) {
@@ -90,19 +112,21 @@ async function automaticKind(deps: AdapterDeps, tenantId: string, collectionId: 
   return rows.some((r) => r.collection_id !== collectionId) ? "queries" : "model";
 }
 
-/** Whether a collection should adapt on its own now. */
-function due(settings: Json, indexed: number, minDocuments: number): boolean {
-  if (minDocuments <= 0 || indexed < minDocuments || settings.model_adaptation_auto === false) return false;
+/** Whether a collection of this size should adapt on its own now. */
+function due(settings: Json, size: Size, min: Thresholds): boolean {
+  const large = size.documents >= min.documents || (min.chunks > 0 && size.chunks >= min.chunks);
+  if (min.documents <= 0 || !large || settings.model_adaptation_auto === false) return false;
   const a = attemptOf(settings);
   if (!a) return true;
   // an applied adaptation (or one turned off by hand) stays as it is; a refused one waits for growth
-  return a.applied === false && typeof a.documents === "number" && indexed >= 2 * a.documents;
+  if (a.applied !== false || typeof a.documents !== "number") return false;
+  return size.documents >= 2 * a.documents || (typeof a.chunks === "number" && a.chunks > 0 && size.chunks >= 2 * a.chunks);
 }
 
 export function createAdapter(deps: AdapterDeps) {
   const checked = new Map<string, number>();
   const trailing = new Set<string>();
-  const minDocuments = deps.autoMinDocuments ?? AUTO_MIN_DOCUMENTS;
+  const min: Thresholds = { documents: deps.autoMinDocuments ?? AUTO_MIN_DOCUMENTS, chunks: deps.autoMinChunks ?? AUTO_MIN_CHUNKS };
   const checkEvery = deps.checkEveryMs ?? CHECK_EVERY_MS;
 
   /** a check skipped in the window runs once at its end */
@@ -116,7 +140,7 @@ export function createAdapter(deps: AdapterDeps) {
   }
 
   async function checkSource(tenantId: string, sourceId: string): Promise<void> {
-    if (minDocuments <= 0 || !deps.baseModel()) return;
+    if (min.documents <= 0 || !deps.baseModel()) return;
     const key = `${tenantId}/${sourceId}`;
     const last = checked.get(key);
     if (last !== undefined && Date.now() - last < checkEvery) {
@@ -127,9 +151,12 @@ export function createAdapter(deps: AdapterDeps) {
     const collections = new Set((await deps.store.content.sourceLanguages(tenantId, [sourceId])).map((r) => r.collection_id));
     for (const id of collections) {
       const c = await deps.store.content.getCollection(tenantId, id);
-      if (!c || !due(c.settings, c.indexed_count, minDocuments)) continue;
+      if (!c) continue;
+      // chunks are counted only where the documents alone do not decide it
+      const chunks = c.indexed_count >= min.documents || min.chunks <= 0 ? 0 : await deps.store.content.chunkCount(tenantId, c.data_source_ids);
+      if (!due(c.settings, { documents: c.indexed_count, chunks }, min)) continue;
       await deps.queue().enqueue({ tenant_id: tenantId, kind: ADAPT_JOB_KIND, subject: id, max_attempts: 2, unlessLive: true });
-      deps.log.info({ tenant: tenantId, collection: id, documents: c.indexed_count }, "collection reached the adaptation size; adaptation queued");
+      deps.log.info({ tenant: tenantId, collection: id, documents: c.indexed_count, chunks }, "collection reached the adaptation size; adaptation queued");
     }
   }
 

@@ -73,7 +73,7 @@ function listQuery(tenantId: string, f: ListFilter): { where: string[]; params: 
   return { where, params };
 }
 
-function documentReads(pool: Pool): Pick<DocumentCatalog, "listDocuments" | "getDocument" | "findDocumentBySource" | "listChunks" | "documentIds"> {
+function documentReads(pool: Pool): Pick<DocumentCatalog, "listDocuments" | "getDocument" | "findDocumentBySource" | "listChunks" | "documentIds" | "chunkCount"> {
   const one = async (sql: string, params: unknown[]): Promise<DocumentRow | null> => {
     const r = await pool.query<RawDoc>(sql, params);
     return r.rows[0] ? toDoc(r.rows[0]) : null;
@@ -108,6 +108,14 @@ function documentReads(pool: Pool): Pick<DocumentCatalog, "listDocuments" | "get
         ? await pool.query<{ id: string }>("SELECT id FROM documents WHERE tenant_id = $1 AND data_source_id = $2 ORDER BY created_at, id", [tenantId, sourceId])
         : await pool.query<{ id: string }>("SELECT id FROM documents WHERE tenant_id = $1 ORDER BY created_at, id", [tenantId]);
       return r.rows.map((x) => x.id);
+    },
+    async chunkCount(tenantId, sourceIds) {
+      if (sourceIds.length === 0) return 0;
+      const r = await pool.query<{ n: number }>(
+        "SELECT coalesce(sum(chunk_count), 0)::int AS n FROM documents WHERE tenant_id = $1 AND status = 'indexed' AND data_source_id = ANY($2::text[])",
+        [tenantId, sourceIds],
+      );
+      return r.rows[0]!.n;
     },
   };
 }

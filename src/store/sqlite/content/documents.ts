@@ -8,7 +8,7 @@ import { DOC, toChunk, toDoc, type RawChunk, type RawDoc } from "./document-rows
 
 export { toChunk, toDoc } from "./document-rows.js";
 
-type DocumentReads = Pick<DocumentCatalog, "listDocuments" | "getDocument" | "findDocumentBySource" | "listChunks" | "documentIds">;
+type DocumentReads = Pick<DocumentCatalog, "listDocuments" | "getDocument" | "findDocumentBySource" | "listChunks" | "documentIds" | "chunkCount">;
 type DocumentWrites = Pick<DocumentCatalog, "upsertDocuments" | "deleteDocument" | "setDocumentStatus">;
 
 export function documentMethods(db: DB): DocumentCatalog {
@@ -55,6 +55,12 @@ function documentReads(db: DB): DocumentReads {
         ? db.prepare("SELECT id FROM documents WHERE tenant_id = ? AND data_source_id = ? ORDER BY created_at").all(tenantId, sourceId)
         : db.prepare("SELECT id FROM documents WHERE tenant_id = ? ORDER BY created_at").all(tenantId);
       return (rows as { id: string }[]).map((r) => r.id);
+    },
+    async chunkCount(tenantId, sourceIds) {
+      if (sourceIds.length === 0) return 0;
+      const marks = sourceIds.map(() => "?").join(", ");
+      const r = db.prepare(`SELECT coalesce(sum(chunk_count), 0) AS n FROM documents WHERE tenant_id = ? AND status = 'indexed' AND data_source_id IN (${marks})`).get(tenantId, ...sourceIds) as { n: number };
+      return r.n;
     },
   };
 }
