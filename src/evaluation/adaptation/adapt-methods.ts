@@ -18,6 +18,17 @@ import { ictPairs } from "../../model/sentences.js";
 
 export type AdaptKind = "queries" | "model";
 
+type BaseModel = StaticBaseModel;
+
+/** inverse-cloze pairs drawn from each chunk */
+const ICT_PER_PASSAGE = 2;
+/** general pairs replayed per pair of the collection's own */
+const REPLAY_RATIO = 3;
+/** The lab's recipe (one epoch, learning rate 0.01, new words from 3 occurrences), from the rows' trained scale. */
+export const MODEL_ADAPT_SETTINGS: CollectionAdaptSettings = { ...COLLECTION_ADAPT_DEFAULTS, baseRowScale: TRAINED_ROW_SCALE };
+
+const seconds = (t0: number) => Math.round((performance.now() - t0) / 100) / 10;
+
 export interface Scores {
   base: PairMetrics;
   adapted: PairMetrics;
@@ -55,17 +66,6 @@ export function queriesMethod(base: BaseModel, pairs: AdaptPair[]): AdaptMethod 
     },
   };
 }
-
-type BaseModel = StaticBaseModel;
-
-/** inverse-cloze pairs drawn from each chunk */
-const ICT_PER_PASSAGE = 2;
-/** general pairs replayed per pair of the collection's own */
-const REPLAY_RATIO = 3;
-/** The lab's recipe (one epoch, learning rate 0.01, new words from 3 occurrences), from the rows' trained scale. */
-export const MODEL_ADAPT_SETTINGS: CollectionAdaptSettings = { ...COLLECTION_ADAPT_DEFAULTS, baseRowScale: TRAINED_ROW_SCALE };
-
-const seconds = (t0: number) => Math.round((performance.now() - t0) / 100) / 10;
 
 /** Every pair's passage as `embed` makes it, one row each. */
 function embedAll(embed: (text: string) => Float32Array, pairs: readonly AdaptPair[], dim: number): Float32Array {
