@@ -16,7 +16,7 @@ import { encodeQueryDelta, type QueryDelta } from "../../model/query-delta.js";
 import type { AdaptPair } from "../../model/query-adapt.js";
 import { notFound, ValidationError } from "../../services/errors.js";
 import { adaptationFileOf, adaptationOf, type ModelAdaptation } from "../../services/search/query-models.js";
-import { checkAdaptedSources, modelStateOf, reembedChanged } from "../../services/collections/adapted-sources.js";
+import { checkAdaptedSources, modelStateOf, otherCollections, reembedChanged } from "../../services/collections/adapted-sources.js";
 import { better, inHashOrder, mayApply, splitCases } from "../tuning/fusion-search.js";
 import { CV_FOLDS, foldsOf, pooled } from "../tuning/tuning-cv.js";
 import { collectionPairs, collectionText, type PairStore } from "./collection-pairs.js";
@@ -72,7 +72,8 @@ async function applyAdaptation(deps: AdaptDeps, tenantId: string, collectionId: 
   if (!scope) return deps.files.remove(tenantId, adaptationFileOf(record.id)); // deleted meanwhile
   const settings = { ...scope.settings, model_adaptation: record as unknown as Json[string] };
   const after = modelStateOf(settings, scope.data_source_ids);
-  if (after.adaptation) await checkAdaptedSources(deps.store.content, tenantId, collectionId, after); // a source shared meanwhile
+  // a source shared meanwhile
+  if (after.adaptation) await checkAdaptedSources(deps.store.content, tenantId, collectionId, after, await otherCollections(deps.store.content, tenantId, collectionId, after.ids));
   await deps.store.content.updateCollection(tenantId, collectionId, { settings });
   // a whole-model adaptation (new, or replaced) changes the model of the sources' chunks
   await reembedChanged(deps.store.content, tenantId, modelStateOf(scope.settings, scope.data_source_ids), after, deps.vectorsStale);
@@ -105,7 +106,7 @@ function detailOf(v: Verdict, collectionId: string, kind: AdaptKind): string {
 async function methodFor(deps: AdaptDeps, tenantId: string, collectionId: string, base: StaticBaseModel, kind: AdaptKind, sourceIds: string[]) {
   if (kind === "model") {
     // refused before training: applying it would be refused (adapted-sources.ts)
-    const shared = (await deps.store.content.sourceLanguages(tenantId, sourceIds)).find((r) => r.collection_id !== collectionId);
+    const [shared] = await otherCollections(deps.store.content, tenantId, collectionId, sourceIds);
     if (shared) {
       throw refuse(
         `A whole-model adaptation embeds the collection's data sources' chunks with its own model, and data source '${shared.data_source_id}' is also in collection '${shared.collection_id}'. Adapt with kind "queries" (its queries only), or give the collection data sources of its own.`,

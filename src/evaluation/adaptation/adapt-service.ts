@@ -19,6 +19,7 @@ import { runAdaptation, type AdaptDeps, type AdaptRequest } from "./adapt-run.js
 
 import { ADAPT_JOB_KIND } from "./adapt-types.js";
 import type { AdaptKind } from "./adapt-methods.js";
+import { otherCollections } from "../../services/collections/adapted-sources.js";
 
 export { ADAPT_JOB_KIND };
 /**
@@ -108,8 +109,7 @@ async function autoAdapt(deps: AdapterDeps, job: RunningJob): Promise<void> {
 async function automaticKind(deps: AdapterDeps, tenantId: string, collectionId: string): Promise<AdaptKind> {
   const scope = await deps.store.content.collectionScope(tenantId, collectionId);
   if (!scope) return "queries";
-  const rows = await deps.store.content.sourceLanguages(tenantId, scope.data_source_ids);
-  return rows.some((r) => r.collection_id !== collectionId) ? "queries" : "model";
+  return (await otherCollections(deps.store.content, tenantId, collectionId, scope.data_source_ids)).length > 0 ? "queries" : "model";
 }
 
 /** Whether a collection of this size should adapt on its own now. */

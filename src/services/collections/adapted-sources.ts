@@ -6,7 +6,7 @@
 // deleted) marks its chunks unembedded for the backfill, which embeds them with the model their
 // source has now (ingest/passage-models.ts).
 import type { CollectionCatalog, VectorStore } from "../../store/content-store.js";
-import type { Json } from "../../store/content-types.js";
+import type { CollectionLanguage, Json } from "../../store/content-types.js";
 import { passageAdaptationId } from "../search/query-models.js";
 import { conflict } from "../errors.js";
 
@@ -21,9 +21,22 @@ export const NO_MODEL: ModelState = { adaptation: undefined, ids: [] };
 
 const TURN_OFF = "Turn the adaptation off (PATCH the collection with settings.model_adaptation.enabled false; its chunks are embedded again with the base model) or use a separate data source.";
 
-/** A 409 when the collection, as `after` describes it, would share a source whose chunks an adapted model embeds. */
-export async function checkAdaptedSources(content: Pick<CollectionCatalog, "sourceLanguages" | "collectionScope">, tenantId: string, collectionId: string, after: ModelState): Promise<void> {
-  const others = (await content.sourceLanguages(tenantId, after.ids)).filter((r) => r.collection_id !== collectionId);
+/** The other collections that hold these sources, one row per (collection, source): what the sharing rules read. */
+export async function otherCollections(content: Pick<CollectionCatalog, "sourceLanguages">, tenantId: string, collectionId: string, sourceIds: string[]): Promise<CollectionLanguage[]> {
+  return (await content.sourceLanguages(tenantId, sourceIds)).filter((r) => r.collection_id !== collectionId);
+}
+
+/**
+ * A 409 when the collection, as `after` describes it, would share a source whose chunks an adapted
+ * model embeds; `others` is otherCollections of `after.ids`.
+ */
+export async function checkAdaptedSources(
+  content: Pick<CollectionCatalog, "collectionScope">,
+  tenantId: string,
+  collectionId: string,
+  after: ModelState,
+  others: readonly CollectionLanguage[],
+): Promise<void> {
   if (others.length === 0) return;
   if (after.adaptation) {
     const r = others[0]!;

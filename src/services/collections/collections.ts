@@ -4,7 +4,7 @@ import type { CollectionCatalog, VectorStore } from "../../store/content-store.j
 import type { CollectionPatch, CollectionView, Json } from "../../store/content-types.js";
 import { DEFAULT_LANGUAGE } from "../../search/lexical/languages.js";
 import { checkLanguage, checkSharedSources, effectiveLanguage, sourcesToReanalyse } from "./language.js";
-import { checkAdaptedSources, modelStateOf, NO_MODEL, reembedChanged, type ModelState } from "./adapted-sources.js";
+import { checkAdaptedSources, modelStateOf, NO_MODEL, otherCollections, reembedChanged, type ModelState } from "./adapted-sources.js";
 import { newId, nowIso } from "../../store/ids.js";
 import { tenantOf, type Principal } from "../auth/auth.js";
 import { notFound } from "../errors.js";
@@ -80,8 +80,9 @@ type CollectionDeps = {
  */
 async function change(deps: CollectionDeps, tenantId: string, id: string, language: string, models: { before: ModelState; after: ModelState }, write: () => Promise<unknown>): Promise<void> {
   const content = deps.store.content;
-  await checkSharedSources(content, tenantId, id, models.after.ids, language);
-  await checkAdaptedSources(content, tenantId, id, models.after);
+  const others = await otherCollections(content, tenantId, id, models.after.ids);
+  checkSharedSources(others, language);
+  await checkAdaptedSources(content, tenantId, id, models.after, others);
   await write();
   await reembedChanged(content, tenantId, models.before, models.after, deps.vectorsStale);
 }

@@ -2,6 +2,7 @@
 // ISO 639-1 code or "auto", and one language for every collection that shares a data source,
 // because a source's chunks are indexed once, with one analyzer (docs/decisions.md, "Languages").
 import type { CollectionCatalog } from "../../store/content-store.js";
+import type { CollectionLanguage } from "../../store/content-types.js";
 import { AUTO, DEFAULT_LANGUAGE, LANGUAGES, isLanguageSetting } from "../../search/lexical/languages.js";
 import { ValidationError, conflict } from "../errors.js";
 
@@ -23,12 +24,12 @@ export function checkLanguage(value: string | null | undefined): string | undefi
 }
 
 /**
- * A 409 when another collection holding one of these sources has another language: the source's
- * chunks can be analysed only one way.
+ * A 409 when another collection holding one of the sources has another language: the source's
+ * chunks can be analysed only one way. `others`: the sources' other collections (adapted-sources.ts otherCollections).
  */
-export async function checkSharedSources(content: CollectionCatalog, tenantId: string, collectionId: string, sourceIds: string[], language: string): Promise<void> {
-  for (const r of await content.sourceLanguages(tenantId, sourceIds)) {
-    if (r.collection_id === collectionId || effectiveLanguage(r.language) === language) continue;
+export function checkSharedSources(others: readonly CollectionLanguage[], language: string): void {
+  for (const r of others) {
+    if (effectiveLanguage(r.language) === language) continue;
     throw conflict(
       `Data source '${r.data_source_id}' is also in collection '${r.collection_id}', whose language is '${effectiveLanguage(r.language)}'; ` +
         `a data source is indexed in one language. Give both collections the same language, or use a separate data source.`,
