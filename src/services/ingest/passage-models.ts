@@ -9,7 +9,7 @@ import { passageAdaptationId, type QueryModels } from "../search/query-models.js
 
 export interface PassageModelDeps {
   content: Pick<CollectionCatalog, "sourceLanguages" | "collectionScope">;
-  models: Pick<QueryModels, "encoder">;
+  models: Pick<QueryModels, "encoder" | "adaptable">;
 }
 
 export function createPassageModels(deps: PassageModelDeps) {
@@ -17,7 +17,8 @@ export function createPassageModels(deps: PassageModelDeps) {
     /** The adapted encoder of each of these sources that has one; a source not in the map is embedded with the base model. */
     async forSources(tenantId: string, sourceIds: string[]): Promise<Map<string, AdaptedQueryEncoder>> {
       const out = new Map<string, AdaptedQueryEncoder>();
-      if (sourceIds.length === 0) return out;
+      // the backfill asks for every batch: with a model that cannot be adapted (USE lite) it costs nothing
+      if (sourceIds.length === 0 || !deps.models.adaptable()) return out;
       const rows = await deps.content.sourceLanguages(tenantId, [...new Set(sourceIds)]);
       const collections = [...new Set(rows.map((r) => r.collection_id))].sort();
       for (const id of collections) {

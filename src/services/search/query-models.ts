@@ -121,6 +121,8 @@ export function createQueryModels(deps: { files: Pick<FileStore, "read">; base: 
   }
 
   return {
+    /** whether any collection can have an adapted model now (the active profile is Quarry's static model, loaded) */
+    adaptable: () => deps.base() !== null,
     encoder,
     /** the query's vector under the adaptation, or null when it cannot be used (the caller embeds with the base) */
     async embedQuery(tenantId: string, id: string, text: string): Promise<Float32Array | null> {
