@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import { machineInfo, runMain } from "../report.js";
 import { docsDir, docsPages, missingPages, readQuestions } from "./questions.js";
 import { failedPages, openDocsDeployment, uncrawledPages, type DocsLoadStats } from "./load.js";
-import { DOCS_SETS, NODE_SET, docsSet, type DocsSet } from "./sets.js";
+import { DOCS_SETS, NODE_SET, docsSet, docsVersion, type DocsSet } from "./sets.js";
 import { loadedModel } from "../load-marker.js";
 import { adaptAndAsk, adaptationLine, revertAdaptation, type AdaptKind, type AdaptStep } from "./adapt-step.js";
 import { DOCS_MODES, TOP_K, renderTable, runQuestions, summarize, type DocsMode, type ModeSummary, type QuestionResult } from "./evaluate.js";
@@ -175,7 +175,7 @@ async function main(): Promise<number> {
       date: new Date().toISOString(),
       command: ["npm run bench:questions --", ...process.argv.slice(2)].join(" "),
       machine: machineInfo(),
-      docs: { set: set.name, dir, pages: pages.length, version: set.version(dir, pages) },
+      docs: { set: set.name, dir, pages: pages.length, version: docsVersion(set, dir, pages) },
       questions: { file: o.questions, count: questions.length },
       model: { profile: d.rt.activeProfile.name, state: d.rt.embedderStatus().state, name: loadedModel(d.rt) },
       load: d.load,

@@ -45,8 +45,8 @@ export interface DocsSet {
   install: string;
   /** the page id of a hit's document URL */
   pageOf(source: string): string;
-  /** which release of the docs a directory holds, from a page, when it says */
-  version(dir: string, pages: string[]): string | null;
+  /** which release of the docs a directory holds: the first group of `pattern` on `page` (or the first page when it is absent) */
+  versionFrom: { page: string; pattern: RegExp };
 }
 
 function urlPath(source: string): string {
@@ -68,8 +68,11 @@ export function mountedPage(mount: string, source: string): string {
   return p.startsWith(mount) ? p.slice(mount.length) : p.replace(/^\/+/, "");
 }
 
-function readPage(dir: string, set: DocsSet, page: string): string {
-  return fs.readFileSync(path.join(dir, set.pagesDir, page), "utf8");
+/** Which release of the docs `dir` holds, when its page says (the reports' docs.version). */
+export function docsVersion(set: DocsSet, dir: string, pages: string[]): string | null {
+  const { page, pattern } = set.versionFrom;
+  const html = fs.readFileSync(path.join(dir, set.pagesDir, pages.includes(page) ? page : pages[0]!), "utf8");
+  return pattern.exec(html)?.[1] ?? null;
 }
 
 export const NODE_SET: DocsSet = {
@@ -88,10 +91,7 @@ export const NODE_SET: DocsSet = {
   maxDepth: 2,
   install: "install Debian's nodejs package",
   pageOf: basenamePage,
-  version(dir, pages) {
-    const html = readPage(dir, NODE_SET, pages.includes("fs.html") ? "fs.html" : pages[0]!);
-    return /Node\.js (v\d+\.\d+\.\d+)/.exec(html)?.[1] ?? null;
-  },
+  versionFrom: { page: "fs.html", pattern: /Node\.js (v\d+\.\d+\.\d+)/ },
 };
 
 const LO_MOUNT = "/en-US/text/";
@@ -112,10 +112,7 @@ export const LIBREOFFICE_SET: DocsSet = {
   maxDepth: 1,
   install: "install Debian's libreoffice-help-en-us package",
   pageOf: (source) => mountedPage(LO_MOUNT, source),
-  version(dir, pages) {
-    const html = readPage(dir, LIBREOFFICE_SET, pages.includes("shared/05/new_help.html") ? "shared/05/new_help.html" : pages[0]!);
-    return /(LibreOffice \d+\.\d+) Help/.exec(html)?.[1] ?? null;
-  },
+  versionFrom: { page: "shared/05/new_help.html", pattern: /(LibreOffice \d+\.\d+) Help/ },
 };
 
 export const POSTGRES_SET: DocsSet = {
@@ -134,10 +131,7 @@ export const POSTGRES_SET: DocsSet = {
   maxDepth: 1,
   install: "install Debian's postgresql-doc-15 package",
   pageOf: basenamePage,
-  version(dir, pages) {
-    const html = readPage(dir, POSTGRES_SET, pages.includes("index.html") ? "index.html" : pages[0]!);
-    return /(PostgreSQL \d+(\.\d+)?) Documentation/.exec(html)?.[1] ?? null;
-  },
+  versionFrom: { page: "index.html", pattern: /(PostgreSQL \d+(\.\d+)?) Documentation/ },
 };
 
 export const DOCS_SETS: Record<string, DocsSet> = { node: NODE_SET, libreoffice: LIBREOFFICE_SET, postgres: POSTGRES_SET };
