@@ -7,24 +7,21 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { QUESTION_KINDS, docsDir, docsPages, missingPages, isPlainQuestion, parseQuestions, repeatedQuestions } from "../../src/evaluation/bench/docs-questions/questions.js";
-import { LIBREOFFICE_SET, NODE_SET, docsSet, mountedPage } from "../../src/evaluation/bench/docs-questions/sets.js";
+import { QUESTION_KINDS, docsDir, docsPages, missingPages, isPlainQuestion, parseQuestions } from "../../src/evaluation/bench/docs-questions/questions.js";
+import { LIBREOFFICE_SET, NODE_SET, docsSet, docsVersion, mountedPage } from "../../src/evaluation/bench/docs-questions/sets.js";
+import { installedDocs, itParses, itWordsPlainQuestionsApart, questionSetFile } from "./question-set-file.js";
 import { serveDocs } from "../../src/evaluation/bench/docs-questions/site.js";
-import { checkWording, contentStems, plainWordingProblems, titleAndHeadings } from "../../src/evaluation/bench/docs-questions/wording.js";
+import { checkWording, contentStems, titleAndHeadings } from "../../src/evaluation/bench/docs-questions/wording.js";
 import { parseSitemap } from "../../src/crawl/sitemap.js";
 
 const SET = LIBREOFFICE_SET;
-const FILE = path.resolve(import.meta.dirname, "../..", SET.questions);
-const { questions, errors } = parseQuestions(fs.readFileSync(FILE, "utf8"), SET);
+const file = questionSetFile(SET);
+const { questions } = file;
 const plain = isPlainQuestion;
 const MODULES = ["shared", "scalc", "swriter", "simpress", "sdraw", "sdatabase", "smath", "sbasic", "schart"];
 
 describe("the LibreOffice help question set", () => {
-  it("parses: one valid question object per line, unique ids and questions", () => {
-    expect(errors).toEqual([]);
-    expect(questions.length).toBe(fs.readFileSync(FILE, "utf8").split("\n").filter((l) => l.trim()).length);
-    expect(repeatedQuestions(questions)).toEqual([]);
-  });
+  itParses(file);
 
   it("has at least 160 questions, at least half of them plain-language (natural, how-to), every kind 20-30 % of the set", () => {
     expect(questions.length).toBeGreaterThanOrEqual(160);
@@ -44,18 +41,19 @@ describe("the LibreOffice help question set", () => {
     }
   });
 
-  const dir = docsDir(process.env, SET);
-  const pages = docsPages(dir, SET);
-  if (!pages) console.warn(`skipping the page checks of the LibreOffice question set: ${path.join(dir, SET.pagesDir)} does not exist (${SET.install}, or set ${SET.env})`);
+  const docs = installedDocs(SET, "LibreOffice question set");
+  const { pages } = docs;
 
   it.skipIf(!pages)("judges only pages that exist in the help", () => {
     expect(pages!.length).toBeGreaterThan(1000);
     expect(missingPages(questions, pages!)).toEqual([]);
   });
 
-  it.skipIf(!pages)("asks its plain-language questions in other words than the answer pages' titles and headings", () => {
-    expect(plainWordingProblems(questions, dir, SET, pages!)).toEqual([]);
+  it.skipIf(!pages)("names the release the help is", () => {
+    expect(docsVersion(SET, docs.dir, pages!)).toMatch(/^LibreOffice \d+\.\d+$/);
   });
+
+  itWordsPlainQuestionsApart(SET, questions, docs);
 });
 
 describe("the plain-language wording check", () => {
