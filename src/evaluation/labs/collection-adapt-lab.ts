@@ -9,12 +9,11 @@
 // (one prose sentence -> the rest of the passage, sentences.ts). Every fifth heading pair is held
 // out and scored as the service's adaptation guard scores its held-out pairs (query-adapt.ts
 // scorePairs: nDCG@10 of each held-out heading against every heading pair's whole section), the
-// passages embedded by the model being scored: the label-free signal a service would have. `--replay R` mixes in R x as many general training pairs (the dev split left
-// out), against forgetting. Prints the base model's and each epoch's figures.
+// passages embedded by the model being scored: the label-free signal a service would have. `--replay R` mixes in R x as many general training pairs, drawn from the service's replay sample
+// (model/replay.ts; until 2026-11-29 evening from all of data/model/pairs.jsonl), against forgetting. Prints the base model's and each epoch's figures.
 //
 //   npx tsx --max-old-space-size=8000 src/evaluation/labs/collection-adapt-lab.ts --set scifact \
 //     [--model FILE] [--row-scale 127] [--epochs 2] [--ict 2] [--replay 1] [--new-vocab-min 3]
-import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { readModel } from "../../model/artifact.js";
@@ -22,12 +21,12 @@ import { StaticEncoder, type EncoderParts } from "../../model/encoder.js";
 import type { TextPair } from "../../model/corpus.js";
 import { adaptCollection, COLLECTION_ADAPT_DEFAULTS, type CollectionAdaptSettings } from "../../model/collection-adapt.js";
 import { Random } from "../../model/random.js";
-import { distinctQueryTokens, isDevPair } from "../../model/dev-split.js";
 import { words } from "../../model/mining/sections.js";
 import { passageVectors, scorePairs, type AdaptPair } from "../../model/query-adapt.js";
 import { lexicalLists, plainNdcg, scoreLists, vectorLists, type ModeScores } from "../bench/model/evaluate.js";
 import { loadEvalSet, type EvalSet } from "../bench/model/sets.js";
 import { ictPairs } from "../../model/sentences.js";
+import { drawReplay, REPLAY_FILE, replayPairs } from "../../model/replay.js";
 
 const { values: a } = parseArgs({
   options: {
@@ -39,7 +38,8 @@ const { values: a } = parseArgs({
     lr: { type: "string", default: "0.01" },
     ict: { type: "string", default: "2" },
     replay: { type: "string", default: "0" },
-    data: { type: "string", default: path.join("data", "model") },
+    // the pairs replayed are drawn from this sample (the service's, model/replay.ts)
+    "replay-file": { type: "string", default: REPLAY_FILE },
     "new-vocab-min": { type: "string", default: "3" },
     // a data-free alternative to replay: each step pulls the rows it moved this share of the way back to their start
     anchor: { type: "string", default: "0" },
@@ -77,18 +77,6 @@ function collectionPairs(set: EvalSet, ictPerPassage: number, rnd: Random): Coll
   return { train, headings, asked };
 }
 
-/** `n` general training pairs, a seeded sample of the mined ones outside the dev split. */
-function replayPairs(dataDir: string, n: number, rnd: Random): TextPair[] {
-  if (n <= 0) return [];
-  const lines = fs.readFileSync(path.join(dataDir, "pairs.jsonl"), "utf8").split("\n").filter(Boolean);
-  const out: TextPair[] = [];
-  while (out.length < n) {
-    const o = JSON.parse(lines[Math.floor(rnd.next() * lines.length)]!) as TextPair;
-    if (!isDevPair(o.s, distinctQueryTokens(o.q))) out.push({ s: "general", q: o.q, p: o.p });
-  }
-  return out;
-}
-
 const fmt = (m: ModeScores) => {
   const p = plainNdcg(m);
   return p === null ? m.ndcg10.toFixed(4) : `${p.toFixed(4)} plain (${m.ndcg10.toFixed(4)} all)`;
@@ -111,7 +99,7 @@ const lexical = lexicalLists(set);
 const { parts } = readModel(a.model!);
 const collection = collectionPairs(set, Number(a.ict), rnd);
 const { train } = collection;
-const pairs = [...train, ...replayPairs(a.data!, Math.round(Number(a.replay) * train.length), rnd)];
+const pairs = [...train, ...drawReplay(replayPairs(a["replay-file"]!), Math.round(Number(a.replay) * train.length), rnd)];
 // the shipped file's rows at their trained scale when asked (docs/model.md, "1/127 of their trained
 // scale"): the base is scored so, and adaptation starts there
 const rowScale = Number(a["row-scale"]);
