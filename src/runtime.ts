@@ -33,6 +33,7 @@ import { createSearchService, type SearchService } from "./services/search/searc
 import { popularQueries } from "./services/analytics/popular-queries.js";
 import {
   ADAPT_JOB_KIND,
+  ADAPT_RUN_JOB_KIND,
   beirDataDir,
   createAdapter,
   createBeirImporter,
@@ -366,10 +367,13 @@ function assembleBenchmarks(b: Base, j: Jobs, search: SearchService): { benchmar
   const benchmarks = createBenchmarkService({ store: b.store, search, quotas: b.quotas, log: b.log, tuneQueue: () => tuneQueue!, events: j.webhooks, adapt: adapter.adaptIn });
   tuneQueue = j.queues.create({
     name: "tune",
-    handlers: { [TUNE_JOB_KIND]: (job) => benchmarks.handleTune(job), [ADAPT_JOB_KIND]: (job) => adapter.handle(job) },
+    handlers: { [TUNE_JOB_KIND]: (job) => benchmarks.handleTune(job), [ADAPT_JOB_KIND]: (job) => adapter.handle(job), [ADAPT_RUN_JOB_KIND]: (job) => adapter.handleRun(job) },
     concurrency: 1,
-    onGiveUp: (job, error) => benchmarks.giveUpTune(job, error),
-    recovery: [benchmarks.recoverTunings],
+    onGiveUp: async (job, error) => {
+      await benchmarks.giveUpTune(job, error);
+      await adapter.giveUp(job, error);
+    },
+    recovery: [benchmarks.recoverTunings, adapter.recover],
   });
   return { benchmarks, adapter, tuneQueue };
 }

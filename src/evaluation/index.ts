@@ -12,3 +12,4 @@ export { beirDataDir, createIndustryBenchmarkService, type IndustryBenchmarkServ
 export { createBeirImporter, missingBeirFiles } from "./beir/beir-import.js";
 export { findDataset } from "./beir/beir-catalog.js";
 export { createAdapter, ADAPT_JOB_KIND, AUTO_MIN_DOCUMENTS, type Adapter } from "./adaptation/adapt-service.js";
+export { ADAPT_RUN_JOB_KIND } from "./adaptation/adapt-jobs.js";

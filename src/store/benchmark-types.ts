@@ -1,6 +1,7 @@
 // Storage contract of benchmark suites, their cases and runs. See types.ts for the conventions:
 // every method takes the tenant id and filters by it in the query itself.
 import type { Json } from "./content-types.js";
+import type { JobTable } from "./job-rows.js";
 
 export type BenchmarkRunStatus = "running" | "completed" | "failed";
 
@@ -115,21 +116,9 @@ export interface BenchmarkStore {
   unfinishedTunings(): Promise<{ id: string; tenant_id: string }[]>;
 }
 
-/** benchmark_tunings' columns in the order both stores insert them */
-export const TUNING_COLUMNS = "id, tenant_id, suite_id, collection_id, status, apply, phase, cases_done, cases_total, result, error, created_at, started_at, finished_at";
-
-/** The columns a transition sets from its patch, with the values as both stores keep them (the answer as JSON text). */
-export function tuningPatchEntries(patch: BenchmarkTuningPatch): [keyof BenchmarkTuningPatch, unknown][] {
-  const out: [keyof BenchmarkTuningPatch, unknown][] = [];
-  for (const c of ["phase", "cases_done", "result", "error", "started_at", "finished_at"] as const) {
-    const v = patch[c];
-    if (v !== undefined) out.push([c, c === "result" && v !== null ? JSON.stringify(v) : v]);
-  }
-  return out;
-}
-
-/** A tuning's values in TUNING_COLUMNS order; `flag` turns apply into what the store keeps, the answer is JSON text. */
-export function tuningValues(t: BenchmarkTuningRow, flag: (b: boolean) => unknown): unknown[] {
-  const result = t.result === null ? null : JSON.stringify(t.result);
-  return [t.id, t.tenant_id, t.suite_id, t.collection_id, t.status, flag(t.apply), t.phase, t.cases_done, t.cases_total, result, t.error, t.created_at, t.started_at, t.finished_at];
-}
+/** benchmark_tunings as a job table (job-rows.ts) */
+export const TUNINGS_TABLE: JobTable = {
+  table: "benchmark_tunings",
+  columns: ["id", "tenant_id", "suite_id", "collection_id", "status", "apply", "phase", "cases_done", "cases_total", "result", "error", "created_at", "started_at", "finished_at"],
+  patchable: ["phase", "cases_done", "result", "error", "started_at", "finished_at"],
+};

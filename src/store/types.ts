@@ -5,6 +5,7 @@
 import type { ContentStore } from "./content-store.js";
 import type { AccountStore, QuotaStore } from "./account-types.js";
 import type { BenchmarkStore } from "./benchmark-types.js";
+import type { AdaptationStore } from "./adaptation-types.js";
 import type { CrawlStore } from "./crawl-types.js";
 import type { FreshnessStore } from "./freshness-types.js";
 import type { WebhookStore } from "./webhook-types.js";
@@ -24,6 +25,8 @@ export interface Store {
   accounts: AccountStore;
   quotas: QuotaStore;
   benchmarks: BenchmarkStore;
+  /** adaptation jobs of collections (issue 27 item 4) */
+  adaptations: AdaptationStore;
   crawls: CrawlStore;
   /** re-crawl bookkeeping: page outcomes, misses, text hashes */
   freshness: FreshnessStore;

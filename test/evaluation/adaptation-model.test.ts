@@ -1,9 +1,13 @@
 // Issue 27 item 4, the whole-model kind: a collection's model adapted on its own text (queries and
 // passages), applied only when the held-out pairs improve; its data sources' chunks embedded again
 // with it (and again with the base model when it is turned off or the collection deleted), new
-// documents embedded with it, and its sources kept out of other collections meanwhile. Through
+// documents embedded with it, and its sources kept out of other collections meanwhile; run as a job
+// by default (202, followed at its Location), or in the request with background: false. Through
 // HTTP with the real store and the shipped model file; a chunk's stored vector is read back by
 // asking the vector index for the vector a model makes of its text (score 1: the same vector).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSource, indexedCollection, startServer, upload, waitIndexed, type TestServer } from "../kit/index.js";
 import { staticBaseOf } from "../../src/embed/index.js";
@@ -18,14 +22,22 @@ describe("whole-model adaptation of a collection (kind model)", () => {
   let source: string;
   let collection: string;
   let tenantId: string;
+  /** the collection over the source once its first collection is deleted */
+  let again: string;
+  const env = { EMBEDDING_PROFILE: "quarry-static", ADAPT_AUTO_MIN_DOCUMENTS: "0" };
+  // the suite's own directory: the last test restarts the server on it
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "quarry-adapt-model-"));
   beforeAll(async () => {
-    s = await startServer({ EMBEDDING_PROFILE: "quarry-static", ADAPT_AUTO_MIN_DOCUMENTS: "0" }, { listen: false });
+    s = await startServer(env, { listen: false, dataDir });
     expect(await s.rt.embedder!.whenReady()).toBe(true);
     ({ key, source, collection } = await indexedCollection(s, topicPages()));
     for (const t of await s.rt.store.tenants.list()) if (await s.rt.store.content.getCollection(t.id, collection)) tenantId = t.id;
     await s.rt.backfill.idle();
   }, 180_000);
-  afterAll(async () => s?.close());
+  afterAll(async () => {
+    await s?.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
 
   const base = () => staticBaseOf(s.rt.embedder)!;
   const plain = { embed: (t: string) => base().encoder.embed(t) };
@@ -50,14 +62,34 @@ describe("whole-model adaptation of a collection (kind model)", () => {
     return out;
   }
   const adapt = (body: Record<string, unknown>, col = collection) => s.call("POST", `/collections/${col}/adapt`, { key, json: body });
+  /** polls an adaptation job's Location until it ends; every phase it was seen in */
+  async function follow(location: string) {
+    const phases: string[] = [];
+    for (const until = Date.now() + 150_000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
+      const job = (await s.call("GET", location, { key })).body;
+      if (phases.at(-1) !== job.progress.phase) phases.push(job.progress.phase);
+      if (job.status === "completed" || job.status === "failed") return { job, phases };
+    }
+    throw new Error(`adaptation ${location} did not end`);
+  }
   const settingsOf = async () => (await s.call("GET", `/collections/${collection}`, { key })).body.settings;
 
-  it("applies when the held-out pairs improve, and the source's chunks are embedded again with it", async () => {
+  it("applies when the held-out pairs improve, and the source's chunks are embedded again with it (a job by default)", async () => {
     const chunks = await someChunks();
     for (const x of await storedScores(plain, chunks)) expect(x).toBeGreaterThan(0.999);
     const r = await adapt({ kind: "model", apply: true });
-    expect(r.status).toBe(200);
-    const a = r.body;
+    expect(r.status).toBe(202);
+    expect(r.body).toMatchObject({ collection_id: collection, kind: "model", apply: true, status: "queued", result: null });
+    const location = r.headers.get("location")!;
+    expect(location).toBe(`/collections/${collection}/adaptations/${r.body.id}`);
+    const { job, phases } = await follow(location);
+    expect(job.status).toBe("completed");
+    expect(job.progress).toEqual({ phase: "done", folds_done: 5, folds_total: 5 });
+    // the phases seen while polling, in order (a fast phase may pass unseen)
+    const order = ["queued", "training", "cross-validation", "applying", "done"];
+    expect(phases.map((p) => order.indexOf(p))).toEqual([...phases.map((p) => order.indexOf(p))].sort((x, y) => x - y));
+    expect(phases.at(-1)).toBe("done");
+    const a = job.result;
     expect(a.kind).toBe("model");
     expect(a.pairs.total).toBe(60);
     expect(a.held_out.adapted.ndcg_at_10).toBeGreaterThan(a.held_out.base.ndcg_at_10);
@@ -96,10 +128,34 @@ describe("whole-model adaptation of a collection (kind model)", () => {
     const shared = await createSource(s, key);
     const a = (await s.call("POST", "/collections", { key, json: { name: "A", data_source_ids: [shared] } })).body.id;
     expect((await s.call("POST", "/collections", { key, json: { name: "B", data_source_ids: [shared] } })).status).toBe(201);
+    // answered at once, before a job is queued
     const r = await adapt({ kind: "model" }, a);
     expect(r.status).toBe(422);
     expect(JSON.stringify(r.body)).toMatch(/also in collection/);
+    expect((await s.call("GET", `/collections/${a}/adaptations`, { key })).body).toEqual([]);
   }, 60_000);
+
+  it("in the request with background: false, and a job that cannot run says why", async () => {
+    const r = await adapt({ kind: "model", background: false });
+    expect(r.status).toBe(200);
+    expect(r.body.kind).toBe("model");
+    expect(r.body.apply).toMatchObject({ requested: false, applied: false });
+    // a collection of three pages has too few heading pairs: the job fails with the detail the request would have had
+    const small = await createSource(s, key);
+    await upload(s, key, small, topicPages().slice(0, 3));
+    await waitIndexed(s, key, small, 60_000);
+    const c = (await s.call("POST", "/collections", { key, json: { name: "Small", data_source_ids: [small] } })).body.id;
+    const queued = await adapt({ kind: "model", apply: true }, c);
+    expect(queued.status).toBe(202);
+    const { job } = await follow(queued.headers.get("location")!);
+    expect(job).toMatchObject({ status: "failed", result: null });
+    expect(job.error).toMatch(/at least 40/);
+    // each collection lists its own jobs; another collection's id is not found through this one
+    const mine = (await s.call("GET", `/collections/${collection}/adaptations`, { key })).body;
+    expect(mine.map((j: any) => j.status)).toEqual(["completed"]);
+    expect((await s.call("GET", `/collections/${c}/adaptations`, { key })).body.map((j: any) => j.id)).toEqual([queued.body.id]);
+    expect((await s.call("GET", `/collections/${collection}/adaptations/${queued.body.id}`, { key })).status).toBe(404);
+  }, 120_000);
 
   it("turned off, embeds the chunks with the base model again; turned on, with the adaptation", async () => {
     const settings = await settingsOf();
@@ -120,6 +176,23 @@ describe("whole-model adaptation of a collection (kind model)", () => {
     expect((await s.call("DELETE", `/collections/${collection}`, { key })).status).toBe(204);
     await s.rt.backfill.idle();
     for (const x of await storedScores(plain, chunks)) expect(x).toBeGreaterThan(0.999);
-    expect((await s.call("POST", "/collections", { key, json: { name: "Again", data_source_ids: [source] } })).status).toBe(201);
+    const r = await s.call("POST", "/collections", { key, json: { name: "Again", data_source_ids: [source] } });
+    expect(r.status).toBe(201);
+    again = r.body.id;
   }, 60_000);
+
+  it("an adaptation job left running by a crash runs again after a restart", async () => {
+    const T = new Date().toISOString();
+    const row = { tenant_id: tenantId, collection_id: again, kind: "queries", apply: false, result: null, error: null, created_at: T, finished_at: null };
+    // rows without a queue job: a crash after the row was written, and one in the middle of its run
+    await s.rt.store.adaptations.createAdaptation({ ...row, id: "adp_queued", status: "queued", phase: "queued", folds_done: 0, started_at: null });
+    await s.rt.store.adaptations.createAdaptation({ ...row, id: "adp_crashed", status: "running", phase: "cross-validation", folds_done: 2, started_at: T });
+    await s.close();
+    s = await startServer(env, { listen: false, dataDir });
+    for (const id of ["adp_queued", "adp_crashed"]) {
+      const { job } = await follow(`/collections/${again}/adaptations/${id}`);
+      expect(job).toMatchObject({ status: "completed", progress: { phase: "done", folds_done: 5 }, error: null });
+      expect(job.result).toMatchObject({ kind: "queries", apply: { requested: false, applied: false } });
+    }
+  }, 120_000);
 });

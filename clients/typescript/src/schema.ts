@@ -515,11 +515,53 @@ export interface paths {
         put?: never;
         /**
          * Adapt the collection's model to its own text
-         * @description Collections embedded with the quarry-static profile only. Each section of the collection's documents (the chunks under one heading) becomes a pair: its heading and its text. 30% of the pairs are held out by the hash of their id (as tuning holds out cases); a copy of the model's vectors for the headings' words is trained with the model's contrastive loss to find each training pair's section (its text without the heading's words, so the match needs meaning), and is scored on the held-out pairs (each heading ranked against the text of every section) and on 5 folds (each pair scored by a copy trained without it). With apply: true it is written to the collection (settings.model_adaptation) only when it improves the held-out nDCG@10 and does not lose out of fold; apply.detail says what was done or why not. Only queries are embedded with it: passages keep their vectors, so nothing is re-embedded, and settings.model_adaptation.enabled: false reverts the collection's queries to the base model at the next search. kind: model trains the whole model instead (every word of the collection's text, new words included; on its heading pairs, inverse-cloze pairs of its sections and replayed general pairs), scored with the held-out sections embedded by each model; applied, the collection's data sources' chunks are embedded again with it, and they cannot join another collection while it is on (409). Runs in the request (seconds for a few hundred sections; kind queries about a minute for 5,000 on two busy cores, kind model several). 422 when the profile is not quarry-static, the collection has fewer than 40 usable sections, or (kind model) a data source is also in another collection.
+         * @description Collections embedded with the quarry-static profile only. Each section of the collection's documents (the chunks under one heading) becomes a pair: its heading and its text. 30% of the pairs are held out by the hash of their id (as tuning holds out cases); a copy of the model's vectors for the headings' words is trained with the model's contrastive loss to find each training pair's section (its text without the heading's words, so the match needs meaning), and is scored on the held-out pairs (each heading ranked against the text of every section) and on 5 folds (each pair scored by a copy trained without it). With apply: true it is written to the collection (settings.model_adaptation) only when it improves the held-out nDCG@10 and does not lose out of fold; apply.detail says what was done or why not. Only queries are embedded with it: passages keep their vectors, so nothing is re-embedded, and settings.model_adaptation.enabled: false reverts the collection's queries to the base model at the next search. kind: model trains the whole model instead (every word of the collection's text, new words included; on its heading pairs, inverse-cloze pairs of its sections and replayed general pairs), scored with the held-out sections embedded by each model; applied, the collection's data sources' chunks are embedded again with it, and they cannot join another collection while it is on (409). Kind queries runs in the request by default (seconds for a few hundred sections, about a minute for 5,000 on two busy cores); kind model, which takes minutes on a manual-sized collection, runs as a job by default: 202 with the adaptation job (queued) and a Location header naming GET /collections/{collection_id}/adaptations/{adaptation_id}, whose progress shows the phase and the folds done and whose result is the same answer once completed (one job at a time per server, beside tunings). background: true or false chooses either way for either kind. 422 when the profile is not quarry-static, the collection has fewer than 40 usable sections, or (kind model) a data source is also in another collection.
          *
          *     Required scope: `ingest`.
          */
         post: operations["adaptCollectionModel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/collections/{collection_id}/adaptations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A collection's adaptation jobs, newest first (the 50 newest)
+         * @description Adaptations requested in the background (POST /collections/{collection_id}/adapt with background, or kind model). Automatic ones are recorded in settings.model_adaptation.
+         *
+         *     Required scope: `search`.
+         */
+        get: operations["listCollectionAdaptations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/collections/{collection_id}/adaptations/{adaptation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An adaptation job: status, progress and, once completed, the adaptation's answer
+         * @description Required scope: `search`.
+         */
+        get: operations["getCollectionAdaptation"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1499,6 +1541,33 @@ export interface components {
             scopes: string[];
             plan: string;
         };
+        AdaptationJobOut: {
+            id: string;
+            collection_id: string;
+            /** @description queries or model */
+            kind: string;
+            /** @description the request asked for the adaptation to be applied (same rule as the synchronous call) */
+            apply: boolean;
+            /** @description queued -> running -> completed | failed */
+            status: string;
+            progress: {
+                /** @description queued; training (the adaptation scored on the held-out pairs); cross-validation (one training per fold); applying; done */
+                phase: string;
+                /** @description trainings of the cross-validation finished */
+                folds_done: number;
+                folds_total: number;
+            };
+            /** @description once completed: what the synchronous call answers */
+            result: components["schemas"]["AdaptationOut"] | null;
+            /** @description why it failed (for example too few heading -> section pairs, or the collection was deleted) */
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+        };
         AdaptationOut: {
             collection_id: string;
             /** @description the model adapted, with its file's version */
@@ -1571,6 +1640,8 @@ export interface components {
              * @default queries
              */
             kind: "queries" | "model";
+            /** @description true: adapt as a job (202 with an AdaptationJobOut and a Location to poll); false: answer in the request (200); left out: a job for kind model (minutes on a manual-sized collection), in the request for kind queries */
+            background?: boolean;
         };
         AnalyticsBenchmarkCasesCreate: {
             suite_id: string;
@@ -5496,6 +5567,34 @@ export interface operations {
                     "application/json": components["schemas"]["AdaptationOut"];
                 };
             };
+            /** @description Adapted as a job (kind model, or background: true): the queued adaptation job; the Location header names GET /collections/{collection_id}/adaptations/{adaptation_id}, which shows its progress and, once completed, the same answer as 200. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "adp_5c1e0b7d9a2f4e6b8c3d",
+                     *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
+                     *       "kind": "model",
+                     *       "apply": true,
+                     *       "status": "running",
+                     *       "progress": {
+                     *         "phase": "cross-validation",
+                     *         "folds_done": 2,
+                     *         "folds_total": 5
+                     *       },
+                     *       "result": null,
+                     *       "error": null,
+                     *       "created_at": "2026-11-23T09:30:00.000Z",
+                     *       "started_at": "2026-11-23T09:31:12.000Z",
+                     *       "finished_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdaptationJobOut"];
+                };
+            };
             /** @description Credentials are missing, or the key is not valid, revoked or expired. */
             401: {
                 headers: {
@@ -5560,6 +5659,204 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description A dependency is unavailable (for example the job queue, so the crawl did not start); retry. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "The job queue is unavailable, so the crawl did not start; retry in a minute."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCollectionAdaptations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example col_3k9x2mqp7r1t8w0z5v4y */
+                collection_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The collection's adaptation jobs, newest first (the 50 newest), each with its status, progress and answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "adp_5c1e0b7d9a2f4e6b8c3d",
+                     *         "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
+                     *         "kind": "model",
+                     *         "apply": true,
+                     *         "status": "running",
+                     *         "progress": {
+                     *           "phase": "cross-validation",
+                     *           "folds_done": 2,
+                     *           "folds_total": 5
+                     *         },
+                     *         "result": null,
+                     *         "error": null,
+                     *         "created_at": "2026-11-23T09:30:00.000Z",
+                     *         "started_at": "2026-11-23T09:31:12.000Z",
+                     *         "finished_at": null
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["AdaptationJobOut"][];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCollectionAdaptation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example col_3k9x2mqp7r1t8w0z5v4y */
+                collection_id: string;
+                /** @example adp_5c1e0b7d9a2f4e6b8c3d */
+                adaptation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The adaptation job: status, progress (phase, folds of the cross-validation done) and, once completed, the adaptation's answer in `result`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "adp_5c1e0b7d9a2f4e6b8c3d",
+                     *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
+                     *       "kind": "model",
+                     *       "apply": true,
+                     *       "status": "running",
+                     *       "progress": {
+                     *         "phase": "cross-validation",
+                     *         "folds_done": 2,
+                     *         "folds_total": 5
+                     *       },
+                     *       "result": null,
+                     *       "error": null,
+                     *       "created_at": "2026-11-23T09:30:00.000Z",
+                     *       "started_at": "2026-11-23T09:31:12.000Z",
+                     *       "finished_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdaptationJobOut"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

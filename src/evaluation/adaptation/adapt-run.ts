@@ -44,11 +44,21 @@ export interface AdaptRequest {
   kind?: AdaptKind;
 }
 
+/** Where a running adaptation is (adapt-jobs.ts writes it to the job's row). */
+export interface AdaptProgress {
+  phase: "training" | "cross-validation" | "applying";
+  folds_done: number;
+}
+
+export interface AdaptHooks {
+  onProgress?: (p: AdaptProgress) => Promise<void>;
+}
+
 const refuse = (msg: string, input: unknown, field = "collection_id") => new ValidationError([{ type: "value_error", loc: [field === "collection_id" ? "path" : "body", field], msg, input }]);
 
 const f3 = (x: number) => x.toFixed(3);
 
-async function crossValidateAdaptation(method: AdaptMethod, pairs: AdaptPair[]) {
+async function crossValidateAdaptation(method: AdaptMethod, pairs: AdaptPair[], hooks: AdaptHooks) {
   const indexed = pairs.map((p, i) => ({ id: p.id, i }));
   const k = Math.min(CV_FOLDS, pairs.length);
   const folds = foldsOf(indexed, k);
@@ -56,6 +66,7 @@ async function crossValidateAdaptation(method: AdaptMethod, pairs: AdaptPair[]) 
   for (const [f, fold] of folds.entries()) {
     const rest = folds.flatMap((x, j) => (j === f ? [] : x.map((c) => c.i)));
     parts.push((await method.trainAndScore(rest, fold.slice(0, MAX_SCORED_PER_FOLD).map((c) => c.i), {})).scores);
+    await hooks.onProgress?.({ phase: "cross-validation", folds_done: f + 1 });
   }
   const folds_better = parts.filter((p) => better(p.adapted, p.base)).length;
   const folds_worse = parts.filter((p) => better(p.base, p.adapted)).length;
@@ -102,19 +113,8 @@ function detailOf(v: Verdict, collectionId: string, kind: AdaptKind): string {
   return `Applied to collection '${collectionId}' (${v.heldOutLine}; ${v.crossLine}): ${what}. settings.model_adaptation.enabled: false reverts to the base model.`;
 }
 
-/** The method the request asks for, with what it trains on; 422s for what cannot be adapted. */
-async function methodFor(deps: AdaptDeps, tenantId: string, collectionId: string, base: StaticBaseModel, kind: AdaptKind, sourceIds: string[]) {
-  if (kind === "model") {
-    // refused before training: applying it would be refused (adapted-sources.ts)
-    const [shared] = await otherCollections(deps.store.content, tenantId, collectionId, sourceIds);
-    if (shared) {
-      throw refuse(
-        `A whole-model adaptation embeds the collection's data sources' chunks with its own model, and data source '${shared.data_source_id}' is also in collection '${shared.collection_id}'. Adapt with kind "queries" (its queries only), or give the collection data sources of its own.`,
-        kind,
-        "kind",
-      );
-    }
-  }
+/** The method the request asks for, with what it trains on; 422 for too few pairs. */
+async function methodFor(deps: AdaptDeps, tenantId: string, collectionId: string, base: StaticBaseModel, kind: AdaptKind) {
   const text = kind === "model" ? await collectionText(deps.store, tenantId, collectionId) : { pairs: await collectionPairs(deps.store, tenantId, collectionId), passages: [] };
   const { pairs } = text;
   if (pairs.length < MIN_ADAPT_PAIRS) {
@@ -126,23 +126,45 @@ async function methodFor(deps: AdaptDeps, tenantId: string, collectionId: string
   return { pairs, method: kind === "model" ? modelMethod(base, pairs, text.passages) : queriesMethod(base, pairs) };
 }
 
-/** The adaptation itself: pairs, split, training, guards, and the write when allowed and asked. */
-export async function runAdaptation(deps: AdaptDeps, tenantId: string, collectionId: string, body: AdaptRequest) {
-  const started = performance.now();
+/**
+ * What is checked before anything is read or trained (404; 422 without a static model, and for
+ * kind model over a data source another collection shares): a request queued as a job is answered
+ * with these at once rather than failing later.
+ */
+export async function adaptable(deps: AdaptDeps, tenantId: string, collectionId: string, kind: AdaptKind) {
   const base = deps.baseModel();
   const scope = await deps.store.content.collectionScope(tenantId, collectionId);
   if (!scope) throw notFound("Collection", collectionId);
   if (!base) {
     throw refuse("The active embedding profile is not Quarry's static model, so there is no model to adapt. Start the server with EMBEDDING_PROFILE=quarry-static and reindex.", collectionId);
   }
+  if (kind === "model") {
+    // refused before training: applying it would be refused (adapted-sources.ts)
+    const [shared] = await otherCollections(deps.store.content, tenantId, collectionId, scope.data_source_ids);
+    if (shared) {
+      throw refuse(
+        `A whole-model adaptation embeds the collection's data sources' chunks with its own model, and data source '${shared.data_source_id}' is also in collection '${shared.collection_id}'. Adapt with kind "queries" (its queries only), or give the collection data sources of its own.`,
+        kind,
+        "kind",
+      );
+    }
+  }
+  return base;
+}
+
+/** The adaptation itself: pairs, split, training, guards, and the write when allowed and asked. */
+export async function runAdaptation(deps: AdaptDeps, tenantId: string, collectionId: string, body: AdaptRequest, hooks: AdaptHooks = {}) {
+  const started = performance.now();
   const kind = body.kind ?? "queries";
-  const { pairs, method } = await methodFor(deps, tenantId, collectionId, base, kind, scope.data_source_ids);
+  const base = await adaptable(deps, tenantId, collectionId, kind);
+  const { pairs, method } = await methodFor(deps, tenantId, collectionId, base, kind);
   const indexed = pairs.map((p, i) => ({ id: p.id, i }));
   const { tuning, heldOut } = splitCases(indexed);
   const asked = inHashOrder(heldOut).slice(0, MAX_SCORED_HELD_OUT).map((c) => c.i);
   const training = { pairs: tuning.length, settings: method.settings };
+  await hooks.onProgress?.({ phase: "training", folds_done: 0 });
   const { delta, scores } = await method.trainAndScore(tuning.map((c) => c.i), asked, training);
-  const cv = await crossValidateAdaptation(method, pairs);
+  const cv = await crossValidateAdaptation(method, pairs, hooks);
   const improves = better(scores.adapted, scores.base);
   const generalises = mayApply(cv.adapted, cv.base);
   const requested = body.apply === true;
@@ -152,6 +174,7 @@ export async function runAdaptation(deps: AdaptDeps, tenantId: string, collectio
   const applied = allowed && requested;
   let record: ModelAdaptation | null = null;
   if (applied) {
+    await hooks.onProgress?.({ phase: "applying", folds_done: cv.folds });
     record = {
       id: newId("qad"),
       kind,

@@ -1,6 +1,7 @@
 // Per-collection adaptation of the query model (issue 27 item 4), started three ways:
 // - POST /collections/{id}/adapt: in the request (seconds for hundreds of sections, about a
-//   minute for 5,000 on two busy cores);
+//   minute for 5,000 on two busy cores), or as a job with background (the default for kind model:
+//   minutes), which adapt-jobs.ts runs and GET /collections/{id}/adaptations/{id} follows;
 // - POST /benchmarks/{suite_id}/tune with adapt_model: true: the suite's collection, after the
 //   fusion tuning, under the same apply;
 // - automatically: once a collection holds AUTO_MIN_DOCUMENTS indexed documents and has no
@@ -8,14 +9,14 @@
 //   guards of adapt-run.ts pass): the whole model when its data sources are its own, its queries
 //   otherwise (a source in two collections keeps the base model's vectors). A refused attempt is recorded (settings.model_adaptation with
 //   enabled false and applied false) and tried again only once the collection has doubled.
-import type { Logger } from "pino";
-import type { JobQueue, RunningJob } from "../../jobs/types.js";
+import type { JobQueue, QueuedJob, RunningJob } from "../../jobs/types.js";
 import type { CollectionCatalog, DocumentCatalog } from "../../store/content-store.js";
 import type { Json } from "../../store/content-types.js";
 import { nowIso } from "../../store/ids.js";
 import { tenantOf, type Principal } from "../../services/auth/auth-types.js";
 import { ValidationError } from "../../services/errors.js";
 import { runAdaptation, type AdaptDeps, type AdaptRequest } from "./adapt-run.js";
+import { getAdaptation, giveUpAdaptation, handleAdaptJob, listAdaptations, queueAdaptation, recoverAdaptations, type AdaptationJobOut, type AdaptJobDeps } from "./adapt-jobs.js";
 
 import { ADAPT_JOB_KIND } from "./adapt-types.js";
 import type { AdaptKind } from "./adapt-methods.js";
@@ -42,11 +43,8 @@ export const AUTO_MIN_CHUNKS = 2_000;
  */
 const CHECK_EVERY_MS = 10_000;
 
-export interface AdapterDeps extends AdaptDeps {
-  store: AdaptDeps["store"] & { content: Pick<CollectionCatalog, "getCollection" | "sourceLanguages"> & Pick<DocumentCatalog, "chunkCount"> };
-  /** the tune queue (one worker): adaptation jobs queue beside tunings */
-  queue: () => JobQueue;
-  log: Logger;
+export interface AdapterDeps extends AdaptJobDeps {
+  store: AdaptJobDeps["store"] & { content: Pick<CollectionCatalog, "getCollection" | "sourceLanguages"> & Pick<DocumentCatalog, "chunkCount"> };
   /** ADAPT_AUTO_MIN_DOCUMENTS (default AUTO_MIN_DOCUMENTS); 0: never automatically */
   autoMinDocuments?: number;
   /** ADAPT_AUTO_MIN_CHUNKS (default AUTO_MIN_CHUNKS): a collection this large adapts too; 0: documents only */
@@ -123,6 +121,14 @@ function due(settings: Json, size: Size, min: Thresholds): boolean {
   return size.documents >= 2 * a.documents || (typeof a.chunks === "number" && a.chunks > 0 && size.chunks >= 2 * a.chunks);
 }
 
+/** POST /collections/{id}/adapt's body: the adaptation, and whether it runs as a job */
+export interface AdaptBody extends AdaptRequest {
+  /** true: a job (202); false: in the request; absent: a job for kind model only */
+  background?: boolean;
+}
+
+export type AdaptAnswer = { background: false; result: Awaited<ReturnType<typeof runAdaptation>> } | { background: true; job: AdaptationJobOut };
+
 export function createAdapter(deps: AdapterDeps) {
   const checked = new Map<string, number>();
   const trailing = new Set<string>();
@@ -161,12 +167,27 @@ export function createAdapter(deps: AdapterDeps) {
   }
 
   return {
-    /** POST /collections/{id}/adapt */
-    adapt: (p: Principal, collectionId: string, body: AdaptRequest = {}) => runAdaptation(deps, tenantOf(p).id, collectionId, body),
+    /** POST /collections/{id}/adapt: the answer, or the queued job */
+    adapt: async (p: Principal, collectionId: string, body: AdaptBody = {}): Promise<AdaptAnswer> => {
+      const { background = body.kind === "model", ...request } = body;
+      const tenantId = tenantOf(p).id;
+      if (background) return { background: true, job: await queueAdaptation(deps, tenantId, collectionId, request) };
+      return { background: false, result: await runAdaptation(deps, tenantId, collectionId, request) };
+    },
+    /** GET /collections/{id}/adaptations/{adaptation_id} */
+    adaptation: (p: Principal, collectionId: string, id: string) => getAdaptation(deps, tenantOf(p).id, collectionId, id),
+    /** GET /collections/{id}/adaptations */
+    adaptations: (p: Principal, collectionId: string) => listAdaptations(deps, tenantOf(p).id, collectionId),
     /** the same for a tenant the caller already resolved (a tuning's adapt_model) */
     adaptIn: (tenantId: string, collectionId: string, body: AdaptRequest = {}) => runAdaptation(deps, tenantId, collectionId, body),
-    /** the tune queue's handler of ADAPT_JOB_KIND */
+    /** the tune queue's handler of ADAPT_JOB_KIND (automatic, or after a tuning) */
     handle: (job: RunningJob) => autoAdapt(deps, job),
+    /** the tune queue's handler of ADAPT_RUN_JOB_KIND (a requested adaptation in the background) */
+    handleRun: (job: RunningJob) => handleAdaptJob(deps, job),
+    /** the queue gave up on a requested adaptation */
+    giveUp: (job: QueuedJob, error: string) => giveUpAdaptation(deps, job, error),
+    /** tune queue recovery: every unfinished requested adaptation has a live job */
+    recover: (queue: Pick<JobQueue, "enqueue">) => recoverAdaptations(deps, queue),
     /** documents of a source were indexed: queue the adaptation of its collections that reached the size */
     sourceChanged: (tenantId: string, sourceId: string) =>
       checkSource(tenantId, sourceId).catch((err: unknown) => deps.log.warn({ err, tenant: tenantId, source: sourceId }, "adaptation check failed")),

@@ -18,6 +18,7 @@ const IDS = {
   key: "key_2c4e6a8b0d1f3a5c7e9b",
   suite: "bench_9a8b7c6d5e4f3a2b1c0d",
   tuning: "tun_5e6f7a8b9c0d1e2f3a4b",
+  adaptation: "adp_5c1e0b7d9a2f4e6b8c3d",
   run: "run_0f1e2d3c4b5a69788796",
   user: "usr_6b5a4c3d2e1f0a9b8c7d",
 };
@@ -322,6 +323,21 @@ const tuningJob = {
   finished_at: null,
 };
 
+/** POST /collections/{id}/adapt with kind "model" in the background, followed while it trains */
+const adaptationJob = {
+  id: IDS.adaptation,
+  collection_id: IDS.collection,
+  kind: "model",
+  apply: true,
+  status: "running",
+  progress: { phase: "cross-validation", folds_done: 2, folds_total: 5 },
+  result: null,
+  error: null,
+  created_at: T0,
+  started_at: T1,
+  finished_at: null,
+};
+
 /** Example per component schema name. */
 export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   Tenant: tenant,
@@ -483,6 +499,7 @@ export const SCHEMA_EXAMPLES: Record<string, unknown> = {
   BenchmarkRunOut: run,
   AdaptationRequest: { apply: true, kind: "model" },
   AdaptationOut: adaptation,
+  AdaptationJobOut: adaptationJob,
   ModelAdaptation: adaptation.model_adaptation,
   BenchmarkTuneRequest: { apply: true },
   BenchmarkTuneOut: tune,
@@ -565,6 +582,7 @@ export const PARAMETER_EXAMPLES: Record<string, unknown> = {
   delivery_id: "msg_2a9f0c4e1b7d3a5c8e6f",
   suite_id: IDS.suite,
   tuning_id: IDS.tuning,
+  adaptation_id: IDS.adaptation,
   tenant_id: IDS.tenant,
   name: "scifact",
   limit: 20,

@@ -143,6 +143,20 @@ export const OPERATIONS: Record<string, OperationDoc> = {
   "POST /collections/{collection_id}/adapt": {
     operationId: "adaptCollectionModel",
     ok: "The adaptation's held-out and 5-fold scores against the base model's, and whether it was applied (apply.detail says why or why not).",
+    other: {
+      "202": {
+        description:
+          "Adapted as a job (kind model, or background: true): the queued adaptation job; the Location header names GET /collections/{collection_id}/adaptations/{adaptation_id}, which shows its progress and, once completed, the same answer as 200.",
+      },
+    },
+  },
+  "GET /collections/{collection_id}/adaptations": {
+    operationId: "listCollectionAdaptations",
+    ok: "The collection's adaptation jobs, newest first (the 50 newest), each with its status, progress and answer.",
+  },
+  "GET /collections/{collection_id}/adaptations/{adaptation_id}": {
+    operationId: "getCollectionAdaptation",
+    ok: "The adaptation job: status, progress (phase, folds of the cross-validation done) and, once completed, the adaptation's answer in `result`.",
   },
   "GET /collections/{collection_id}/suggest": {
     operationId: "suggest",

@@ -1,14 +1,16 @@
 // POST /collections/{collection_id}/adapt (issue 27 item 4): the collection's query model (kind
 // queries) or whole model (kind model) fine-tuned on its own text, applied only under the tuning's
-// guards (evaluation/adaptation/). Reverted by settings.model_adaptation.enabled: false.
+// guards (evaluation/adaptation/), in the request or as a job that GET .../adaptations/{id}
+// follows. Reverted by settings.model_adaptation.enabled: false.
 import type { FastifyPluginAsyncTypebox } from "@fastify/type-provider-typebox";
 import { Type } from "@sinclair/typebox";
 import { errors, ref } from "../schemas/common.js";
-import { AdaptationOut, AdaptationRequest } from "../schemas/benchmarks.js";
+import { AdaptationJobOut, AdaptationOut, AdaptationRequest } from "../schemas/benchmarks.js";
 import { needs } from "../route-config.js";
 import type { Adapter } from "../../evaluation/index.js";
 
 const CollectionParams = Type.Object({ collection_id: Type.String() });
+const AdaptationParams = Type.Object({ collection_id: Type.String(), adaptation_id: Type.String() });
 
 const DESCRIPTION =
   "Collections embedded with the quarry-static profile only. Each section of the collection's documents (the chunks under one heading) becomes a pair: " +
@@ -21,7 +23,10 @@ const DESCRIPTION =
   "settings.model_adaptation.enabled: false reverts the collection's queries to the base model at the next search. " +
   "kind: model trains the whole model instead (every word of the collection's text, new words included; on its heading pairs, inverse-cloze pairs of its sections and replayed general pairs), " +
   "scored with the held-out sections embedded by each model; applied, the collection's data sources' chunks are embedded again with it, and they cannot join another collection while it is on (409). " +
-  "Runs in the request (seconds for a few hundred sections; kind queries about a minute for 5,000 on two busy cores, kind model several). " +
+  "Kind queries runs in the request by default (seconds for a few hundred sections, about a minute for 5,000 on two busy cores); kind model, which takes minutes on a manual-sized collection, " +
+  "runs as a job by default: 202 with the adaptation job (queued) and a Location header naming GET /collections/{collection_id}/adaptations/{adaptation_id}, " +
+  "whose progress shows the phase and the folds done and whose result is the same answer once completed (one job at a time per server, beside tunings). " +
+  "background: true or false chooses either way for either kind. " +
   "422 when the profile is not quarry-static, the collection has fewer than 40 usable sections, or (kind model) a data source is also in another collection.";
 
 /** What this route uses, and nothing else of the runtime. */
@@ -45,9 +50,42 @@ export const adaptationRoutes =
           description: DESCRIPTION,
           params: CollectionParams,
           body: ref(AdaptationRequest),
-          response: { 200: ref(AdaptationOut), ...errors(401, 403, 404, 422) },
+          response: { 200: ref(AdaptationOut), 202: ref(AdaptationJobOut), ...errors(401, 403, 404, 422, 503) },
         },
       },
-      async (req) => adapter.adapt(req.principal!, req.params.collection_id, req.body ?? {}),
+      async (req, reply) => {
+        const answer = await adapter.adapt(req.principal!, req.params.collection_id, req.body ?? {});
+        if (!answer.background) return reply.status(200).send(answer.result);
+        const { collection_id, id } = answer.job;
+        reply.header("location", `/collections/${encodeURIComponent(collection_id)}/adaptations/${encodeURIComponent(id)}`);
+        return reply.status(202).send(answer.job);
+      },
+    );
+    app.get(
+      "/collections/:collection_id/adaptations",
+      {
+        config: needs("search"),
+        schema: {
+          tags: ["collections"],
+          summary: "A collection's adaptation jobs, newest first (the 50 newest)",
+          description: "Adaptations requested in the background (POST /collections/{collection_id}/adapt with background, or kind model). Automatic ones are recorded in settings.model_adaptation.",
+          params: CollectionParams,
+          response: { 200: Type.Array(ref(AdaptationJobOut)), ...errors(401, 403, 404) },
+        },
+      },
+      async (req) => adapter.adaptations(req.principal!, req.params.collection_id),
+    );
+    app.get(
+      "/collections/:collection_id/adaptations/:adaptation_id",
+      {
+        config: needs("search"),
+        schema: {
+          tags: ["collections"],
+          summary: "An adaptation job: status, progress and, once completed, the adaptation's answer",
+          params: AdaptationParams,
+          response: { 200: ref(AdaptationJobOut), ...errors(401, 403, 404) },
+        },
+      },
+      async (req) => adapter.adaptation(req.principal!, req.params.collection_id, req.params.adaptation_id),
     );
   };

@@ -182,6 +182,13 @@ export const AdaptationRequest = strictObject(
           "its data sources' chunks are embedded again with it when applied (422 when a data source is also in another collection)",
       }),
     ),
+    background: Type.Optional(
+      Type.Boolean({
+        description:
+          "true: adapt as a job (202 with an AdaptationJobOut and a Location to poll); false: answer in the request (200); " +
+          "left out: a job for kind model (minutes on a manual-sized collection), in the request for kind queries",
+      }),
+    ),
   },
   { $id: "AdaptationRequest" },
 );
@@ -213,6 +220,27 @@ export const AdaptationOut = Type.Object(
     took_ms: Type.Integer(),
   },
   { $id: "AdaptationOut" },
+);
+
+export const AdaptationJobOut = Type.Object(
+  {
+    id: Type.String(),
+    collection_id: Type.String(),
+    kind: Type.String({ description: "queries or model" }),
+    apply: Type.Boolean({ description: "the request asked for the adaptation to be applied (same rule as the synchronous call)" }),
+    status: Type.String({ description: "queued -> running -> completed | failed" }),
+    progress: Type.Object({
+      phase: Type.String({ description: "queued; training (the adaptation scored on the held-out pairs); cross-validation (one training per fold); applying; done" }),
+      folds_done: Type.Integer({ description: "trainings of the cross-validation finished" }),
+      folds_total: Type.Integer(),
+    }),
+    result: Nullable(Type.Ref("AdaptationOut"), { description: "once completed: what the synchronous call answers" }),
+    error: Nullable(Type.String({ description: "why it failed (for example too few heading -> section pairs, or the collection was deleted)" })),
+    created_at: DateTime,
+    started_at: Nullable(DateTime),
+    finished_at: Nullable(DateTime),
+  },
+  { $id: "AdaptationJobOut" },
 );
 
 export const BenchmarkTuneOut = Type.Object(

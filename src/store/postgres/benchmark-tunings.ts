@@ -1,7 +1,9 @@
 // Tuning jobs of benchmark suites on PostgreSQL (see sqlite/benchmark-tunings.ts). `seq` breaks
 // ties of equal timestamps in insertion order, as SQLite's rowid does.
 import type { Pool } from "./db.js";
-import { TUNING_COLUMNS, tuningPatchEntries, tuningValues, type BenchmarkStore, type BenchmarkTuningRow } from "../benchmark-types.js";
+import { TUNINGS_TABLE, type BenchmarkStore, type BenchmarkTuningRow } from "../benchmark-types.js";
+import { columnList, jobRowValues } from "../job-rows.js";
+import { pgTransition } from "./job-rows.js";
 import { parseJson } from "./rows.js";
 
 type RawTuning = Omit<BenchmarkTuningRow, "result"> & { result: string | null };
@@ -11,31 +13,27 @@ const toTuning = (r: RawTuning): BenchmarkTuningRow => ({ ...r, result: r.result
 type TuningMethods = Pick<BenchmarkStore, "createTuning" | "getTuning" | "listTunings" | "transitionTuning" | "setTuningProgress" | "unfinishedTunings">;
 
 export function pgTunings(pool: Pool): TuningMethods {
+  const columns = columnList(TUNINGS_TABLE);
+  const transition = pgTransition<RawTuning>(pool, TUNINGS_TABLE);
   return {
     async createTuning(t) {
-      await pool.query(`INSERT INTO benchmark_tunings (${TUNING_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, tuningValues(t, (b) => b));
+      const values = jobRowValues(TUNINGS_TABLE, t, (b) => b);
+      await pool.query(`INSERT INTO benchmark_tunings (${columns}) VALUES (${values.map((_, i) => `$${i + 1}`).join(", ")})`, values);
     },
     async getTuning(tenantId, id) {
-      const r = await pool.query<RawTuning>(`SELECT ${TUNING_COLUMNS} FROM benchmark_tunings WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+      const r = await pool.query<RawTuning>(`SELECT ${columns} FROM benchmark_tunings WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
       return r.rows[0] ? toTuning(r.rows[0]) : null;
     },
     async listTunings(tenantId, suiteId, limit) {
       const r = await pool.query<RawTuning>(
-        `SELECT ${TUNING_COLUMNS} FROM benchmark_tunings WHERE tenant_id = $1 AND suite_id = $2 ORDER BY created_at DESC, seq DESC LIMIT $3`,
+        `SELECT ${columns} FROM benchmark_tunings WHERE tenant_id = $1 AND suite_id = $2 ORDER BY created_at DESC, seq DESC LIMIT $3`,
         [tenantId, suiteId, limit],
       );
       return r.rows.map(toTuning);
     },
     async transitionTuning(tenantId, id, from, to, patch = {}) {
-      const entries = tuningPatchEntries(patch);
-      const sets = ["status = $1", ...entries.map(([c], i) => `${c} = $${i + 2}`)];
-      const params: unknown[] = [to, ...entries.map(([, v]) => v), tenantId, id, [...from]];
-      const n = params.length;
-      const r = await pool.query<RawTuning>(
-        `UPDATE benchmark_tunings SET ${sets.join(", ")} WHERE tenant_id = $${n - 2} AND id = $${n - 1} AND status = ANY($${n}::text[]) RETURNING ${TUNING_COLUMNS}`,
-        params,
-      );
-      return r.rows[0] ? toTuning(r.rows[0]) : null;
+      const r = await transition(tenantId, id, from, to, patch);
+      return r ? toTuning(r) : null;
     },
     async setTuningProgress(tenantId, id, p) {
       const r = await pool.query("UPDATE benchmark_tunings SET phase = $1, cases_done = $2 WHERE tenant_id = $3 AND id = $4 AND status = 'running'", [

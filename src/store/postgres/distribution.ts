@@ -51,6 +51,7 @@ export const DISTRIBUTION: ReadonlyArray<readonly [table: string, placement: Pla
   ["benchmark_cases", "tenant"],
   ["benchmark_runs", "tenant"],
   ["benchmark_tunings", "tenant"],
+  ["collection_adaptations", "tenant"],
   ["crawl_jobs", "tenant"],
   ["crawl_pages", "tenant"],
   ["crawl_failures", "tenant"],

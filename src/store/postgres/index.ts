@@ -8,6 +8,7 @@ import { pgUsage } from "./usage.js";
 import { pgAccounts } from "./accounts.js";
 import { pgQuotas } from "./quotas.js";
 import { pgBenchmarks } from "./benchmarks.js";
+import { pgAdaptations } from "./adaptations.js";
 import { pgCrawls } from "./crawls.js";
 import { pgAudit } from "./audit.js";
 import { pgFreshness } from "./freshness.js";
@@ -51,6 +52,7 @@ export async function openPostgresStore(url: string, opts: PostgresStoreOptions 
     quotas: pgQuotas(counters),
     content,
     benchmarks: pgBenchmarks(pool),
+    adaptations: pgAdaptations(pool),
     crawls: pgCrawls(pool),
     freshness: pgFreshness(pool),
     webhooks: pgWebhooks(pool),

@@ -1,8 +1,10 @@
 // Tuning jobs of benchmark suites in SQLite (see benchmark-types.ts). The answer (result) is JSON
 // text, apply an INTEGER 0/1.
 import type { DB } from "./db.js";
-import { TUNING_COLUMNS, tuningPatchEntries, tuningValues, type BenchmarkStore, type BenchmarkTuningRow } from "../benchmark-types.js";
+import { TUNINGS_TABLE, type BenchmarkStore, type BenchmarkTuningRow } from "../benchmark-types.js";
+import { columnList, jobRowValues } from "../job-rows.js";
 import { parseJson } from "./content/json.js";
+import { sqliteTransition } from "./job-rows.js";
 
 type RawTuning = Omit<BenchmarkTuningRow, "apply" | "result"> & { apply: number; result: string | null };
 
@@ -11,13 +13,13 @@ const toTuning = (r: RawTuning): BenchmarkTuningRow => ({ ...r, apply: r.apply =
 type TuningMethods = Pick<BenchmarkStore, "createTuning" | "getTuning" | "listTunings" | "transitionTuning" | "setTuningProgress" | "unfinishedTunings">;
 
 export function sqliteTunings(db: DB): TuningMethods {
-  const get = db.prepare("SELECT * FROM benchmark_tunings WHERE tenant_id = ? AND id = ?");
+  const columns = columnList(TUNINGS_TABLE);
+  const get = db.prepare(`SELECT ${columns} FROM benchmark_tunings WHERE tenant_id = ? AND id = ?`);
+  const insert = db.prepare(`INSERT INTO benchmark_tunings (${columns}) VALUES (${TUNINGS_TABLE.columns.map(() => "?").join(", ")})`);
+  const transition = sqliteTransition<RawTuning>(db, TUNINGS_TABLE);
   return {
     async createTuning(t) {
-      db.prepare(
-        `INSERT INTO benchmark_tunings (${TUNING_COLUMNS})
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(...tuningValues(t, (b) => (b ? 1 : 0)));
+      insert.run(...jobRowValues(TUNINGS_TABLE, t, (b) => (b ? 1 : 0)));
     },
     async getTuning(tenantId, id) {
       const r = get.get(tenantId, id) as RawTuning | undefined;
@@ -26,16 +28,12 @@ export function sqliteTunings(db: DB): TuningMethods {
     async listTunings(tenantId, suiteId, limit) {
       // rowid breaks ties between tunings created in the same millisecond (insertion order)
       const rows = db
-        .prepare("SELECT * FROM benchmark_tunings WHERE tenant_id = ? AND suite_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?")
+        .prepare(`SELECT ${columns} FROM benchmark_tunings WHERE tenant_id = ? AND suite_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`)
         .all(tenantId, suiteId, limit) as RawTuning[];
       return rows.map(toTuning);
     },
     async transitionTuning(tenantId, id, from, to, patch = {}) {
-      const entries = tuningPatchEntries(patch);
-      const sets = ["status = ?", ...entries.map(([c]) => `${c} = ?`)];
-      const r = db
-        .prepare(`UPDATE benchmark_tunings SET ${sets.join(", ")} WHERE tenant_id = ? AND id = ? AND status IN (SELECT value FROM json_each(?)) RETURNING *`)
-        .get(to, ...entries.map(([, v]) => v), tenantId, id, JSON.stringify(from)) as RawTuning | undefined;
+      const r = transition(tenantId, id, from, to, patch);
       return r ? toTuning(r) : null;
     },
     async setTuningProgress(tenantId, id, p) {

@@ -8,6 +8,7 @@ import { sqliteAccounts } from "./accounts.js";
 import { sqliteQuotas } from "./quotas.js";
 import { sqliteContent } from "./content/index.js";
 import { sqliteBenchmarks } from "./benchmarks.js";
+import { sqliteAdaptations } from "./adaptations.js";
 import { sqliteCrawls } from "./crawls.js";
 import { sqliteAudit } from "./audit.js";
 import { sqliteFreshness } from "./freshness.js";
@@ -53,6 +54,7 @@ export function openSqliteStore(dataDir: string, opts: SqliteStoreOptions = {}):
     quotas: sqliteQuotas(db),
     content: sqliteContent(db, vectors, opts.filterExactBelow === undefined ? {} : { filterExactBelow: opts.filterExactBelow }),
     benchmarks: sqliteBenchmarks(db),
+    adaptations: sqliteAdaptations(db),
     crawls: sqliteCrawls(db),
     freshness: sqliteFreshness(db),
     webhooks: sqliteWebhooks(db),

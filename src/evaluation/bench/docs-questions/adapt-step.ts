@@ -18,15 +18,28 @@ export interface AdaptStep {
   modes: ModeSummary[];
 }
 
-export async function adaptCollection(url: string, key: string, collectionId: string, kind: AdaptKind = "queries"): Promise<Record<string, unknown>> {
+/** POST /collections/{id}/adapt (apply: true); a job (kind model) is followed at its Location, its phase logged as it changes. */
+export async function adaptCollection(url: string, key: string, collectionId: string, kind: AdaptKind = "queries", log: (m: string) => void = () => {}): Promise<Record<string, unknown>> {
   const res = await fetch(`${url}/collections/${encodeURIComponent(collectionId)}/adapt`, {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     body: JSON.stringify({ apply: true, kind }),
   });
   const body = (await res.json()) as Record<string, unknown>;
-  if (res.status !== 200) throw new Error(`POST /collections/${collectionId}/adapt: ${res.status} ${JSON.stringify(body)}`);
-  return body;
+  if (res.status === 200) return body;
+  if (res.status !== 202) throw new Error(`POST /collections/${collectionId}/adapt: ${res.status} ${JSON.stringify(body)}`);
+  const api = apiClient(url, key);
+  const location = res.headers.get("location")!;
+  const t0 = performance.now();
+  let seen = "";
+  for (;;) {
+    const job = (await api("GET", location)) as { status: string; progress: { phase: string; folds_done: number; folds_total: number }; result: Record<string, unknown> | null; error: string | null };
+    const at = `${job.progress.phase}${job.progress.phase === "cross-validation" ? ` ${job.progress.folds_done}/${job.progress.folds_total}` : ""}`;
+    if (at !== seen) log(`  ${((performance.now() - t0) / 1000).toFixed(0).padStart(5)} s  adaptation ${(seen = at)}`);
+    if (job.status === "completed") return job.result!;
+    if (job.status === "failed") throw new Error(`adaptation ${location} failed: ${job.error}`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
 }
 
 /**
@@ -70,7 +83,7 @@ export async function adaptAndAsk(
   log: (m: string) => void,
   kind: AdaptKind = "queries",
 ): Promise<AdaptStep> {
-  const answer = await adaptCollection(d.url, d.key, d.collectionId, kind);
+  const answer = await adaptCollection(d.url, d.key, d.collectionId, kind, log);
   log(adaptationLine(answer));
   if (kind === "model" && (answer.apply as { applied?: boolean }).applied) await waitVectors(apiClient(d.url, d.key), d.sourceId, log);
   const after: ModeSummary[] = [];

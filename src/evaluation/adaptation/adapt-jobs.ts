@@ -1,0 +1,146 @@
+// Adaptations as jobs (issue 27 item 4): POST /collections/{id}/adapt with background (the default
+// for kind model, whose training takes minutes on a manual-sized collection, longer than proxies
+// hold a request) answers 202 at once with a row that GET /collections/{id}/adaptations/{id} reads:
+// status, phase, folds done and, once completed, the synchronous call's answer. The job runs the
+// same runAdaptation on the tune queue (one worker, beside tunings and automatic adaptations).
+//
+// A retry (the worker died, the lease ran out) finds the row running and starts over: nothing is
+// written to the collection before the very end of a run.
+import type { Logger } from "pino";
+import type { AdaptationStore, CollectionAdaptationRow } from "../../store/adaptation-types.js";
+import { newId, nowIso } from "../../store/ids.js";
+import { QueueUnavailableError, type JobQueue, type QueuedJob, type RunningJob } from "../../jobs/types.js";
+import { notFound, ServiceError, unavailable, ValidationError } from "../../services/errors.js";
+import { CV_FOLDS } from "../tuning/tuning-cv.js";
+import { adaptable, runAdaptation, type AdaptDeps, type AdaptRequest } from "./adapt-run.js";
+
+/** The queue job of one requested adaptation (subject: its row's id); ADAPT_JOB_KIND is the automatic one. */
+export const ADAPT_RUN_JOB_KIND = "adapt-run";
+/** Queue attempts of one adaptation job; each attempt starts over. */
+const ADAPT_RUN_ATTEMPTS = 2;
+/** GET /collections/{id}/adaptations lists this many, newest first. */
+export const ADAPTATIONS_LIST_LIMIT = 50;
+
+export interface AdaptJobDeps extends AdaptDeps {
+  store: AdaptDeps["store"] & { adaptations: AdaptationStore };
+  /** the tune queue */
+  queue: () => JobQueue;
+  log: Logger;
+}
+
+export interface AdaptationJobOut {
+  id: string;
+  collection_id: string;
+  kind: string;
+  apply: boolean;
+  status: CollectionAdaptationRow["status"];
+  progress: { phase: string; folds_done: number; folds_total: number };
+  result: CollectionAdaptationRow["result"];
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export const adaptationOut = (r: CollectionAdaptationRow): AdaptationJobOut => ({
+  id: r.id,
+  collection_id: r.collection_id,
+  kind: r.kind,
+  apply: r.apply,
+  status: r.status,
+  progress: { phase: r.phase, folds_done: r.folds_done, folds_total: CV_FOLDS },
+  result: r.result,
+  error: r.error,
+  created_at: r.created_at,
+  started_at: r.started_at,
+  finished_at: r.finished_at,
+});
+
+const adaptJob = (row: { id: string; tenant_id: string }) => ({ tenant_id: row.tenant_id, kind: ADAPT_RUN_JOB_KIND, subject: row.id, max_attempts: ADAPT_RUN_ATTEMPTS });
+
+const queueDown = () =>
+  unavailable("The adaptation queue is not running, so the adaptation was not started. Try again in a moment, or send background: false to adapt in the request.");
+
+/** Checks what can be checked now (404, 422), stores the job's row and queues it. */
+export async function queueAdaptation(deps: AdaptJobDeps, tenantId: string, collectionId: string, body: AdaptRequest): Promise<AdaptationJobOut> {
+  const kind = body.kind ?? "queries";
+  await adaptable(deps, tenantId, collectionId, kind);
+  if (!deps.queue().available()) throw queueDown();
+  const row: CollectionAdaptationRow = {
+    id: newId("adp"),
+    tenant_id: tenantId,
+    collection_id: collectionId,
+    kind,
+    apply: body.apply === true,
+    status: "queued",
+    phase: "queued",
+    folds_done: 0,
+    result: null,
+    error: null,
+    created_at: nowIso(),
+    started_at: null,
+    finished_at: null,
+  };
+  await deps.store.adaptations.createAdaptation(row);
+  try {
+    await deps.queue().enqueue(adaptJob(row));
+  } catch (err) {
+    if (!(err instanceof QueueUnavailableError)) throw err;
+    await deps.store.adaptations.transitionAdaptation(tenantId, row.id, ["queued"], "failed", { error: "The adaptation queue was unavailable; the adaptation did not start.", finished_at: nowIso() });
+    throw queueDown();
+  }
+  return adaptationOut(row);
+}
+
+/** Why an adaptation failed, in words for the job's error. */
+function failureMessage(err: unknown): string {
+  if (err instanceof ValidationError) return `The adaptation could not run: ${err.issues.map((i) => i.msg).join(" ")}`;
+  if (err instanceof ServiceError) return `The adaptation could not run: ${err.message}`;
+  return `The adaptation stopped: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+/** The tune queue's handler of ADAPT_RUN_JOB_KIND. */
+export async function handleAdaptJob(deps: AdaptJobDeps, job: RunningJob): Promise<void> {
+  // from "running" too: a retry after a crash starts over
+  const patch = { phase: "training", folds_done: 0, result: null, error: null, started_at: nowIso(), finished_at: null };
+  const row = await deps.store.adaptations.transitionAdaptation(job.tenant_id, job.subject, ["queued", "running"], "running", patch);
+  if (!row) return; // deleted with its collection or tenant, or already ended
+  try {
+    const onProgress = async (p: { phase: string; folds_done: number }) => void (await deps.store.adaptations.setAdaptationProgress(row.tenant_id, row.id, p));
+    const body: AdaptRequest = { apply: row.apply, kind: row.kind === "model" ? "model" : "queries" };
+    const result = await runAdaptation(deps, row.tenant_id, row.collection_id, body, { onProgress });
+    await deps.store.adaptations.transitionAdaptation(row.tenant_id, row.id, ["running"], "completed", { phase: "done", result, finished_at: nowIso() });
+    deps.log.info({ event: "adaptation", adaptation: row.id, tenant: row.tenant_id, collection: row.collection_id, kind: row.kind, applied: result.apply.applied, ms: result.took_ms }, result.apply.detail);
+  } catch (err) {
+    // a collection that cannot be adapted (too few pairs, deleted meanwhile) or a failure: retrying would not help
+    deps.log.warn({ err, adaptation: row.id, tenant: row.tenant_id }, "adaptation failed");
+    await deps.store.adaptations.transitionAdaptation(row.tenant_id, row.id, ["running"], "failed", { error: failureMessage(err), finished_at: nowIso() });
+  }
+}
+
+/** The queue gave up on an adaptation job (attempts used up): say so on its row. */
+export async function giveUpAdaptation(deps: Pick<AdaptJobDeps, "store">, job: Pick<QueuedJob, "tenant_id" | "subject" | "kind">, error: string): Promise<void> {
+  if (job.kind !== ADAPT_RUN_JOB_KIND) return;
+  await deps.store.adaptations.transitionAdaptation(job.tenant_id, job.subject, ["queued", "running"], "failed", { error: `The adaptation could not run: ${error}`, finished_at: nowIso() });
+}
+
+/** Tune queue recovery: every queued or running adaptation has a live queue job. */
+export async function recoverAdaptations(deps: Pick<AdaptJobDeps, "store" | "log">, queue: Pick<JobQueue, "enqueue">): Promise<number> {
+  let n = 0;
+  for (const row of await deps.store.adaptations.unfinishedAdaptations()) if (await queue.enqueue({ ...adaptJob(row), unlessLive: true })) n++;
+  if (n) deps.log.info({ adaptations: n }, "resuming interrupted adaptations");
+  return n;
+}
+
+/** GET /collections/{id}/adaptations/{adaptation_id}: 404 for an unknown id, another collection's or another tenant's. */
+export async function getAdaptation(deps: Pick<AdaptJobDeps, "store">, tenantId: string, collectionId: string, id: string): Promise<AdaptationJobOut> {
+  const row = await deps.store.adaptations.getAdaptation(tenantId, id);
+  if (!row || row.collection_id !== collectionId) throw notFound("Adaptation", id);
+  return adaptationOut(row);
+}
+
+/** GET /collections/{id}/adaptations: the newest ADAPTATIONS_LIST_LIMIT, newest first. */
+export async function listAdaptations(deps: Pick<AdaptJobDeps, "store">, tenantId: string, collectionId: string): Promise<AdaptationJobOut[]> {
+  if (!(await deps.store.content.collectionScope(tenantId, collectionId))) throw notFound("Collection", collectionId);
+  return (await deps.store.adaptations.listAdaptations(tenantId, collectionId, ADAPTATIONS_LIST_LIMIT)).map(adaptationOut);
+}
