@@ -27,10 +27,26 @@ export interface CollectionAdaptSettings {
   anchor: number;
   /** the base's rows start at this multiple of their served scale (127: as trained, see below) */
   baseRowScale: number;
+  /**
+   * Train only the rows the pairs' tokens have (the rest can never move): the same training, bit
+   * for bit, in a fraction of the memory; the model returned then holds only those rows, so only
+   * its delta (modelDelta) is a whole model.
+   */
+  compact: boolean;
 }
 
 /** The lab's measured recipe (docs/model.md, 2026-11-29): one epoch; replay comes with the pairs. */
-export const COLLECTION_ADAPT_DEFAULTS: CollectionAdaptSettings = { seed: 1, epochs: 1, batchSize: 128, temperature: 0.05, lr: 0.01, newVocabMin: 3, anchor: 0, baseRowScale: 1 };
+export const COLLECTION_ADAPT_DEFAULTS: CollectionAdaptSettings = {
+  seed: 1,
+  epochs: 1,
+  batchSize: 128,
+  temperature: 0.05,
+  lr: 0.01,
+  newVocabMin: 3,
+  anchor: 0,
+  baseRowScale: 1,
+  compact: false,
+};
 
 /**
  * The shipped file's rows are 1/127 of their trained scale (docs/model.md, 2026-11-29); adapted from
@@ -38,22 +54,29 @@ export const COLLECTION_ADAPT_DEFAULTS: CollectionAdaptSettings = { seed: 1, epo
  */
 export const TRAINED_ROW_SCALE = 127;
 
-/** A model being adapted: float rows, the base vocabulary followed by the collection's new words. */
+/** A model being adapted: float rows, the base vocabulary (or, compact, the part of it the pairs use) followed by the collection's new words. */
 export type AdaptingParts = EncoderParts & { params: PoolParams & { table: Float32Array } };
 
-/** The base model as float rows, its vocabulary extended by the corpus's words of `minCount` occurrences or more (rows 0, the OOV weight). */
-function startingModel(base: EncoderParts, corpus: PairCorpus, minCount: number, scale: number): AdaptingParts {
+/**
+ * The base model as float rows, its vocabulary extended by the corpus's words of `minCount`
+ * occurrences or more (rows 0, the OOV weight). Compact: only the base rows of the corpus's tokens,
+ * in base order, so the rows keep their relative order and the delta its token order.
+ */
+function startingModel(base: EncoderParts, corpus: PairCorpus, s: Pick<CollectionAdaptSettings, "newVocabMin" | "baseRowScale" | "compact">): AdaptingParts {
   const dim = base.shape.dim;
-  const vocabulary = [...base.vocabulary];
-  const known = new Set(vocabulary);
+  const baseRow = new Map(base.vocabulary.map((t, i) => [t, i]));
+  const kept = s.compact ? Int32Array.from(corpus.tokens.flatMap((t) => baseRow.get(t) ?? [])).sort() : Int32Array.from(base.vocabulary, (_, i) => i);
+  const vocabulary = Array.from(kept, (r) => base.vocabulary[r]!);
   corpus.tokens.forEach((t, id) => {
-    if (minCount > 0 && !known.has(t) && corpus.frequency[id]! >= minCount) vocabulary.push(t);
+    if (s.newVocabMin > 0 && !baseRow.has(t) && corpus.frequency[id]! >= s.newVocabMin) vocabulary.push(t);
   });
   const table = new Float32Array(vocabulary.length * dim);
   const { table: rows, rowScale } = base.params;
-  for (let i = 0; i < base.vocabulary.length * dim; i++) table[i] = rows[i]! * (rowScale ? rowScale[Math.floor(i / dim)]! : 1) * scale;
+  kept.forEach((r, i) => {
+    for (let j = 0; j < dim; j++) table[i * dim + j] = rows[r * dim + j]! * (rowScale ? rowScale[r]! : 1) * s.baseRowScale;
+  });
   const weights = new Float32Array(vocabulary.length).fill(base.params.oovWeight);
-  weights.set(base.params.weights);
+  kept.forEach((r, i) => (weights[i] = base.params.weights[r]!));
   return { ...base, vocabulary, params: { table, weights, oovWeight: base.params.oovWeight, gamma: base.params.gamma } };
 }
 
@@ -116,7 +139,7 @@ export async function adaptCollection(
   rnd: Random = new Random(s.seed),
 ): Promise<{ model: AdaptingParts; losses: number[]; moved: ReadonlySet<number> }> {
   const corpus = pairCorpusOf(pairs);
-  const model = startingModel(base, corpus, s.newVocabMin, s.baseRowScale);
+  const model = startingModel(base, corpus, s);
   const rowOf = new Map(model.vocabulary.map((t, i) => [t, i]));
   const maps: TokenMaps = { rowOf: Int32Array.from(corpus.tokens, (t) => rowOf.get(t) ?? -1), hashes: tokenHashes(corpus, base.identitySeed) };
   const logW = Float32Array.from(model.params.weights, Math.log);

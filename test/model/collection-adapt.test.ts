@@ -90,6 +90,18 @@ describe("adapting the whole model to a collection", () => {
     expect(held.model.params.table.subarray(added * dim, (added + 1) * dim).every((x) => x === 0)).toBe(true);
   });
 
+  it("trains the same rows to the same values when compact, keeping only the rows the pairs use", async () => {
+    for (const baseRowScale of [1, TRAINED_ROW_SCALE]) {
+      const s = { ...settings, epochs: 2, baseRowScale };
+      const full = await adaptCollection(parts, pairs, s);
+      const compact = await adaptCollection(parts, pairs, { ...s, compact: true });
+      expect(compact.losses).toEqual(full.losses);
+      expect(compact.model.vocabulary.length).toBeLessThan(full.model.vocabulary.length / 20);
+      const deltaOf = (r: typeof full) => encodeQueryDelta(modelDelta(r.model, r.moved, { model: "m", payloadSha256: "x" }, baseRowScale, {}));
+      expect(deltaOf(compact).equals(deltaOf(full))).toBe(true);
+    }
+  });
+
   it("is deterministic for a seed, and another seed trains another model", async () => {
     const again = await adaptCollection(parts, pairs, settings);
     expect(again.losses).toEqual(run.losses);

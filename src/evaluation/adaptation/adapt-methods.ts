@@ -24,8 +24,12 @@ type BaseModel = StaticBaseModel;
 const ICT_PER_PASSAGE = 2;
 /** general pairs replayed per pair of the collection's own */
 const REPLAY_RATIO = 3;
-/** The lab's recipe (one epoch, learning rate 0.01, new words from 3 occurrences), from the rows' trained scale. */
-export const MODEL_ADAPT_SETTINGS: CollectionAdaptSettings = { ...COLLECTION_ADAPT_DEFAULTS, baseRowScale: TRAINED_ROW_SCALE };
+/**
+ * The lab's recipe (one epoch, learning rate 0.01, new words from 3 occurrences), from the rows'
+ * trained scale; compact, since only the delta is kept (the rows the pairs never touch take no
+ * memory while it trains).
+ */
+export const MODEL_ADAPT_SETTINGS: CollectionAdaptSettings = { ...COLLECTION_ADAPT_DEFAULTS, baseRowScale: TRAINED_ROW_SCALE, compact: true };
 
 const seconds = (t0: number) => Math.round((performance.now() - t0) / 100) / 10;
 
