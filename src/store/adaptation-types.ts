@@ -1,11 +1,15 @@
-// Adaptation jobs of collections (POST /collections/{id}/adapt in the background, issue 27 item
-// 4): status, progress and, once completed, the answer the synchronous call gives. A whole-model
-// adaptation of a manual-sized collection trains for minutes, longer than a proxy holds a request.
+// Adaptation jobs of collections (POST /collections/{id}/adapt in the background, and the
+// automatic ones; issue 27 item 4): status, progress and, once completed, the answer the
+// synchronous call gives. A whole-model adaptation of a manual-sized collection trains for minutes,
+// longer than a proxy holds a request.
 import type { Json } from "./content-types.js";
 import type { JobTable } from "./job-rows.js";
 
 /** queued -> running -> completed | failed */
 export type AdaptationStatus = "queued" | "running" | "completed" | "failed";
+
+/** what started it: POST .../adapt in the background, the collection reaching the size, or a tuning's adapt_model */
+export type AdaptationTrigger = "request" | "automatic" | "tuning";
 
 export interface CollectionAdaptationRow {
   id: string;
@@ -13,6 +17,7 @@ export interface CollectionAdaptationRow {
   collection_id: string;
   /** queries or model (AdaptRequest.kind) */
   kind: string;
+  trigger: AdaptationTrigger;
   /** the request asked for it to be applied (under the guards of adapt-run.ts) */
   apply: boolean;
   status: AdaptationStatus;
@@ -27,6 +32,8 @@ export interface CollectionAdaptationRow {
   started_at: string | null;
   finished_at: string | null;
 }
+
+export type UnfinishedAdaptation = Pick<CollectionAdaptationRow, "id" | "tenant_id" | "trigger">;
 
 export type AdaptationPatch = Partial<Pick<CollectionAdaptationRow, "phase" | "folds_done" | "result" | "error" | "started_at" | "finished_at">>;
 
@@ -50,12 +57,12 @@ export interface AdaptationStore {
   /** progress of a running adaptation; false (and nothing written) when it is no longer running or gone */
   setAdaptationProgress(tenantId: string, id: string, progress: { phase: string; folds_done: number }): Promise<boolean>;
   /** queued or running adaptations of every tenant (queue recovery) */
-  unfinishedAdaptations(): Promise<{ id: string; tenant_id: string }[]>;
+  unfinishedAdaptations(): Promise<UnfinishedAdaptation[]>;
 }
 
 /** collection_adaptations as a job table (job-rows.ts) */
 export const ADAPTATIONS_TABLE: JobTable = {
   table: "collection_adaptations",
-  columns: ["id", "tenant_id", "collection_id", "kind", "apply", "status", "phase", "folds_done", "result", "error", "created_at", "started_at", "finished_at"],
+  columns: ["id", "tenant_id", "collection_id", "kind", "trigger", "apply", "status", "phase", "folds_done", "result", "error", "created_at", "started_at", "finished_at"],
   patchable: ["phase", "folds_done", "result", "error", "started_at", "finished_at"],
 };

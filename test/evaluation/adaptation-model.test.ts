@@ -183,10 +183,12 @@ describe("whole-model adaptation of a collection (kind model)", () => {
 
   it("an adaptation job left running by a crash runs again after a restart", async () => {
     const T = new Date().toISOString();
-    const row = { tenant_id: tenantId, collection_id: again, kind: "queries", apply: false, result: null, error: null, created_at: T, finished_at: null };
+    const row = { tenant_id: tenantId, collection_id: again, kind: "queries", trigger: "request" as const, apply: false, result: null, error: null, created_at: T, finished_at: null };
     // rows without a queue job: a crash after the row was written, and one in the middle of its run
     await s.rt.store.adaptations.createAdaptation({ ...row, id: "adp_queued", status: "queued", phase: "queued", folds_done: 0, started_at: null });
     await s.rt.store.adaptations.createAdaptation({ ...row, id: "adp_crashed", status: "running", phase: "cross-validation", folds_done: 2, started_at: T });
+    // an automatic run's job is the collection's, which the queue itself retries: recovery leaves its row to that run
+    await s.rt.store.adaptations.createAdaptation({ ...row, id: "adp_auto", trigger: "automatic", status: "running", phase: "training", folds_done: 0, started_at: T });
     await s.close();
     s = await startServer(env, { listen: false, dataDir });
     for (const id of ["adp_queued", "adp_crashed"]) {
@@ -194,5 +196,6 @@ describe("whole-model adaptation of a collection (kind model)", () => {
       expect(job).toMatchObject({ status: "completed", progress: { phase: "done", folds_done: 5 }, error: null });
       expect(job.result).toMatchObject({ kind: "queries", apply: { requested: false, applied: false } });
     }
+    expect((await s.call("GET", `/collections/${again}/adaptations/adp_auto`, { key })).body).toMatchObject({ status: "running", trigger: "automatic" });
   }, 120_000);
 });

@@ -165,6 +165,11 @@ describe("automatic adaptation once a collection reaches ADAPT_AUTO_MIN_DOCUMENT
     expect(a).toMatchObject({ enabled: true, pairs: 60, kind: "model" });
     expect(a.id).toMatch(/^qad_/);
     expect(a.held_out.adapted).toBeGreaterThan(a.held_out.base);
+    // and the run is listed with the collection's adaptations, as a requested one in the background is
+    const runs = (await s.call("GET", `/collections/${collection}/adaptations`, { key })).body;
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ trigger: "automatic", kind: "model", apply: true, status: "completed", progress: { phase: "done", folds_done: 5 } });
+    expect(runs[0].result).toMatchObject({ model_adaptation: { id: a.id }, apply: { applied: true } });
   }, 90_000);
 
   it("records a refused attempt, with the size it saw, and changes nothing else", async () => {
@@ -173,6 +178,8 @@ describe("automatic adaptation once a collection reaches ADAPT_AUTO_MIN_DOCUMENT
     expect(a).toMatchObject({ enabled: false, applied: false, documents: 12 });
     expect(a.id).toBeUndefined();
     expect(a.detail).toMatch(/does not improve the held-out pairs/);
+    const [run] = (await s.call("GET", `/collections/${collection}/adaptations`, { key })).body;
+    expect(run).toMatchObject({ trigger: "automatic", status: "completed", result: { apply: { applied: false, detail: a.detail } } });
   }, 90_000);
 
   it("leaves alone a collection that turned it off (model_adaptation_auto: false)", async () => {

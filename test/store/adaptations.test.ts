@@ -22,6 +22,7 @@ const adaptation = (id: string, collectionId: string, createdAt: string, tenantI
   tenant_id: tenantId,
   collection_id: collectionId,
   kind: "model",
+  trigger: "request",
   apply: true,
   status: "queued",
   phase: "queued",
@@ -49,6 +50,9 @@ describeEachStore("store: collection adaptations", (open) => {
     expect((await a.listAdaptations("t1", "c1", 2)).map((x) => x.id)).toEqual(["a2", "a3"]);
     expect(await a.listAdaptations("t2", "c1", 10)).toEqual([]);
     expect((await a.unfinishedAdaptations()).map((x) => x.id).sort()).toEqual(["a1", "a2", "a3", "a4"]);
+    await a.createAdaptation({ ...adaptation("a5", "c2", at(16)), trigger: "automatic", status: "running" });
+    expect((await a.unfinishedAdaptations()).find((x) => x.id === "a5")).toEqual({ id: "a5", tenant_id: "t1", trigger: "automatic" });
+    expect(await a.transitionAdaptation("t1", "a5", ["running"], "failed", { error: "interrupted" })).toMatchObject({ trigger: "automatic", status: "failed" });
 
     expect(await a.setAdaptationProgress("t1", "a1", { phase: "training", folds_done: 0 })).toBe(false);
     expect(await a.transitionAdaptation("t2", "a1", ["queued"], "running")).toBeNull(); // another tenant's

@@ -36,7 +36,7 @@ async function populate(store: Store, id: string, axis: number): Promise<{ chunk
   ]);
   await store.benchmarks.createRun({ id: `br-${id}`, tenant_id: id, suite_id: `b-${id}`, status: "running", query_count: 1, top_k: 10, metrics: {}, results: [], error: null, created_at: T0, completed_at: null });
   await store.benchmarks.createTuning({ id: `bt-${id}`, tenant_id: id, suite_id: `b-${id}`, collection_id: `col-${id}`, status: "queued", apply: false, phase: "queued", cases_done: 0, cases_total: 1, result: null, error: null, created_at: T0, started_at: null, finished_at: null });
-  await store.adaptations.createAdaptation({ id: `ad-${id}`, tenant_id: id, collection_id: `col-${id}`, kind: "model", apply: true, status: "queued", phase: "queued", folds_done: 0, result: null, error: null, created_at: T0, started_at: null, finished_at: null });
+  await store.adaptations.createAdaptation({ id: `ad-${id}`, tenant_id: id, collection_id: `col-${id}`, kind: "model", trigger: "automatic", apply: true, status: "queued", phase: "queued", folds_done: 0, result: null, error: null, created_at: T0, started_at: null, finished_at: null });
   const crawl = { id: `cr-${id}`, tenant_id: id, data_source_id: `src-${id}`, url: "https://x.org/", status: "queued" as const, pages_crawled: 0, pages_failed: 0, page_limit: 5, max_depth: 1, render_js: false, include_paths: [], error: null, created_at: T0, started_at: null, finished_at: null };
   await store.crawls.create(crawl);
   await store.crawls.recordPage({ tenant_id: id, data_source_id: `src-${id}`, url: "https://x.org/a", job_id: crawl.id, format: "html", links: [], etag: null, last_modified: null, content_hash: "h", document_id: d!.id, crawled_at: T0 });

@@ -535,7 +535,7 @@ export interface paths {
         };
         /**
          * A collection's adaptation jobs, newest first (the 50 newest)
-         * @description Adaptations requested in the background (POST /collections/{collection_id}/adapt with background, or kind model). Automatic ones are recorded in settings.model_adaptation.
+         * @description Adaptations run as jobs: requested in the background (POST /collections/{collection_id}/adapt with background, or kind model), automatic ones (the collection reached the size) and a tuning's adapt_model in the background; trigger says which. Adaptations answered in the request are not listed.
          *
          *     Required scope: `search`.
          */
@@ -1546,7 +1546,9 @@ export interface components {
             collection_id: string;
             /** @description queries or model */
             kind: string;
-            /** @description the request asked for the adaptation to be applied (same rule as the synchronous call) */
+            /** @description request (POST /collections/{collection_id}/adapt in the background), automatic (the collection reached ADAPT_AUTO_MIN_DOCUMENTS or ADAPT_AUTO_MIN_CHUNKS) or tuning (a tuning's adapt_model) */
+            trigger: string;
+            /** @description the adaptation is to be applied when its guards allow it (same rule as the synchronous call); always true for automatic ones */
             apply: boolean;
             /** @description queued -> running -> completed | failed */
             status: string;
@@ -5578,6 +5580,7 @@ export interface operations {
                      *       "id": "adp_5c1e0b7d9a2f4e6b8c3d",
                      *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
                      *       "kind": "model",
+                     *       "trigger": "request",
                      *       "apply": true,
                      *       "status": "running",
                      *       "progress": {
@@ -5707,6 +5710,7 @@ export interface operations {
                      *         "id": "adp_5c1e0b7d9a2f4e6b8c3d",
                      *         "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
                      *         "kind": "model",
+                     *         "trigger": "request",
                      *         "apply": true,
                      *         "status": "running",
                      *         "progress": {
@@ -5800,6 +5804,7 @@ export interface operations {
                      *       "id": "adp_5c1e0b7d9a2f4e6b8c3d",
                      *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
                      *       "kind": "model",
+                     *       "trigger": "request",
                      *       "apply": true,
                      *       "status": "running",
                      *       "progress": {

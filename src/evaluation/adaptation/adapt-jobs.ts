@@ -3,16 +3,20 @@
 // hold a request) answers 202 at once with a row that GET /collections/{id}/adaptations/{id} reads:
 // status, phase, folds done and, once completed, the synchronous call's answer. The job runs the
 // same runAdaptation on the tune queue (one worker, beside tunings and automatic adaptations).
+// Automatic adaptations (adapt-service.ts) write a row of their own the same way (runTracked), so
+// the list shows what the server did to a collection and what it is doing now.
 //
 // A retry (the worker died, the lease ran out) finds the row running and starts over: nothing is
-// written to the collection before the very end of a run.
+// written to the collection before the very end of a run. An automatic run's job is retried by the
+// queue under the collection's id, with a new row; the interrupted row is marked failed then.
 import type { Logger } from "pino";
-import type { AdaptationStore, CollectionAdaptationRow } from "../../store/adaptation-types.js";
+import type { AdaptationStore, AdaptationTrigger, CollectionAdaptationRow } from "../../store/adaptation-types.js";
 import { newId, nowIso } from "../../store/ids.js";
 import { QueueUnavailableError, type JobQueue, type QueuedJob, type RunningJob } from "../../jobs/types.js";
 import { notFound, ServiceError, unavailable, ValidationError } from "../../services/errors.js";
 import { CV_FOLDS } from "../tuning/tuning-cv.js";
-import { adaptable, runAdaptation, type AdaptDeps, type AdaptRequest } from "./adapt-run.js";
+import { ADAPT_JOB_KIND } from "./adapt-types.js";
+import { adaptable, runAdaptation, type AdaptationReport, type AdaptDeps, type AdaptRequest } from "./adapt-run.js";
 
 /** The queue job of one requested adaptation (subject: its row's id); ADAPT_JOB_KIND is the automatic one. */
 export const ADAPT_RUN_JOB_KIND = "adapt-run";
@@ -32,6 +36,7 @@ export interface AdaptationJobOut {
   id: string;
   collection_id: string;
   kind: string;
+  trigger: AdaptationTrigger;
   apply: boolean;
   status: CollectionAdaptationRow["status"];
   progress: { phase: string; folds_done: number; folds_total: number };
@@ -46,6 +51,7 @@ export const adaptationOut = (r: CollectionAdaptationRow): AdaptationJobOut => (
   id: r.id,
   collection_id: r.collection_id,
   kind: r.kind,
+  trigger: r.trigger,
   apply: r.apply,
   status: r.status,
   progress: { phase: r.phase, folds_done: r.folds_done, folds_total: CV_FOLDS },
@@ -61,26 +67,32 @@ const adaptJob = (row: { id: string; tenant_id: string }) => ({ tenant_id: row.t
 const queueDown = () =>
   unavailable("The adaptation queue is not running, so the adaptation was not started. Try again in a moment, or send background: false to adapt in the request.");
 
-/** Checks what can be checked now (404, 422), stores the job's row and queues it. */
-export async function queueAdaptation(deps: AdaptJobDeps, tenantId: string, collectionId: string, body: AdaptRequest): Promise<AdaptationJobOut> {
-  const kind = body.kind ?? "queries";
-  await adaptable(deps, tenantId, collectionId, kind);
-  if (!deps.queue().available()) throw queueDown();
-  const row: CollectionAdaptationRow = {
+/** A new adaptation's row: queued for a request in the background, running for an automatic one that starts now. */
+function newRow(tenantId: string, collectionId: string, body: AdaptRequest, trigger: AdaptationTrigger, status: "queued" | "running"): CollectionAdaptationRow {
+  const now = nowIso();
+  return {
     id: newId("adp"),
     tenant_id: tenantId,
     collection_id: collectionId,
-    kind,
+    kind: body.kind ?? "queries",
+    trigger,
     apply: body.apply === true,
-    status: "queued",
-    phase: "queued",
+    status,
+    phase: status === "queued" ? "queued" : "training",
     folds_done: 0,
     result: null,
     error: null,
-    created_at: nowIso(),
-    started_at: null,
+    created_at: now,
+    started_at: status === "queued" ? null : now,
     finished_at: null,
   };
+}
+
+/** Checks what can be checked now (404, 422), stores the job's row and queues it. */
+export async function queueAdaptation(deps: AdaptJobDeps, tenantId: string, collectionId: string, body: AdaptRequest): Promise<AdaptationJobOut> {
+  await adaptable(deps, tenantId, collectionId, body.kind ?? "queries");
+  if (!deps.queue().available()) throw queueDown();
+  const row = newRow(tenantId, collectionId, body, "request", "queued");
   await deps.store.adaptations.createAdaptation(row);
   try {
     await deps.queue().enqueue(adaptJob(row));
@@ -99,6 +111,37 @@ function failureMessage(err: unknown): string {
   return `The adaptation stopped: ${err instanceof Error ? err.message : String(err)}`;
 }
 
+/** Runs the adaptation of a running row, writing its progress and how it ended (completed with the answer, or failed with why); rethrows a failure. */
+async function runTracked(deps: AdaptJobDeps, row: CollectionAdaptationRow): Promise<AdaptationReport> {
+  const { tenant_id: tenantId, id } = row;
+  const onProgress = async (p: { phase: string; folds_done: number }) => void (await deps.store.adaptations.setAdaptationProgress(tenantId, id, p));
+  try {
+    const body: AdaptRequest = { apply: row.apply, kind: row.kind === "model" ? "model" : "queries" };
+    const result = await runAdaptation(deps, tenantId, row.collection_id, body, { onProgress });
+    await deps.store.adaptations.transitionAdaptation(tenantId, id, ["running"], "completed", { phase: "done", result, finished_at: nowIso() });
+    return result;
+  } catch (err) {
+    await deps.store.adaptations.transitionAdaptation(tenantId, id, ["running"], "failed", { error: failureMessage(err), finished_at: nowIso() });
+    throw err;
+  }
+}
+
+/**
+ * An automatic adaptation (or a tuning's adapt_model) of the collection, recorded as a row like a
+ * requested one. Its queue job is the collection's (one at a time), so a row of the same trigger
+ * still running is one a crash or a shutdown interrupted: it is marked failed first.
+ */
+export async function runRecorded(deps: AdaptJobDeps, tenantId: string, collectionId: string, body: AdaptRequest, trigger: "automatic" | "tuning"): Promise<AdaptationReport> {
+  for (const r of await deps.store.adaptations.listAdaptations(tenantId, collectionId, ADAPTATIONS_LIST_LIMIT)) {
+    if (r.status === "running" && r.trigger === trigger) await deps.store.adaptations.transitionAdaptation(tenantId, r.id, ["running"], "failed", { error: INTERRUPTED, finished_at: nowIso() });
+  }
+  const row = newRow(tenantId, collectionId, body, trigger, "running");
+  await deps.store.adaptations.createAdaptation(row);
+  return runTracked(deps, row);
+}
+
+const INTERRUPTED = "The adaptation was interrupted (the server stopped); it was started again.";
+
 /** The tune queue's handler of ADAPT_RUN_JOB_KIND. */
 export async function handleAdaptJob(deps: AdaptJobDeps, job: RunningJob): Promise<void> {
   // from "running" too: a retry after a crash starts over
@@ -106,28 +149,29 @@ export async function handleAdaptJob(deps: AdaptJobDeps, job: RunningJob): Promi
   const row = await deps.store.adaptations.transitionAdaptation(job.tenant_id, job.subject, ["queued", "running"], "running", patch);
   if (!row) return; // deleted with its collection or tenant, or already ended
   try {
-    const onProgress = async (p: { phase: string; folds_done: number }) => void (await deps.store.adaptations.setAdaptationProgress(row.tenant_id, row.id, p));
-    const body: AdaptRequest = { apply: row.apply, kind: row.kind === "model" ? "model" : "queries" };
-    const result = await runAdaptation(deps, row.tenant_id, row.collection_id, body, { onProgress });
-    await deps.store.adaptations.transitionAdaptation(row.tenant_id, row.id, ["running"], "completed", { phase: "done", result, finished_at: nowIso() });
+    const result = await runTracked(deps, row);
     deps.log.info({ event: "adaptation", adaptation: row.id, tenant: row.tenant_id, collection: row.collection_id, kind: row.kind, applied: result.apply.applied, ms: result.took_ms }, result.apply.detail);
   } catch (err) {
     // a collection that cannot be adapted (too few pairs, deleted meanwhile) or a failure: retrying would not help
     deps.log.warn({ err, adaptation: row.id, tenant: row.tenant_id }, "adaptation failed");
-    await deps.store.adaptations.transitionAdaptation(row.tenant_id, row.id, ["running"], "failed", { error: failureMessage(err), finished_at: nowIso() });
   }
 }
 
 /** The queue gave up on an adaptation job (attempts used up): say so on its row. */
 export async function giveUpAdaptation(deps: Pick<AdaptJobDeps, "store">, job: Pick<QueuedJob, "tenant_id" | "subject" | "kind">, error: string): Promise<void> {
-  if (job.kind !== ADAPT_RUN_JOB_KIND) return;
-  await deps.store.adaptations.transitionAdaptation(job.tenant_id, job.subject, ["queued", "running"], "failed", { error: `The adaptation could not run: ${error}`, finished_at: nowIso() });
+  const failed = { error: `The adaptation could not run: ${error}`, finished_at: nowIso() };
+  if (job.kind === ADAPT_RUN_JOB_KIND) await deps.store.adaptations.transitionAdaptation(job.tenant_id, job.subject, ["queued", "running"], "failed", failed);
+  if (job.kind !== ADAPT_JOB_KIND) return;
+  // an automatic run's job is the collection's: its row left running by the last attempt
+  for (const r of await deps.store.adaptations.listAdaptations(job.tenant_id, job.subject, ADAPTATIONS_LIST_LIMIT)) {
+    if (r.status === "running" && r.trigger !== "request") await deps.store.adaptations.transitionAdaptation(job.tenant_id, r.id, ["running"], "failed", failed);
+  }
 }
 
-/** Tune queue recovery: every queued or running adaptation has a live queue job. */
+/** Tune queue recovery: every queued or running requested adaptation has a live queue job (an automatic one's job is the collection's, which the queue keeps). */
 export async function recoverAdaptations(deps: Pick<AdaptJobDeps, "store" | "log">, queue: Pick<JobQueue, "enqueue">): Promise<number> {
   let n = 0;
-  for (const row of await deps.store.adaptations.unfinishedAdaptations()) if (await queue.enqueue({ ...adaptJob(row), unlessLive: true })) n++;
+  for (const row of await deps.store.adaptations.unfinishedAdaptations()) if (row.trigger === "request" && (await queue.enqueue({ ...adaptJob(row), unlessLive: true }))) n++;
   if (n) deps.log.info({ adaptations: n }, "resuming interrupted adaptations");
   return n;
 }

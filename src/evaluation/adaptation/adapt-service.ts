@@ -16,7 +16,17 @@ import { nowIso } from "../../store/ids.js";
 import { tenantOf, type Principal } from "../../services/auth/auth-types.js";
 import { ValidationError } from "../../services/errors.js";
 import { runAdaptation, type AdaptDeps, type AdaptRequest } from "./adapt-run.js";
-import { getAdaptation, giveUpAdaptation, handleAdaptJob, listAdaptations, queueAdaptation, recoverAdaptations, type AdaptationJobOut, type AdaptJobDeps } from "./adapt-jobs.js";
+import {
+  getAdaptation,
+  giveUpAdaptation,
+  handleAdaptJob,
+  listAdaptations,
+  queueAdaptation,
+  recoverAdaptations,
+  runRecorded,
+  type AdaptationJobOut,
+  type AdaptJobDeps,
+} from "./adapt-jobs.js";
 
 import { ADAPT_JOB_KIND } from "./adapt-types.js";
 import type { AdaptKind } from "./adapt-methods.js";
@@ -85,7 +95,7 @@ async function autoAdapt(deps: AdapterDeps, job: RunningJob): Promise<void> {
     const apply = job.payload && typeof job.payload.apply === "boolean" ? job.payload.apply : true;
     const automatic = !(job.payload && typeof job.payload.apply === "boolean");
     const kind = automatic ? await automaticKind(deps, job.tenant_id, job.subject) : "queries";
-    const r = await runAdaptation(deps, job.tenant_id, job.subject, { apply, kind });
+    const r = await runRecorded(deps, job.tenant_id, job.subject, { apply, kind }, automatic ? "automatic" : "tuning");
     deps.log.info({ event: "adaptation", kind, tenant: job.tenant_id, collection: job.subject, applied: r.apply.applied, held_out: r.held_out, ms: r.took_ms }, r.apply.detail);
     if (r.apply.applied || !automatic) return;
     // refused: remember the size it was tried at (the collection's settings are re-read: the run took a while)

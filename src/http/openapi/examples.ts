@@ -328,6 +328,7 @@ const adaptationJob = {
   id: IDS.adaptation,
   collection_id: IDS.collection,
   kind: "model",
+  trigger: "request",
   apply: true,
   status: "running",
   progress: { phase: "cross-validation", folds_done: 2, folds_total: 5 },

@@ -68,7 +68,9 @@ export const adaptationRoutes =
         schema: {
           tags: ["collections"],
           summary: "A collection's adaptation jobs, newest first (the 50 newest)",
-          description: "Adaptations requested in the background (POST /collections/{collection_id}/adapt with background, or kind model). Automatic ones are recorded in settings.model_adaptation.",
+          description:
+            "Adaptations run as jobs: requested in the background (POST /collections/{collection_id}/adapt with background, or kind model), automatic ones (the collection reached the size) and a tuning's adapt_model in the background; trigger says which. " +
+            "Adaptations answered in the request are not listed.",
           params: CollectionParams,
           response: { 200: Type.Array(ref(AdaptationJobOut)), ...errors(401, 403, 404) },
         },

@@ -227,7 +227,10 @@ export const AdaptationJobOut = Type.Object(
     id: Type.String(),
     collection_id: Type.String(),
     kind: Type.String({ description: "queries or model" }),
-    apply: Type.Boolean({ description: "the request asked for the adaptation to be applied (same rule as the synchronous call)" }),
+    trigger: Type.String({
+      description: "request (POST /collections/{collection_id}/adapt in the background), automatic (the collection reached ADAPT_AUTO_MIN_DOCUMENTS or ADAPT_AUTO_MIN_CHUNKS) or tuning (a tuning's adapt_model)",
+    }),
+    apply: Type.Boolean({ description: "the adaptation is to be applied when its guards allow it (same rule as the synchronous call); always true for automatic ones" }),
     status: Type.String({ description: "queued -> running -> completed | failed" }),
     progress: Type.Object({
       phase: Type.String({ description: "queued; training (the adaptation scored on the held-out pairs); cross-validation (one training per fold); applying; done" }),

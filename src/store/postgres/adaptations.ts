@@ -1,7 +1,7 @@
 // Adaptation jobs of collections on PostgreSQL (see sqlite/adaptations.ts). `seq` breaks ties of
 // equal timestamps in insertion order, as SQLite's rowid does.
 import type { Pool } from "./db.js";
-import { ADAPTATIONS_TABLE, type AdaptationStore, type CollectionAdaptationRow } from "../adaptation-types.js";
+import { ADAPTATIONS_TABLE, type AdaptationStore, type CollectionAdaptationRow, type UnfinishedAdaptation } from "../adaptation-types.js";
 import { columnList, jobRowValues } from "../job-rows.js";
 import { pgTransition } from "./job-rows.js";
 import { parseJson } from "./rows.js";
@@ -35,7 +35,7 @@ export function pgAdaptations(pool: Pool): AdaptationStore {
       return ((await pool.query(sql, [p.phase, p.folds_done, tenantId, id])).rowCount ?? 0) > 0;
     },
     async unfinishedAdaptations() {
-      return (await pool.query<{ id: string; tenant_id: string }>("SELECT id, tenant_id FROM collection_adaptations WHERE status IN ('queued', 'running')")).rows;
+      return (await pool.query<UnfinishedAdaptation>("SELECT id, tenant_id, trigger FROM collection_adaptations WHERE status IN ('queued', 'running')")).rows;
     },
   };
 }

@@ -1,7 +1,7 @@
 // Adaptation jobs of collections in SQLite (see adaptation-types.ts). The answer (result) is JSON
 // text, apply an INTEGER 0/1.
 import type { DB } from "./db.js";
-import { ADAPTATIONS_TABLE, type AdaptationStore, type CollectionAdaptationRow } from "../adaptation-types.js";
+import { ADAPTATIONS_TABLE, type AdaptationStore, type CollectionAdaptationRow, type UnfinishedAdaptation } from "../adaptation-types.js";
 import { columnList, jobRowValues } from "../job-rows.js";
 import { parseJson } from "./content/json.js";
 import { sqliteTransition } from "./job-rows.js";
@@ -37,7 +37,7 @@ export function sqliteAdaptations(db: DB): AdaptationStore {
       return progress.run(p.phase, p.folds_done, tenantId, id).changes > 0;
     },
     async unfinishedAdaptations() {
-      return db.prepare("SELECT id, tenant_id FROM collection_adaptations WHERE status IN ('queued', 'running')").all() as { id: string; tenant_id: string }[];
+      return db.prepare("SELECT id, tenant_id, trigger FROM collection_adaptations WHERE status IN ('queued', 'running')").all() as UnfinishedAdaptation[];
     },
   };
 }

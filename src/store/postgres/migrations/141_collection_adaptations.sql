@@ -7,6 +7,8 @@ CREATE TABLE collection_adaptations (
   seq BIGINT GENERATED ALWAYS AS IDENTITY,
   collection_id TEXT NOT NULL,
   kind TEXT NOT NULL,
+  -- request (POST .../adapt in the background), automatic (the collection reached the size) or tuning (adapt_model)
+  trigger TEXT NOT NULL DEFAULT 'request',
   apply BOOLEAN NOT NULL DEFAULT FALSE,
   -- queued -> running -> completed | failed
   status TEXT NOT NULL,

@@ -1,11 +1,13 @@
--- Adaptation jobs of collections (POST /collections/{id}/adapt in the background): status,
--- progress and, once completed, the same answer the synchronous call gives. They go with their
--- collection and their tenant.
+-- Adaptation jobs of collections (POST /collections/{id}/adapt in the background, and the automatic
+-- ones): status, progress and, once completed, the same answer the synchronous call gives. They go
+-- with their collection and their tenant.
 CREATE TABLE collection_adaptations (
   id TEXT PRIMARY KEY,
   tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
   collection_id TEXT NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
   kind TEXT NOT NULL,
+  -- request (POST .../adapt in the background), automatic (the collection reached the size) or tuning (adapt_model)
+  trigger TEXT NOT NULL DEFAULT 'request',
   apply INTEGER NOT NULL DEFAULT 0,
   -- queued -> running -> completed | failed
   status TEXT NOT NULL,
