@@ -5,8 +5,8 @@
 import type { Json } from "./content-types.js";
 import type { JobTable } from "./job-rows.js";
 
-/** queued -> running -> completed | failed */
-export type AdaptationStatus = "queued" | "running" | "completed" | "failed";
+/** queued -> running -> applying -> completed; failed from any before completed; cancelled while queued or running */
+export type AdaptationStatus = "queued" | "running" | "applying" | "completed" | "failed" | "cancelled";
 
 /** what started it: POST .../adapt in the background, the collection reaching the size, or a tuning's adapt_model */
 export type AdaptationTrigger = "request" | "automatic" | "tuning";
@@ -54,9 +54,9 @@ export interface AdaptationStore {
     to: AdaptationStatus,
     patch?: AdaptationPatch,
   ): Promise<CollectionAdaptationRow | null>;
-  /** progress of a running adaptation; false (and nothing written) when it is no longer running or gone */
+  /** progress of a running adaptation; false (and nothing written) when it is no longer running (cancelled, applying) or gone */
   setAdaptationProgress(tenantId: string, id: string, progress: { phase: string; folds_done: number }): Promise<boolean>;
-  /** queued or running adaptations of every tenant (queue recovery) */
+  /** queued, running or applying adaptations of every tenant (queue recovery) */
   unfinishedAdaptations(): Promise<UnfinishedAdaptation[]>;
 }
 

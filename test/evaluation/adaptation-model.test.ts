@@ -68,7 +68,7 @@ describe("whole-model adaptation of a collection (kind model)", () => {
     for (const until = Date.now() + 150_000; Date.now() < until; await new Promise((r) => setTimeout(r, 50))) {
       const job = (await s.call("GET", location, { key })).body;
       if (phases.at(-1) !== job.progress.phase) phases.push(job.progress.phase);
-      if (job.status === "completed" || job.status === "failed") return { job, phases };
+      if (["completed", "failed", "cancelled"].includes(job.status)) return { job, phases };
     }
     throw new Error(`adaptation ${location} did not end`);
   }
@@ -117,6 +117,60 @@ describe("whole-model adaptation of a collection (kind model)", () => {
     expect((await storedScores(await adaptedEncoder(id), [chunk]))[0]).toBeGreaterThan(0.999);
   }, 120_000);
 
+  it("cancels a queued and a running adaptation, which writes nothing; one already applying answers 409", async () => {
+    const applied = (await settingsOf()).model_adaptation.id;
+    const cancel = (id: string) => s.call("POST", `/collections/${collection}/adaptations/${id}/cancel`, { key });
+    // the user's requests are timed by the run itself: sent when it reports its first fold (or
+    // starts applying), through the store the service writes its progress with
+    const store = s.rt.store.adaptations;
+    const { setAdaptationProgress, transitionAdaptation } = store;
+    const sent: Record<string, any> = {};
+    let lastId = "";
+    store.setAdaptationProgress = async (tenant, id, p) => {
+      if (p.folds_done === 1 && !sent.running) {
+        // a second adaptation waits its turn (one at a time): cancelled while queued
+        sent.queued = (await adapt({ kind: "model", apply: true })).body;
+        sent.queuedCancel = await cancel(sent.queued.id);
+        sent.running = await cancel(id);
+      }
+      return setAdaptationProgress.call(store, tenant, id, p);
+    };
+    store.transitionAdaptation = async (tenant, id, from, to, patch) => {
+      const row = await transitionAdaptation.call(store, tenant, id, from, to, patch);
+      if (to === "applying" && !sent.applying) sent.applying = await cancel(id);
+      return row;
+    };
+    try {
+      const first = (await adapt({ kind: "model", apply: true })).body;
+      const { job } = await follow(`/collections/${collection}/adaptations/${first.id}`);
+      expect(sent.running.body).toMatchObject({ id: first.id, status: "cancelled", error: "The adaptation was cancelled." });
+      // it stopped at that fold (whose progress it could no longer write), before the other four, and wrote nothing
+      expect(job).toMatchObject({ status: "cancelled", result: null, progress: { phase: "cross-validation", folds_done: 0 } });
+      expect(sent.queuedCancel.body).toMatchObject({ status: "cancelled", started_at: null });
+      await expect.poll(() => s.rt.tuneQueue.pending(), { timeout: 30_000, interval: 20 }).toBe(0);
+      expect((await s.call("GET", `/collections/${collection}/adaptations/${sent.queued.id}`, { key })).body).toMatchObject({ status: "cancelled", started_at: null });
+      expect((await settingsOf()).model_adaptation.id).toBe(applied);
+      expect(sent.applying).toBeUndefined();
+
+      // once applying, the collection is being written: the cancel is refused, and the run completes
+      sent.running = true;
+      lastId = (await adapt({ kind: "model", apply: true })).body.id;
+      const done = (await follow(`/collections/${collection}/adaptations/${lastId}`)).job;
+      expect(sent.applying.status).toBe(409);
+      expect(sent.applying.body.detail).toMatch(/can no longer be cancelled: it passed its checks and is being written/);
+      expect(done.status).toBe("completed");
+      expect((await settingsOf()).model_adaptation.id).toBe(done.result.model_adaptation.id);
+    } finally {
+      store.setAdaptationProgress = setAdaptationProgress;
+      store.transitionAdaptation = transitionAdaptation;
+    }
+    // ended: 409; through another collection: 404
+    const again = await cancel(lastId);
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toMatch(/can no longer be cancelled: it is completed/);
+    expect((await s.call("POST", `/collections/col_missing/adaptations/${sent.queued.id}/cancel`, { key })).status).toBe(404);
+  }, 120_000);
+
   it("keeps its source out of other collections (409) while it is on, and refuses kind model for a shared source (422)", async () => {
     const other = (await s.call("POST", "/collections", { key, json: { name: "Other", data_source_ids: [source] } })).status;
     expect(other).toBe(409);
@@ -152,7 +206,7 @@ describe("whole-model adaptation of a collection (kind model)", () => {
     expect(job.error).toMatch(/at least 40/);
     // each collection lists its own jobs; another collection's id is not found through this one
     const mine = (await s.call("GET", `/collections/${collection}/adaptations`, { key })).body;
-    expect(mine.map((j: any) => j.status)).toEqual(["completed"]);
+    expect(mine.map((j: any) => j.status)).toEqual(["completed", "cancelled", "cancelled", "completed"]);
     expect((await s.call("GET", `/collections/${c}/adaptations`, { key })).body.map((j: any) => j.id)).toEqual([queued.body.id]);
     expect((await s.call("GET", `/collections/${collection}/adaptations/${queued.body.id}`, { key })).status).toBe(404);
   }, 120_000);

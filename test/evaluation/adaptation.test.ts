@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer, indexedCollection } from "../kit/index.js";
 import { TOPICS, topicPages, uniquePages } from "./adaptation-corpora.js";
+import { keylessPrincipal } from "../../src/services/auth/auth-types.js";
 
 describe("per-collection adaptation of the quarry-static query model", () => {
   let s: TestServer;
@@ -180,6 +181,29 @@ describe("automatic adaptation once a collection reaches ADAPT_AUTO_MIN_DOCUMENT
     expect(a.detail).toMatch(/does not improve the held-out pairs/);
     const [run] = (await s.call("GET", `/collections/${collection}/adaptations`, { key })).body;
     expect(run).toMatchObject({ trigger: "automatic", status: "completed", result: { apply: { applied: false, detail: a.detail } } });
+  }, 90_000);
+
+  it("records a cancelled automatic adaptation as it records a refusal, so it waits for the collection to double", async () => {
+    // cancelled by its user as it reports its first fold, through the store its progress goes to
+    const store = s.rt.store.adaptations;
+    const { setAdaptationProgress } = store;
+    store.setAdaptationProgress = async (tenantId, id, p) => {
+      if (p.folds_done === 1) {
+        const row = (await store.getAdaptation(tenantId, id))!;
+        await s.rt.adapter.cancel(keylessPrincipal(await s.rt.store.tenants.get(tenantId), ["ingest"]), row.collection_id, id);
+      }
+      return setAdaptationProgress.call(store, tenantId, id, p);
+    };
+    try {
+      const { key, collection } = await indexedCollection(s, topicPages());
+      const a = await recordOf(key, collection);
+      expect(a).toMatchObject({ enabled: false, applied: false, documents: 12 });
+      expect(a.detail).toMatch(/^The automatic adaptation was cancelled\. It is tried again once the collection has doubled/);
+      const runs = (await s.call("GET", `/collections/${collection}/adaptations`, { key })).body;
+      expect(runs.map((r: any) => [r.trigger, r.status])).toEqual([["automatic", "cancelled"]]);
+    } finally {
+      store.setAdaptationProgress = setAdaptationProgress;
+    }
   }, 90_000);
 
   it("leaves alone a collection that turned it off (model_adaptation_auto: false)", async () => {

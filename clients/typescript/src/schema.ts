@@ -568,6 +568,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/collections/{collection_id}/adaptations/{adaptation_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a queued or running adaptation (the collection is left as it was)
+         * @description A running adaptation stops after the training it is in (each of its six takes seconds to a minute); nothing is written to the collection before its end. A cancelled automatic adaptation is tried again only once the collection has doubled, as a refused one is. 409 once the adaptation is applying (its checks passed and the collection is being written), completed, failed or cancelled.
+         *
+         *     Required scope: `ingest`.
+         */
+        post: operations["cancelCollectionAdaptation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/data-sources": {
         parameters: {
             query?: never;
@@ -1550,7 +1572,7 @@ export interface components {
             trigger: string;
             /** @description the adaptation is to be applied when its guards allow it (same rule as the synchronous call); always true for automatic ones */
             apply: boolean;
-            /** @description queued -> running -> completed | failed */
+            /** @description queued -> running -> applying (its checks passed; the collection is being written) -> completed; failed; cancelled (while queued or running) */
             status: string;
             progress: {
                 /** @description queued; training (the adaptation scored on the held-out pairs); cross-validation (one training per fold); applying; done */
@@ -5859,6 +5881,113 @@ export interface operations {
                     /**
                      * @example {
                      *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelCollectionAdaptation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Only with the operator's platform key: the id of the tenant to act in. Any other key acts in its own tenant (sending a different tenant id is refused with 400).
+                 * @example ten_4f1c9a0b2d7e6c5a3b18
+                 */
+                "X-Tenant-Id"?: components["parameters"]["TenantId"];
+            };
+            path: {
+                /** @example col_3k9x2mqp7r1t8w0z5v4y */
+                collection_id: string;
+                /** @example adp_5c1e0b7d9a2f4e6b8c3d */
+                adaptation_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The adaptation, now cancelled; the collection is unchanged. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "adp_5c1e0b7d9a2f4e6b8c3d",
+                     *       "collection_id": "col_3k9x2mqp7r1t8w0z5v4y",
+                     *       "kind": "model",
+                     *       "trigger": "request",
+                     *       "apply": true,
+                     *       "status": "running",
+                     *       "progress": {
+                     *         "phase": "cross-validation",
+                     *         "folds_done": 2,
+                     *         "folds_total": 5
+                     *       },
+                     *       "result": null,
+                     *       "error": null,
+                     *       "created_at": "2026-11-23T09:30:00.000Z",
+                     *       "started_at": "2026-11-23T09:31:12.000Z",
+                     *       "finished_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdaptationJobOut"];
+                };
+            };
+            /** @description Credentials are missing, or the key is not valid, revoked or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Credentials are missing. Send 'Authorization: Bearer <API key>' or sign in."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials lack the required scope (the message names it), or the email address is not verified yet for a change. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "This endpoint needs the 'ingest' scope; your credentials have: search."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found in this workspace (resources of other workspaces look exactly like missing ones). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "Collection 'col_3k9x2mqp7r1t8w0z5v4y' was not found in this workspace."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (for example a crawl already running); `detail` says what to do. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "detail": "A crawl of this data source is already running; cancel it or wait for it to finish."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];

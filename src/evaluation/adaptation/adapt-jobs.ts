@@ -10,16 +10,18 @@
 // written to the collection before the very end of a run. An automatic run's job is retried by the
 // queue under the collection's id, with a new row; the interrupted row is marked failed then.
 import type { Logger } from "pino";
-import type { AdaptationStore, AdaptationTrigger, CollectionAdaptationRow } from "../../store/adaptation-types.js";
+import type { AdaptationStatus, AdaptationStore, AdaptationTrigger, CollectionAdaptationRow } from "../../store/adaptation-types.js";
 import { newId, nowIso } from "../../store/ids.js";
 import { QueueUnavailableError, type JobQueue, type QueuedJob, type RunningJob } from "../../jobs/types.js";
-import { notFound, ServiceError, unavailable, ValidationError } from "../../services/errors.js";
+import { conflict, notFound, ServiceError, unavailable, ValidationError } from "../../services/errors.js";
 import { CV_FOLDS } from "../tuning/tuning-cv.js";
 import { ADAPT_JOB_KIND } from "./adapt-types.js";
 import { adaptable, runAdaptation, type AdaptationReport, type AdaptDeps, type AdaptRequest } from "./adapt-run.js";
 
 /** The queue job of one requested adaptation (subject: its row's id); ADAPT_JOB_KIND is the automatic one. */
 export const ADAPT_RUN_JOB_KIND = "adapt-run";
+/** A run's states: running, then applying once its guards passed and it writes the collection. */
+const LIVE: readonly AdaptationStatus[] = ["running", "applying"];
 /** Queue attempts of one adaptation job; each attempt starts over. */
 const ADAPT_RUN_ATTEMPTS = 2;
 /** GET /collections/{id}/adaptations lists this many, newest first. */
@@ -111,19 +113,40 @@ function failureMessage(err: unknown): string {
   return `The adaptation stopped: ${err instanceof Error ? err.message : String(err)}`;
 }
 
-/** Runs the adaptation of a running row, writing its progress and how it ended (completed with the answer, or failed with why); rethrows a failure. */
-async function runTracked(deps: AdaptJobDeps, row: CollectionAdaptationRow): Promise<AdaptationReport> {
+/**
+ * Runs the adaptation of a running row, writing its progress and how it ended (completed with the
+ * answer, or failed with why); rethrows a failure. Stopped by `signal`, it leaves the row as it is:
+ * cancelled by the cancel that aborted it, or running for the queue to retry after a shutdown.
+ */
+async function runTracked(deps: AdaptJobDeps, row: CollectionAdaptationRow, jobSignal: AbortSignal): Promise<AdaptationReport> {
   const { tenant_id: tenantId, id } = row;
-  const onProgress = async (p: { phase: string; folds_done: number }) => void (await deps.store.adaptations.setAdaptationProgress(tenantId, id, p));
+  // a cancel reaches a job in another process only at its next lease renewal: each progress write
+  // also finds out, from the row, whether it is still running (cancelled, or deleted with its collection)
+  const stopped = new AbortController();
+  const signal = AbortSignal.any([jobSignal, stopped.signal]);
+  const onProgress = async (p: { phase: string; folds_done: number }) => {
+    // applying is a status of its own: a cancel from then on is refused (409), so the collection
+    // is never written by a run its row calls cancelled
+    const live =
+      p.phase === "applying"
+        ? (await deps.store.adaptations.transitionAdaptation(tenantId, id, ["running"], "applying", p)) !== null
+        : await deps.store.adaptations.setAdaptationProgress(tenantId, id, p);
+    if (!live) stopped.abort(new Error("The adaptation is no longer running."));
+  };
   try {
     const body: AdaptRequest = { apply: row.apply, kind: row.kind === "model" ? "model" : "queries" };
-    const result = await runAdaptation(deps, tenantId, row.collection_id, body, { onProgress });
-    await deps.store.adaptations.transitionAdaptation(tenantId, id, ["running"], "completed", { phase: "done", result, finished_at: nowIso() });
+    const result = await runAdaptation(deps, tenantId, row.collection_id, body, { onProgress, signal });
+    await deps.store.adaptations.transitionAdaptation(tenantId, id, LIVE, "completed", { phase: "done", result, finished_at: nowIso() });
     return result;
   } catch (err) {
-    await deps.store.adaptations.transitionAdaptation(tenantId, id, ["running"], "failed", { error: failureMessage(err), finished_at: nowIso() });
+    if (!signal.aborted) await deps.store.adaptations.transitionAdaptation(tenantId, id, LIVE, "failed", { error: failureMessage(err), finished_at: nowIso() });
     throw err;
   }
+}
+
+/** Whether an aborted run was cancelled (its row says so) rather than stopped by a shutdown. */
+export async function wasCancelled(deps: Pick<AdaptJobDeps, "store">, tenantId: string, id: string): Promise<boolean> {
+  return (await deps.store.adaptations.getAdaptation(tenantId, id))?.status === "cancelled";
 }
 
 /**
@@ -131,13 +154,19 @@ async function runTracked(deps: AdaptJobDeps, row: CollectionAdaptationRow): Pro
  * requested one. Its queue job is the collection's (one at a time), so a row of the same trigger
  * still running is one a crash or a shutdown interrupted: it is marked failed first.
  */
-export async function runRecorded(deps: AdaptJobDeps, tenantId: string, collectionId: string, body: AdaptRequest, trigger: "automatic" | "tuning"): Promise<AdaptationReport> {
+export async function runRecorded(
+  deps: AdaptJobDeps,
+  job: Pick<RunningJob, "tenant_id" | "subject" | "signal">,
+  body: AdaptRequest,
+  trigger: "automatic" | "tuning",
+): Promise<{ id: string; run: Promise<AdaptationReport> }> {
+  const { tenant_id: tenantId, subject: collectionId } = job;
   for (const r of await deps.store.adaptations.listAdaptations(tenantId, collectionId, ADAPTATIONS_LIST_LIMIT)) {
-    if (r.status === "running" && r.trigger === trigger) await deps.store.adaptations.transitionAdaptation(tenantId, r.id, ["running"], "failed", { error: INTERRUPTED, finished_at: nowIso() });
+    if (LIVE.includes(r.status) && r.trigger === trigger) await deps.store.adaptations.transitionAdaptation(tenantId, r.id, LIVE, "failed", { error: INTERRUPTED, finished_at: nowIso() });
   }
   const row = newRow(tenantId, collectionId, body, trigger, "running");
   await deps.store.adaptations.createAdaptation(row);
-  return runTracked(deps, row);
+  return { id: row.id, run: runTracked(deps, row, job.signal) };
 }
 
 const INTERRUPTED = "The adaptation was interrupted (the server stopped); it was started again.";
@@ -146,25 +175,47 @@ const INTERRUPTED = "The adaptation was interrupted (the server stopped); it was
 export async function handleAdaptJob(deps: AdaptJobDeps, job: RunningJob): Promise<void> {
   // from "running" too: a retry after a crash starts over
   const patch = { phase: "training", folds_done: 0, result: null, error: null, started_at: nowIso(), finished_at: null };
-  const row = await deps.store.adaptations.transitionAdaptation(job.tenant_id, job.subject, ["queued", "running"], "running", patch);
-  if (!row) return; // deleted with its collection or tenant, or already ended
+  const row = await deps.store.adaptations.transitionAdaptation(job.tenant_id, job.subject, ["queued", ...LIVE], "running", patch);
+  if (!row) return; // deleted with its collection or tenant, cancelled, or already ended
   try {
-    const result = await runTracked(deps, row);
+    const result = await runTracked(deps, row, job.signal);
     deps.log.info({ event: "adaptation", adaptation: row.id, tenant: row.tenant_id, collection: row.collection_id, kind: row.kind, applied: result.apply.applied, ms: result.took_ms }, result.apply.detail);
   } catch (err) {
+    // cancelled (the row says so), or a shutdown: the queue puts the job back and its next run starts over
+    if (job.signal.aborted) return;
     // a collection that cannot be adapted (too few pairs, deleted meanwhile) or a failure: retrying would not help
     deps.log.warn({ err, adaptation: row.id, tenant: row.tenant_id }, "adaptation failed");
   }
 }
 
+/**
+ * POST /collections/{id}/adaptations/{adaptation_id}/cancel: queued or running -> cancelled. A
+ * running one stops after the training it is in (the queue aborts its job, in whichever process
+ * runs it); nothing is written to the collection before a run's end, so it is left as it was. 409
+ * once it has ended.
+ */
+export async function cancelAdaptation(deps: Pick<AdaptJobDeps, "store" | "queue">, tenantId: string, collectionId: string, id: string): Promise<AdaptationJobOut> {
+  await getAdaptation(deps, tenantId, collectionId, id);
+  const row = await deps.store.adaptations.transitionAdaptation(tenantId, id, ["queued", "running"], "cancelled", { error: "The adaptation was cancelled.", finished_at: nowIso() });
+  if (!row) {
+    const now = await getAdaptation(deps, tenantId, collectionId, id);
+    const why = now.status === "applying" ? "it passed its checks and is being written to the collection" : `it is ${now.status}`;
+    throw conflict(`Adaptation '${id}' can no longer be cancelled: ${why}. Only queued or running adaptations can be cancelled.`);
+  }
+  // a requested run's job is its own; an automatic one's (or a tuning's) is the collection's
+  if (row.trigger === "request") await deps.queue().cancel(ADAPT_RUN_JOB_KIND, row.id);
+  else await deps.queue().cancel(ADAPT_JOB_KIND, row.collection_id);
+  return adaptationOut(row);
+}
+
 /** The queue gave up on an adaptation job (attempts used up): say so on its row. */
 export async function giveUpAdaptation(deps: Pick<AdaptJobDeps, "store">, job: Pick<QueuedJob, "tenant_id" | "subject" | "kind">, error: string): Promise<void> {
   const failed = { error: `The adaptation could not run: ${error}`, finished_at: nowIso() };
-  if (job.kind === ADAPT_RUN_JOB_KIND) await deps.store.adaptations.transitionAdaptation(job.tenant_id, job.subject, ["queued", "running"], "failed", failed);
+  if (job.kind === ADAPT_RUN_JOB_KIND) await deps.store.adaptations.transitionAdaptation(job.tenant_id, job.subject, ["queued", ...LIVE], "failed", failed);
   if (job.kind !== ADAPT_JOB_KIND) return;
   // an automatic run's job is the collection's: its row left running by the last attempt
   for (const r of await deps.store.adaptations.listAdaptations(job.tenant_id, job.subject, ADAPTATIONS_LIST_LIMIT)) {
-    if (r.status === "running" && r.trigger !== "request") await deps.store.adaptations.transitionAdaptation(job.tenant_id, r.id, ["running"], "failed", failed);
+    if (LIVE.includes(r.status) && r.trigger !== "request") await deps.store.adaptations.transitionAdaptation(job.tenant_id, r.id, LIVE, "failed", failed);
   }
 }
 

@@ -52,6 +52,8 @@ export interface AdaptProgress {
 
 export interface AdaptHooks {
   onProgress?: (p: AdaptProgress) => Promise<void>;
+  /** a cancel (or a shutdown): the adaptation stops after the training it is in, before anything is written (checked after each onProgress) */
+  signal?: AbortSignal;
 }
 
 const refuse = (msg: string, input: unknown, field = "collection_id") => new ValidationError([{ type: "value_error", loc: [field === "collection_id" ? "path" : "body", field], msg, input }]);
@@ -67,6 +69,7 @@ async function crossValidateAdaptation(method: AdaptMethod, pairs: AdaptPair[], 
     const rest = folds.flatMap((x, j) => (j === f ? [] : x.map((c) => c.i)));
     parts.push((await method.trainAndScore(rest, fold.slice(0, MAX_SCORED_PER_FOLD).map((c) => c.i), {})).scores);
     await hooks.onProgress?.({ phase: "cross-validation", folds_done: f + 1 });
+    hooks.signal?.throwIfAborted();
   }
   const folds_better = parts.filter((p) => better(p.adapted, p.base)).length;
   const folds_worse = parts.filter((p) => better(p.base, p.adapted)).length;
@@ -164,6 +167,8 @@ export async function runAdaptation(deps: AdaptDeps, tenantId: string, collectio
   const training = { pairs: tuning.length, settings: method.settings };
   await hooks.onProgress?.({ phase: "training", folds_done: 0 });
   const { delta, scores } = await method.trainAndScore(tuning.map((c) => c.i), asked, training);
+  await hooks.onProgress?.({ phase: "cross-validation", folds_done: 0 });
+  hooks.signal?.throwIfAborted();
   const cv = await crossValidateAdaptation(method, pairs, hooks);
   const improves = better(scores.adapted, scores.base);
   const generalises = mayApply(cv.adapted, cv.base);
@@ -175,6 +180,7 @@ export async function runAdaptation(deps: AdaptDeps, tenantId: string, collectio
   let record: ModelAdaptation | null = null;
   if (applied) {
     await hooks.onProgress?.({ phase: "applying", folds_done: cv.folds });
+    hooks.signal?.throwIfAborted();
     record = {
       id: newId("qad"),
       kind,

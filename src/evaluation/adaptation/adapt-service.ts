@@ -24,6 +24,8 @@ import {
   queueAdaptation,
   recoverAdaptations,
   runRecorded,
+  cancelAdaptation,
+  wasCancelled,
   type AdaptationJobOut,
   type AdaptJobDeps,
 } from "./adapt-jobs.js";
@@ -87,30 +89,42 @@ function attemptOf(settings: Json): Attempt | null {
   return v && typeof v === "object" && !Array.isArray(v) ? (v as Attempt) : null;
 }
 
+const CANCELLED_DETAIL =
+  "The automatic adaptation was cancelled. It is tried again once the collection has doubled; settings.model_adaptation_auto: false turns automatic adaptation off.";
+
 async function autoAdapt(deps: AdapterDeps, job: RunningJob): Promise<void> {
   const collection = await deps.store.content.getCollection(job.tenant_id, job.subject);
   if (!collection) return;
+  // queued by a tuning in the background: its apply; queued on reaching the size: apply
+  const apply = job.payload && typeof job.payload.apply === "boolean" ? job.payload.apply : true;
+  const automatic = !(job.payload && typeof job.payload.apply === "boolean");
+  let runId = "";
   try {
-    // queued by a tuning in the background: its apply; queued on reaching the size: apply
-    const apply = job.payload && typeof job.payload.apply === "boolean" ? job.payload.apply : true;
-    const automatic = !(job.payload && typeof job.payload.apply === "boolean");
     const kind = automatic ? await automaticKind(deps, job.tenant_id, job.subject) : "queries";
-    const r = await runRecorded(deps, job.tenant_id, job.subject, { apply, kind }, automatic ? "automatic" : "tuning");
+    const { id, run } = await runRecorded(deps, job, { apply, kind }, automatic ? "automatic" : "tuning");
+    runId = id;
+    const r = await run;
     deps.log.info({ event: "adaptation", kind, tenant: job.tenant_id, collection: job.subject, applied: r.apply.applied, held_out: r.held_out, ms: r.took_ms }, r.apply.detail);
-    if (r.apply.applied || !automatic) return;
-    // refused: remember the size it was tried at (the collection's settings are re-read: the run took a while)
-    const now = await deps.store.content.getCollection(job.tenant_id, job.subject);
-    if (!now || attemptOf(now.settings)?.applied !== undefined) return;
-    const chunks = await deps.store.content.chunkCount(job.tenant_id, collection.data_source_ids);
-    const record = { enabled: false, applied: false, documents: collection.indexed_count, chunks, tried_at: nowIso(), detail: r.apply.detail };
-    await deps.store.content.updateCollection(job.tenant_id, job.subject, { settings: { ...now.settings, model_adaptation: record } });
+    if (!r.apply.applied && automatic) await recordRefused(deps, job, collection.data_source_ids, collection.indexed_count, r.apply.detail);
   } catch (err) {
     if (err instanceof ValidationError) {
       deps.log.info({ tenant: job.tenant_id, collection: job.subject, reason: err.message }, "automatic adaptation not possible");
       return;
     }
-    throw err;
+    if (!job.signal.aborted) throw err;
+    // cancelled: not started again at the next document, as a refusal is not; a shutdown: the queue runs it again
+    if (automatic && runId && (await wasCancelled(deps, job.tenant_id, runId))) await recordRefused(deps, job, collection.data_source_ids, collection.indexed_count, CANCELLED_DETAIL);
   }
+}
+
+/** A refused (or cancelled) automatic attempt: the size it was tried at, so it is tried again only once the collection has doubled. */
+async function recordRefused(deps: AdapterDeps, job: RunningJob, sourceIds: string[], documents: number, detail: string): Promise<void> {
+  // the collection's settings are re-read: the run took a while
+  const now = await deps.store.content.getCollection(job.tenant_id, job.subject);
+  if (!now || attemptOf(now.settings)?.applied !== undefined) return;
+  const chunks = await deps.store.content.chunkCount(job.tenant_id, sourceIds);
+  const record = { enabled: false, applied: false, documents, chunks, tried_at: nowIso(), detail };
+  await deps.store.content.updateCollection(job.tenant_id, job.subject, { settings: { ...now.settings, model_adaptation: record } });
 }
 
 /** An automatic adaptation's kind: the whole model when no data source of the collection is in another collection. */
@@ -188,6 +202,8 @@ export function createAdapter(deps: AdapterDeps) {
     adaptation: (p: Principal, collectionId: string, id: string) => getAdaptation(deps, tenantOf(p).id, collectionId, id),
     /** GET /collections/{id}/adaptations */
     adaptations: (p: Principal, collectionId: string) => listAdaptations(deps, tenantOf(p).id, collectionId),
+    /** POST /collections/{id}/adaptations/{adaptation_id}/cancel */
+    cancel: (p: Principal, collectionId: string, id: string) => cancelAdaptation(deps, tenantOf(p).id, collectionId, id),
     /** the same for a tenant the caller already resolved (a tuning's adapt_model) */
     adaptIn: (tenantId: string, collectionId: string, body: AdaptRequest = {}) => runAdaptation(deps, tenantId, collectionId, body),
     /** the tune queue's handler of ADAPT_JOB_KIND (automatic, or after a tuning) */

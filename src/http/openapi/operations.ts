@@ -158,6 +158,10 @@ export const OPERATIONS: Record<string, OperationDoc> = {
     operationId: "getCollectionAdaptation",
     ok: "The adaptation job: status, progress (phase, folds of the cross-validation done) and, once completed, the adaptation's answer in `result`.",
   },
+  "POST /collections/{collection_id}/adaptations/{adaptation_id}/cancel": {
+    operationId: "cancelCollectionAdaptation",
+    ok: "The adaptation, now cancelled; the collection is unchanged.",
+  },
   "GET /collections/{collection_id}/suggest": {
     operationId: "suggest",
     ok: "Popular queries that begin with `q`, then completions of its last word, best first (empty when nothing matches).",

@@ -90,4 +90,21 @@ export const adaptationRoutes =
       },
       async (req) => adapter.adaptation(req.principal!, req.params.collection_id, req.params.adaptation_id),
     );
+    app.post(
+      "/collections/:collection_id/adaptations/:adaptation_id/cancel",
+      {
+        config: needs("ingest"),
+        schema: {
+          tags: ["collections"],
+          summary: "Cancel a queued or running adaptation (the collection is left as it was)",
+          description:
+            "A running adaptation stops after the training it is in (each of its six takes seconds to a minute); nothing is written to the collection before its end. " +
+            "A cancelled automatic adaptation is tried again only once the collection has doubled, as a refused one is. " +
+            "409 once the adaptation is applying (its checks passed and the collection is being written), completed, failed or cancelled.",
+          params: AdaptationParams,
+          response: { 200: ref(AdaptationJobOut), ...errors(401, 403, 404, 409) },
+        },
+      },
+      async (req) => adapter.cancel(req.principal!, req.params.collection_id, req.params.adaptation_id),
+    );
   };

@@ -231,7 +231,9 @@ export const AdaptationJobOut = Type.Object(
       description: "request (POST /collections/{collection_id}/adapt in the background), automatic (the collection reached ADAPT_AUTO_MIN_DOCUMENTS or ADAPT_AUTO_MIN_CHUNKS) or tuning (a tuning's adapt_model)",
     }),
     apply: Type.Boolean({ description: "the adaptation is to be applied when its guards allow it (same rule as the synchronous call); always true for automatic ones" }),
-    status: Type.String({ description: "queued -> running -> completed | failed" }),
+    status: Type.String({
+      description: "queued -> running -> applying (its checks passed; the collection is being written) -> completed; failed; cancelled (while queued or running)",
+    }),
     progress: Type.Object({
       phase: Type.String({ description: "queued; training (the adaptation scored on the held-out pairs); cross-validation (one training per fold); applying; done" }),
       folds_done: Type.Integer({ description: "trainings of the cross-validation finished" }),

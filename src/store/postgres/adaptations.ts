@@ -35,7 +35,7 @@ export function pgAdaptations(pool: Pool): AdaptationStore {
       return ((await pool.query(sql, [p.phase, p.folds_done, tenantId, id])).rowCount ?? 0) > 0;
     },
     async unfinishedAdaptations() {
-      return (await pool.query<UnfinishedAdaptation>("SELECT id, tenant_id, trigger FROM collection_adaptations WHERE status IN ('queued', 'running')")).rows;
+      return (await pool.query<UnfinishedAdaptation>("SELECT id, tenant_id, trigger FROM collection_adaptations WHERE status IN ('queued', 'running', 'applying')")).rows;
     },
   };
 }

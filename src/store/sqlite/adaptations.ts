@@ -37,7 +37,7 @@ export function sqliteAdaptations(db: DB): AdaptationStore {
       return progress.run(p.phase, p.folds_done, tenantId, id).changes > 0;
     },
     async unfinishedAdaptations() {
-      return db.prepare("SELECT id, tenant_id, trigger FROM collection_adaptations WHERE status IN ('queued', 'running')").all() as UnfinishedAdaptation[];
+      return db.prepare("SELECT id, tenant_id, trigger FROM collection_adaptations WHERE status IN ('queued', 'running', 'applying')").all() as UnfinishedAdaptation[];
     },
   };
 }

@@ -10,7 +10,7 @@ CREATE TABLE collection_adaptations (
   -- request (POST .../adapt in the background), automatic (the collection reached the size) or tuning (adapt_model)
   trigger TEXT NOT NULL DEFAULT 'request',
   apply BOOLEAN NOT NULL DEFAULT FALSE,
-  -- queued -> running -> completed | failed
+  -- queued -> running -> applying -> completed; failed; cancelled (while queued or running)
   status TEXT NOT NULL,
   phase TEXT NOT NULL DEFAULT 'queued',
   folds_done INTEGER NOT NULL DEFAULT 0,
@@ -23,4 +23,4 @@ CREATE TABLE collection_adaptations (
   FOREIGN KEY (tenant_id, collection_id) REFERENCES collections (tenant_id, id) ON DELETE CASCADE
 );
 CREATE INDEX collection_adaptations_collection ON collection_adaptations (tenant_id, collection_id, created_at, seq);
-CREATE INDEX collection_adaptations_unfinished ON collection_adaptations (status) WHERE status IN ('queued', 'running');
+CREATE INDEX collection_adaptations_unfinished ON collection_adaptations (status) WHERE status IN ('queued', 'running', 'applying');

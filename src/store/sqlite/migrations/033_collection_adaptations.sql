@@ -9,7 +9,7 @@ CREATE TABLE collection_adaptations (
   -- request (POST .../adapt in the background), automatic (the collection reached the size) or tuning (adapt_model)
   trigger TEXT NOT NULL DEFAULT 'request',
   apply INTEGER NOT NULL DEFAULT 0,
-  -- queued -> running -> completed | failed
+  -- queued -> running -> applying -> completed; failed; cancelled (while queued or running)
   status TEXT NOT NULL,
   phase TEXT NOT NULL DEFAULT 'queued',
   folds_done INTEGER NOT NULL DEFAULT 0,
@@ -20,4 +20,4 @@ CREATE TABLE collection_adaptations (
   finished_at TEXT
 );
 CREATE INDEX collection_adaptations_collection ON collection_adaptations(tenant_id, collection_id, created_at);
-CREATE INDEX collection_adaptations_unfinished ON collection_adaptations(status) WHERE status IN ('queued', 'running');
+CREATE INDEX collection_adaptations_unfinished ON collection_adaptations(status) WHERE status IN ('queued', 'running', 'applying');
