@@ -358,6 +358,7 @@ function assembleBenchmarks(b: Base, j: Jobs, search: SearchService): { benchmar
     baseModel: () => staticBaseOf(b.embedder),
     vectorsStale: () => j.backfill.request(),
     queue: () => tuneQueue!,
+    events: j.webhooks,
     log: b.log,
     autoMinDocuments: b.config.adaptAutoMinDocuments,
     autoMinChunks: b.config.adaptAutoMinChunks,

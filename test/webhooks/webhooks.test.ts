@@ -80,6 +80,9 @@ describe("webhooks", () => {
   beforeAll(async () => {
     s = await startServer({
       ...LIGHT_ENV,
+      // Quarry's static model (in-process, no download): adaptation.completed needs a model to adapt
+      EMBEDDING_PROFILE: "quarry-static",
+      ADAPT_AUTO_MIN_DOCUMENTS: "0",
       CRAWL_ALLOW_PRIVATE_NETWORKS: "true",
       WEBHOOK_RETRY_DELAYS: "0.05,0.05",
       WEBHOOK_DISABLE_AFTER_FAILURES: "1",
@@ -218,6 +221,30 @@ describe("webhooks", () => {
     expect(log).toEqual([]);
     expect(elsewhere.got).toEqual([]);
     await elsewhere.close();
+  });
+
+  it("raises adaptation.completed when an adaptation job ends, with why when it failed", async () => {
+    const got = await receiver();
+    const ep = await s.call("POST", "/webhooks", { key, json: { url: got.url, events: ["adaptation.completed"], collection_id: collectionId } });
+    expect(ep.status).toBe(201);
+    // this collection has a few short pages: too few heading pairs, so the job fails and says why
+    const job = await s.call("POST", `/collections/${collectionId}/adapt`, { key, json: { background: true } });
+    expect(job.status).toBe(202);
+    const event = await until("adaptation.completed", () => got.got.find((g) => JSON.parse(g.body).type === "adaptation.completed"));
+    expect(verify(ep.body.secret, event.headers, event.body)).toBe(true);
+    const ended = (await s.call("GET", `/collections/${collectionId}/adaptations/${job.body.id}`, { key })).body;
+    expect(ended.status).toBe("failed");
+    expect(JSON.parse(event.body).data).toEqual({
+      adaptation_id: job.body.id,
+      collection_id: collectionId,
+      trigger: "request",
+      kind: "queries",
+      status: "failed",
+      applied: false,
+      error: ended.error,
+    });
+    expect(ended.error).toMatch(/at least 40/);
+    await got.close();
   });
 
   it("DELETE removes the endpoint", async () => {

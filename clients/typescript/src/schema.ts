@@ -2851,7 +2851,7 @@ export interface components {
              * @description http(s) URL that receives the POSTs; the crawler's URL policy applies (no private addresses unless the deployment allows them)
              */
             url: string;
-            /** @description events to deliver: document.indexed, document.failed, crawl.completed, crawl.failed, source.synced, benchmark.completed, tuning.completed */
+            /** @description events to deliver: document.indexed, document.failed, crawl.completed, crawl.failed, source.synced, benchmark.completed, tuning.completed, adaptation.completed */
             events: string[];
             /** @description only events about documents and crawls of this collection's data sources */
             collection_id?: string | null;

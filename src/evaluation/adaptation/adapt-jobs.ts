@@ -14,6 +14,7 @@ import type { AdaptationStatus, AdaptationStore, AdaptationTrigger, CollectionAd
 import { newId, nowIso } from "../../store/ids.js";
 import { QueueUnavailableError, type JobQueue, type QueuedJob, type RunningJob } from "../../jobs/types.js";
 import { conflict, notFound, ServiceError, unavailable, ValidationError } from "../../services/errors.js";
+import type { WebhookEmitter } from "../../services/webhooks/webhooks.js";
 import { CV_FOLDS } from "../tuning/tuning-cv.js";
 import { ADAPT_JOB_KIND } from "./adapt-types.js";
 import { adaptable, runAdaptation, type AdaptationReport, type AdaptDeps, type AdaptRequest } from "./adapt-run.js";
@@ -32,6 +33,8 @@ export interface AdaptJobDeps extends AdaptDeps {
   /** the tune queue */
   queue: () => JobQueue;
   log: Logger;
+  /** webhook events (adaptation.completed); none in tests that leave it out */
+  events?: WebhookEmitter;
 }
 
 export interface AdaptationJobOut {
@@ -136,12 +139,19 @@ async function runTracked(deps: AdaptJobDeps, row: CollectionAdaptationRow, jobS
   try {
     const body: AdaptRequest = { apply: row.apply, kind: row.kind === "model" ? "model" : "queries" };
     const result = await runAdaptation(deps, tenantId, row.collection_id, body, { onProgress, signal });
-    await deps.store.adaptations.transitionAdaptation(tenantId, id, LIVE, "completed", { phase: "done", result, finished_at: nowIso() });
+    await emitEnded(deps, await deps.store.adaptations.transitionAdaptation(tenantId, id, LIVE, "completed", { phase: "done", result, finished_at: nowIso() }), result.apply.applied);
     return result;
   } catch (err) {
-    if (!signal.aborted) await deps.store.adaptations.transitionAdaptation(tenantId, id, LIVE, "failed", { error: failureMessage(err), finished_at: nowIso() });
+    if (!signal.aborted) await emitEnded(deps, await deps.store.adaptations.transitionAdaptation(tenantId, id, LIVE, "failed", { error: failureMessage(err), finished_at: nowIso() }), false);
     throw err;
   }
+}
+
+/** adaptation.completed: an adaptation job ended, completed (with whether it was applied) or failed; not when cancelled (its canceller knows). */
+async function emitEnded(deps: Pick<AdaptJobDeps, "events">, row: CollectionAdaptationRow | null, applied: boolean): Promise<void> {
+  if (!row || !deps.events) return;
+  const data = { adaptation_id: row.id, collection_id: row.collection_id, trigger: row.trigger, kind: row.kind, status: row.status, applied, error: row.error };
+  await deps.events.emit(row.tenant_id, "adaptation.completed", data, { collectionId: row.collection_id });
 }
 
 /** Whether an aborted run was cancelled (its row says so) rather than stopped by a shutdown. */

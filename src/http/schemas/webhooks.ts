@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { DateTime, Nullable, strictObject } from "./common.js";
 
-const EVENTS = ["document.indexed", "document.failed", "crawl.completed", "crawl.failed", "source.synced", "benchmark.completed", "tuning.completed"];
+const EVENTS = ["document.indexed", "document.failed", "crawl.completed", "crawl.failed", "source.synced", "benchmark.completed", "tuning.completed", "adaptation.completed"];
 
 export const WebhookCreate = strictObject(
   {

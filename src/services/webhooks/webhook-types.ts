@@ -17,6 +17,7 @@ export const WEBHOOK_EVENTS = [
   "source.synced",
   "benchmark.completed",
   "tuning.completed",
+  "adaptation.completed",
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
