@@ -18,14 +18,12 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { readModel } from "../../model/artifact.js";
 import { StaticEncoder, type EncoderParts } from "../../model/encoder.js";
-import type { TextPair } from "../../model/corpus.js";
 import { adaptCollection, COLLECTION_ADAPT_DEFAULTS, type CollectionAdaptSettings } from "../../model/collection-adapt.js";
 import { Random } from "../../model/random.js";
-import { words } from "../../model/mining/sections.js";
-import { passageVectors, scorePairs, type AdaptPair } from "../../model/query-adapt.js";
+import { passageVectors, scorePairs } from "../../model/query-adapt.js";
 import { lexicalLists, plainNdcg, scoreLists, vectorLists, type ModeScores } from "../bench/model/evaluate.js";
 import { loadEvalSet, type EvalSet } from "../bench/model/sets.js";
-import { ictPairs } from "../../model/sentences.js";
+import { collectionPairs, type CollectionPairs } from "./lab-pairs.js";
 import { drawReplay, REPLAY_FILE, replayPairs } from "../../model/replay.js";
 
 const { values: a } = parseArgs({
@@ -50,32 +48,6 @@ const { values: a } = parseArgs({
   },
 });
 const log = (m: string) => process.stderr.write(`${m}\n`);
-
-interface CollectionPairs {
-  /** the training pairs: heading pairs not held out, and inverse-cloze pairs */
-  train: TextPair[];
-  /** every heading pair, as the held-out scoring ranks them */
-  headings: AdaptPair[];
-  /** the held-out ones among them: every fifth */
-  asked: number[];
-}
-
-/** Heading -> section and inverse-cloze pairs of the set's passages; every fifth heading pair held out. */
-function collectionPairs(set: EvalSet, ictPerPassage: number, rnd: Random): CollectionPairs {
-  const train: TextPair[] = [];
-  const headings: AdaptPair[] = [];
-  const asked: number[] = [];
-  for (const p of set.passages) {
-    const q = p.headings.at(-1) ?? p.title;
-    if (q && words(p.body).length >= 5) {
-      if (headings.length % 5 === 4) asked.push(headings.length);
-      else train.push({ s: "heading", q, p: p.body });
-      headings.push({ id: String(headings.length), query: q, passage: p.body });
-    }
-    train.push(...ictPairs(p.body, ictPerPassage, rnd));
-  }
-  return { train, headings, asked };
-}
 
 const fmt = (m: ModeScores) => {
   const p = plainNdcg(m);
