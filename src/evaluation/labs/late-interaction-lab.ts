@@ -31,6 +31,8 @@ const { values: a } = parseArgs({
     adapt: { type: "boolean", default: false },
     top: { type: "string", default: "50" },
     weights: { type: "string", default: "0.2,0.3,0.4,0.5" },
+    // a token pair below this cosine counts as no match (0: every similarity counts)
+    "min-cos": { type: "string", default: "0" },
     cache: { type: "string", default: path.join("bench-results", "model-cache") },
   },
 });
@@ -56,7 +58,7 @@ function unitRows(parts: EncoderParts): Float32Array {
 }
 
 /** Each query token's best cosine against the passage's tokens (1 for the same token), weighted by the model's token weights. */
-function softMatch(parts: EncoderParts, unit: Float32Array, q: TokenBag, p: TokenBag): number {
+function softMatch(parts: EncoderParts, unit: Float32Array, q: TokenBag, p: TokenBag, minCos: number): number {
   const dim = parts.shape.dim;
   let num = 0;
   let den = 0;
@@ -72,7 +74,7 @@ function softMatch(parts: EncoderParts, unit: Float32Array, q: TokenBag, p: Toke
         best = Math.max(best, s);
       }
     }
-    num += w * best;
+    num += best >= minCos ? w * best : 0;
     den += w;
   }
   return den > 0 ? num / den : 0;
@@ -108,7 +110,7 @@ for (const name of a.sets!.split(",")) {
   const soft: Candidate[][] = set.queries.map((q, qi) => {
     const qb = enc.bag(q.text);
     return hybrid[qi]!.slice(0, top)
-      .map((c) => ({ id: c.id, score: softMatch(parts, unit, qb, bagOf(Number(c.id))) }))
+      .map((c) => ({ id: c.id, score: softMatch(parts, unit, qb, bagOf(Number(c.id)), Number(a["min-cos"])) }))
       .sort((x, y) => y.score - x.score);
   });
   log(`  soft match alone over hybrid's top ${top}: ${fmt(scoreLists(set, soft, soft).lexical)}`);
