@@ -65,22 +65,7 @@ const CACHE_SIZE = 32;
 const CACHE_BYTES = 160 * 1024 * 1024;
 
 export function createQueryModels(deps: { files: Pick<FileStore, "read">; base: () => StaticBaseModel | null; log: Logger; maxBytes?: number }) {
-  const maxBytes = deps.maxBytes ?? CACHE_BYTES;
-  const cache = new LruCache<string, Promise<AdaptedQueryEncoder | null>>(CACHE_SIZE);
-  const bytes = new Map<string, number>();
-
-  /** evicts the least recently used encoders (never `keep`) until the cache is within its byte budget */
-  function trim(keep: string): void {
-    for (const k of [...bytes.keys()]) if (!cache.has(k)) bytes.delete(k); // evicted by count meanwhile
-    let total = [...bytes.values()].reduce((a, b) => a + b, 0);
-    for (const k of [...cache.keys()]) {
-      if (total <= maxBytes) return;
-      if (k === keep) continue;
-      total -= bytes.get(k) ?? 0;
-      bytes.delete(k);
-      cache.delete(k);
-    }
-  }
+  const cache = new LruCache<string, Promise<AdaptedQueryEncoder | null>>(CACHE_SIZE, deps.maxBytes ?? CACHE_BYTES);
 
   async function load(tenantId: string, id: string, base: StaticBaseModel): Promise<AdaptedQueryEncoder | null> {
     try {
@@ -109,10 +94,7 @@ export function createQueryModels(deps: { files: Pick<FileStore, "read">; base: 
     let p = cache.get(key);
     if (!p) {
       p = load(tenantId, id, base).then((e) => {
-        if (e && cache.has(key)) {
-          bytes.set(key, e.bytes);
-          trim(key);
-        }
+        if (e) cache.weigh(key, e.bytes);
         return e;
       });
       cache.set(key, p);
