@@ -206,6 +206,26 @@ describe("automatic adaptation once a collection reaches ADAPT_AUTO_MIN_DOCUMENT
     }
   }, 90_000);
 
+  it("takes a cancel it learns of from its row alone (made in another process) the same way, and is not run again", async () => {
+    // a cancel whose abort has not reached this process yet: only the row says so
+    const store = s.rt.store.adaptations;
+    const { setAdaptationProgress } = store;
+    store.setAdaptationProgress = async (tenantId, id, p) => {
+      if (p.folds_done === 1) await store.transitionAdaptation(tenantId, id, ["running"], "cancelled", { error: "The adaptation was cancelled." });
+      return setAdaptationProgress.call(store, tenantId, id, p);
+    };
+    try {
+      const { key, collection } = await indexedCollection(s, topicPages());
+      const a = await recordOf(key, collection);
+      expect(a.detail).toMatch(/^The automatic adaptation was cancelled\./);
+      await expect.poll(() => s.rt.tuneQueue.pending(), { timeout: 30_000, interval: 100 }).toBe(0);
+      const runs = (await s.call("GET", `/collections/${collection}/adaptations`, { key })).body;
+      expect(runs.map((r: any) => [r.trigger, r.status])).toEqual([["automatic", "cancelled"]]);
+    } finally {
+      store.setAdaptationProgress = setAdaptationProgress;
+    }
+  }, 90_000);
+
   it("leaves alone a collection that turned it off (model_adaptation_auto: false)", async () => {
     const key = (await s.tenant()).adminKey;
     const src = (await s.call("POST", "/data-sources", { key, json: { name: "Docs", source_type: "upload" } })).body.id;

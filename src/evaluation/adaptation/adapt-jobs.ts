@@ -117,9 +117,20 @@ function failureMessage(err: unknown): string {
 }
 
 /**
+ * A run that stopped because its row is no longer live: cancelled (a refusal for an automatic run)
+ * or deleted with its collection. Not a failure: nothing to retry, nothing to log.
+ */
+export class AdaptationStopped extends Error {
+  constructor(readonly cancelled: boolean) {
+    super(cancelled ? "The adaptation was cancelled." : "The adaptation's collection was deleted.");
+  }
+}
+
+/**
  * Runs the adaptation of a running row, writing its progress and how it ended (completed with the
- * answer, or failed with why); rethrows a failure. Stopped by `signal`, it leaves the row as it is:
- * cancelled by the cancel that aborted it, or running for the queue to retry after a shutdown.
+ * answer, or failed with why); rethrows a failure. Stopped by `signal`, it leaves the row as it is
+ * and throws AdaptationStopped when the row was cancelled or deleted, the abort itself when the
+ * process is shutting down (the row stays running for the queue to retry).
  */
 async function runTracked(deps: AdaptJobDeps, row: CollectionAdaptationRow, jobSignal: AbortSignal): Promise<AdaptationReport> {
   const { tenant_id: tenantId, id } = row;
@@ -142,7 +153,12 @@ async function runTracked(deps: AdaptJobDeps, row: CollectionAdaptationRow, jobS
     await emitEnded(deps, await deps.store.adaptations.transitionAdaptation(tenantId, id, LIVE, "completed", { phase: "done", result, finished_at: nowIso() }), result.apply.applied);
     return result;
   } catch (err) {
-    if (!signal.aborted) await emitEnded(deps, await deps.store.adaptations.transitionAdaptation(tenantId, id, LIVE, "failed", { error: failureMessage(err), finished_at: nowIso() }), false);
+    if (!signal.aborted) {
+      await emitEnded(deps, await deps.store.adaptations.transitionAdaptation(tenantId, id, LIVE, "failed", { error: failureMessage(err), finished_at: nowIso() }), false);
+      throw err;
+    }
+    const now = await deps.store.adaptations.getAdaptation(tenantId, id);
+    if (!now || now.status === "cancelled") throw new AdaptationStopped(now !== null);
     throw err;
   }
 }
@@ -152,11 +168,6 @@ async function emitEnded(deps: Pick<AdaptJobDeps, "events">, row: CollectionAdap
   if (!row || !deps.events) return;
   const data = { adaptation_id: row.id, collection_id: row.collection_id, trigger: row.trigger, kind: row.kind, status: row.status, applied, error: row.error };
   await deps.events.emit(row.tenant_id, "adaptation.completed", data, { collectionId: row.collection_id });
-}
-
-/** Whether an aborted run was cancelled (its row says so) rather than stopped by a shutdown. */
-export async function wasCancelled(deps: Pick<AdaptJobDeps, "store">, tenantId: string, id: string): Promise<boolean> {
-  return (await deps.store.adaptations.getAdaptation(tenantId, id))?.status === "cancelled";
 }
 
 /**
@@ -169,14 +180,19 @@ export async function runRecorded(
   job: Pick<RunningJob, "tenant_id" | "subject" | "signal">,
   body: AdaptRequest,
   trigger: "automatic" | "tuning",
-): Promise<{ id: string; run: Promise<AdaptationReport> }> {
+): Promise<AdaptationReport> {
   const { tenant_id: tenantId, subject: collectionId } = job;
-  for (const r of await deps.store.adaptations.listAdaptations(tenantId, collectionId, ADAPTATIONS_LIST_LIMIT)) {
-    if (LIVE.includes(r.status) && r.trigger === trigger) await deps.store.adaptations.transitionAdaptation(tenantId, r.id, LIVE, "failed", { error: INTERRUPTED, finished_at: nowIso() });
-  }
+  await failLiveRuns(deps, tenantId, collectionId, (r) => r.trigger === trigger, INTERRUPTED);
   const row = newRow(tenantId, collectionId, body, trigger, "running");
   await deps.store.adaptations.createAdaptation(row);
-  return { id: row.id, run: runTracked(deps, row, job.signal) };
+  return runTracked(deps, row, job.signal);
+}
+
+/** Marks failed the collection's live rows that `which` picks: runs whose job is the collection's, which nothing else will end. */
+async function failLiveRuns(deps: Pick<AdaptJobDeps, "store">, tenantId: string, collectionId: string, which: (r: CollectionAdaptationRow) => boolean, error: string): Promise<void> {
+  for (const r of await deps.store.adaptations.listAdaptations(tenantId, collectionId, ADAPTATIONS_LIST_LIMIT)) {
+    if (LIVE.includes(r.status) && which(r)) await deps.store.adaptations.transitionAdaptation(tenantId, r.id, LIVE, "failed", { error, finished_at: nowIso() });
+  }
 }
 
 const INTERRUPTED = "The adaptation was interrupted (the server stopped); it was started again.";
@@ -191,8 +207,8 @@ export async function handleAdaptJob(deps: AdaptJobDeps, job: RunningJob): Promi
     const result = await runTracked(deps, row, job.signal);
     deps.log.info({ event: "adaptation", adaptation: row.id, tenant: row.tenant_id, collection: row.collection_id, kind: row.kind, applied: result.apply.applied, ms: result.took_ms }, result.apply.detail);
   } catch (err) {
-    // cancelled (the row says so), or a shutdown: the queue puts the job back and its next run starts over
-    if (job.signal.aborted) return;
+    // cancelled or deleted meanwhile, or a shutdown: the queue puts the job back and its next run starts over
+    if (err instanceof AdaptationStopped || job.signal.aborted) return;
     // a collection that cannot be adapted (too few pairs, deleted meanwhile) or a failure: retrying would not help
     deps.log.warn({ err, adaptation: row.id, tenant: row.tenant_id }, "adaptation failed");
   }
@@ -220,13 +236,10 @@ export async function cancelAdaptation(deps: Pick<AdaptJobDeps, "store" | "queue
 
 /** The queue gave up on an adaptation job (attempts used up): say so on its row. */
 export async function giveUpAdaptation(deps: Pick<AdaptJobDeps, "store">, job: Pick<QueuedJob, "tenant_id" | "subject" | "kind">, error: string): Promise<void> {
-  const failed = { error: `The adaptation could not run: ${error}`, finished_at: nowIso() };
-  if (job.kind === ADAPT_RUN_JOB_KIND) await deps.store.adaptations.transitionAdaptation(job.tenant_id, job.subject, ["queued", ...LIVE], "failed", failed);
-  if (job.kind !== ADAPT_JOB_KIND) return;
+  const failed = `The adaptation could not run: ${error}`;
+  if (job.kind === ADAPT_RUN_JOB_KIND) await deps.store.adaptations.transitionAdaptation(job.tenant_id, job.subject, ["queued", ...LIVE], "failed", { error: failed, finished_at: nowIso() });
   // an automatic run's job is the collection's: its row left running by the last attempt
-  for (const r of await deps.store.adaptations.listAdaptations(job.tenant_id, job.subject, ADAPTATIONS_LIST_LIMIT)) {
-    if (LIVE.includes(r.status) && r.trigger !== "request") await deps.store.adaptations.transitionAdaptation(job.tenant_id, r.id, LIVE, "failed", failed);
-  }
+  if (job.kind === ADAPT_JOB_KIND) await failLiveRuns(deps, job.tenant_id, job.subject, (r) => r.trigger !== "request", failed);
 }
 
 /** Tune queue recovery: every queued or running requested adaptation has a live queue job (an automatic one's job is the collection's, which the queue keeps). */

@@ -15,7 +15,7 @@ import type { Json } from "../../store/content-types.js";
 import { nowIso } from "../../store/ids.js";
 import { tenantOf, type Principal } from "../../services/auth/auth-types.js";
 import { ValidationError } from "../../services/errors.js";
-import { runAdaptation, type AdaptDeps, type AdaptRequest } from "./adapt-run.js";
+import { runAdaptation, type AdaptationReport, type AdaptRequest } from "./adapt-run.js";
 import {
   getAdaptation,
   giveUpAdaptation,
@@ -25,7 +25,7 @@ import {
   recoverAdaptations,
   runRecorded,
   cancelAdaptation,
-  wasCancelled,
+  AdaptationStopped,
   type AdaptationJobOut,
   type AdaptJobDeps,
 } from "./adapt-jobs.js";
@@ -72,14 +72,8 @@ interface Attempt {
   applied?: boolean;
 }
 
-/** A collection's size as the automatic start counts it. */
+/** A collection's size as the automatic start counts it, and the size it starts at. */
 interface Size {
-  documents: number;
-  chunks: number;
-}
-
-/** The automatic start's thresholds. */
-interface Thresholds {
   documents: number;
   chunks: number;
 }
@@ -98,12 +92,9 @@ async function autoAdapt(deps: AdapterDeps, job: RunningJob): Promise<void> {
   // queued by a tuning in the background: its apply; queued on reaching the size: apply
   const apply = job.payload && typeof job.payload.apply === "boolean" ? job.payload.apply : true;
   const automatic = !(job.payload && typeof job.payload.apply === "boolean");
-  let runId = "";
   try {
     const kind = automatic ? await automaticKind(deps, job.tenant_id, job.subject) : "queries";
-    const { id, run } = await runRecorded(deps, job, { apply, kind }, automatic ? "automatic" : "tuning");
-    runId = id;
-    const r = await run;
+    const r = await runRecorded(deps, job, { apply, kind }, automatic ? "automatic" : "tuning");
     deps.log.info({ event: "adaptation", kind, tenant: job.tenant_id, collection: job.subject, applied: r.apply.applied, held_out: r.held_out, ms: r.took_ms }, r.apply.detail);
     if (!r.apply.applied && automatic) await recordRefused(deps, job, collection.data_source_ids, collection.indexed_count, r.apply.detail);
   } catch (err) {
@@ -111,9 +102,13 @@ async function autoAdapt(deps: AdapterDeps, job: RunningJob): Promise<void> {
       deps.log.info({ tenant: job.tenant_id, collection: job.subject, reason: err.message }, "automatic adaptation not possible");
       return;
     }
+    // cancelled: not started again at the next document, as a refusal is not
+    if (err instanceof AdaptationStopped) {
+      if (err.cancelled && automatic) await recordRefused(deps, job, collection.data_source_ids, collection.indexed_count, CANCELLED_DETAIL);
+      return;
+    }
+    // a shutdown: the queue runs it again
     if (!job.signal.aborted) throw err;
-    // cancelled: not started again at the next document, as a refusal is not; a shutdown: the queue runs it again
-    if (automatic && runId && (await wasCancelled(deps, job.tenant_id, runId))) await recordRefused(deps, job, collection.data_source_ids, collection.indexed_count, CANCELLED_DETAIL);
   }
 }
 
@@ -135,7 +130,7 @@ async function automaticKind(deps: AdapterDeps, tenantId: string, collectionId: 
 }
 
 /** Whether a collection of this size should adapt on its own now. */
-function due(settings: Json, size: Size, min: Thresholds): boolean {
+function due(settings: Json, size: Size, min: Size): boolean {
   const large = size.documents >= min.documents || (min.chunks > 0 && size.chunks >= min.chunks);
   if (min.documents <= 0 || !large || settings.model_adaptation_auto === false) return false;
   const a = attemptOf(settings);
@@ -151,12 +146,12 @@ export interface AdaptBody extends AdaptRequest {
   background?: boolean;
 }
 
-export type AdaptAnswer = { background: false; result: Awaited<ReturnType<typeof runAdaptation>> } | { background: true; job: AdaptationJobOut };
+export type AdaptAnswer = { background: false; result: AdaptationReport } | { background: true; job: AdaptationJobOut };
 
 export function createAdapter(deps: AdapterDeps) {
   const checked = new Map<string, number>();
   const trailing = new Set<string>();
-  const min: Thresholds = { documents: deps.autoMinDocuments ?? AUTO_MIN_DOCUMENTS, chunks: deps.autoMinChunks ?? AUTO_MIN_CHUNKS };
+  const min: Size = { documents: deps.autoMinDocuments ?? AUTO_MIN_DOCUMENTS, chunks: deps.autoMinChunks ?? AUTO_MIN_CHUNKS };
   const checkEvery = deps.checkEveryMs ?? CHECK_EVERY_MS;
 
   /** a check skipped in the window runs once at its end */
