@@ -1,7 +1,7 @@
 // What the stores' job tables share (benchmark_tunings, collection_adaptations): rows that move
 // between statuses with a patch, atomically, and carry the finished job's answer as JSON text in
-// `result` and the request's `apply` flag. Each backend turns these into its SQL
-// (sqlite/job-rows.ts, postgres/job-rows.ts).
+// `result` and the request's `apply` flag. Each backend turns these into its SQL (insert, read one,
+// transition: sqlite/job-rows.ts, postgres/job-rows.ts).
 import type { Json } from "./content-types.js";
 
 /** A job table: its name, its columns in insert order, and those a transition may set. */

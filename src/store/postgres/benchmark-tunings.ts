@@ -2,8 +2,7 @@
 // ties of equal timestamps in insertion order, as SQLite's rowid does.
 import type { Pool } from "./db.js";
 import { TUNINGS_TABLE, type BenchmarkStore, type BenchmarkTuningRow } from "../benchmark-types.js";
-import { columnList, jobRowValues } from "../job-rows.js";
-import { pgTransition } from "./job-rows.js";
+import { pgJobRows } from "./job-rows.js";
 import { parseJson } from "./rows.js";
 
 type RawTuning = Omit<BenchmarkTuningRow, "result"> & { result: string | null };
@@ -13,16 +12,15 @@ const toTuning = (r: RawTuning): BenchmarkTuningRow => ({ ...r, result: r.result
 type TuningMethods = Pick<BenchmarkStore, "createTuning" | "getTuning" | "listTunings" | "transitionTuning" | "setTuningProgress" | "unfinishedTunings">;
 
 export function pgTunings(pool: Pool): TuningMethods {
-  const columns = columnList(TUNINGS_TABLE);
-  const transition = pgTransition<RawTuning>(pool, TUNINGS_TABLE);
+  const rows = pgJobRows<RawTuning>(pool, TUNINGS_TABLE);
+  const { columns } = rows;
   return {
     async createTuning(t) {
-      const values = jobRowValues(TUNINGS_TABLE, t, (b) => b);
-      await pool.query(`INSERT INTO benchmark_tunings (${columns}) VALUES (${values.map((_, i) => `$${i + 1}`).join(", ")})`, values);
+      await rows.insert(t);
     },
     async getTuning(tenantId, id) {
-      const r = await pool.query<RawTuning>(`SELECT ${columns} FROM benchmark_tunings WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
-      return r.rows[0] ? toTuning(r.rows[0]) : null;
+      const r = await rows.get(tenantId, id);
+      return r ? toTuning(r) : null;
     },
     async listTunings(tenantId, suiteId, limit) {
       const r = await pool.query<RawTuning>(
@@ -32,7 +30,7 @@ export function pgTunings(pool: Pool): TuningMethods {
       return r.rows.map(toTuning);
     },
     async transitionTuning(tenantId, id, from, to, patch = {}) {
-      const r = await transition(tenantId, id, from, to, patch);
+      const r = await rows.transition(tenantId, id, from, to, patch);
       return r ? toTuning(r) : null;
     },
     async setTuningProgress(tenantId, id, p) {

@@ -2,42 +2,26 @@
 // text, apply an INTEGER 0/1.
 import type { DB } from "./db.js";
 import { ADAPTATIONS_TABLE, type AdaptationStore, type CollectionAdaptationRow, type UnfinishedAdaptation } from "../adaptation-types.js";
-import { columnList, jobRowValues } from "../job-rows.js";
 import { parseJson } from "./content/json.js";
-import { sqliteTransition } from "./job-rows.js";
+import { sqliteJobRows } from "./job-rows.js";
 
 type RawAdaptation = Omit<CollectionAdaptationRow, "apply" | "result"> & { apply: number; result: string | null };
 
 const toAdaptation = (r: RawAdaptation): CollectionAdaptationRow => ({ ...r, apply: r.apply === 1, result: r.result === null ? null : parseJson(r.result, null) });
 
 export function sqliteAdaptations(db: DB): AdaptationStore {
-  const columns = columnList(ADAPTATIONS_TABLE);
-  const get = db.prepare(`SELECT ${columns} FROM collection_adaptations WHERE tenant_id = ? AND id = ?`);
-  const insert = db.prepare(`INSERT INTO collection_adaptations (${columns}) VALUES (${ADAPTATIONS_TABLE.columns.map(() => "?").join(", ")})`);
-  const list = db.prepare(`SELECT ${columns} FROM collection_adaptations WHERE tenant_id = ? AND collection_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`);
+  const rows = sqliteJobRows<RawAdaptation>(db, ADAPTATIONS_TABLE);
+  const list = db.prepare(`SELECT ${rows.columns} FROM collection_adaptations WHERE tenant_id = ? AND collection_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`);
   const progress = db.prepare("UPDATE collection_adaptations SET phase = ?, folds_done = ? WHERE tenant_id = ? AND id = ? AND status = 'running'");
-  const transition = sqliteTransition<RawAdaptation>(db, ADAPTATIONS_TABLE);
+  const of = (r: RawAdaptation | undefined) => (r ? toAdaptation(r) : null);
   return {
-    async createAdaptation(a) {
-      insert.run(...jobRowValues(ADAPTATIONS_TABLE, a, (b) => (b ? 1 : 0)));
-    },
-    async getAdaptation(tenantId, id) {
-      const r = get.get(tenantId, id) as RawAdaptation | undefined;
-      return r ? toAdaptation(r) : null;
-    },
-    async listAdaptations(tenantId, collectionId, limit) {
-      // rowid breaks ties between adaptations created in the same millisecond (insertion order)
-      return (list.all(tenantId, collectionId, limit) as RawAdaptation[]).map(toAdaptation);
-    },
-    async transitionAdaptation(tenantId, id, from, to, patch = {}) {
-      const r = transition(tenantId, id, from, to, patch);
-      return r ? toAdaptation(r) : null;
-    },
-    async setAdaptationProgress(tenantId, id, p) {
-      return progress.run(p.phase, p.folds_done, tenantId, id).changes > 0;
-    },
-    async unfinishedAdaptations() {
-      return db.prepare("SELECT id, tenant_id, trigger FROM collection_adaptations WHERE status IN ('queued', 'running', 'applying')").all() as UnfinishedAdaptation[];
-    },
+    createAdaptation: async (a) => rows.insert(a),
+    getAdaptation: async (tenantId, id) => of(rows.get(tenantId, id)),
+    // rowid breaks ties between adaptations created in the same millisecond (insertion order)
+    listAdaptations: async (tenantId, collectionId, limit) => (list.all(tenantId, collectionId, limit) as RawAdaptation[]).map(toAdaptation),
+    transitionAdaptation: async (tenantId, id, from, to, patch = {}) => of(rows.transition(tenantId, id, from, to, patch)),
+    setAdaptationProgress: async (tenantId, id, p) => progress.run(p.phase, p.folds_done, tenantId, id).changes > 0,
+    unfinishedAdaptations: async () =>
+      db.prepare("SELECT id, tenant_id, trigger FROM collection_adaptations WHERE status IN ('queued', 'running', 'applying')").all() as UnfinishedAdaptation[],
   };
 }

@@ -2,9 +2,8 @@
 // text, apply an INTEGER 0/1.
 import type { DB } from "./db.js";
 import { TUNINGS_TABLE, type BenchmarkStore, type BenchmarkTuningRow } from "../benchmark-types.js";
-import { columnList, jobRowValues } from "../job-rows.js";
 import { parseJson } from "./content/json.js";
-import { sqliteTransition } from "./job-rows.js";
+import { sqliteJobRows } from "./job-rows.js";
 
 type RawTuning = Omit<BenchmarkTuningRow, "apply" | "result"> & { apply: number; result: string | null };
 
@@ -13,16 +12,14 @@ const toTuning = (r: RawTuning): BenchmarkTuningRow => ({ ...r, apply: r.apply =
 type TuningMethods = Pick<BenchmarkStore, "createTuning" | "getTuning" | "listTunings" | "transitionTuning" | "setTuningProgress" | "unfinishedTunings">;
 
 export function sqliteTunings(db: DB): TuningMethods {
-  const columns = columnList(TUNINGS_TABLE);
-  const get = db.prepare(`SELECT ${columns} FROM benchmark_tunings WHERE tenant_id = ? AND id = ?`);
-  const insert = db.prepare(`INSERT INTO benchmark_tunings (${columns}) VALUES (${TUNINGS_TABLE.columns.map(() => "?").join(", ")})`);
-  const transition = sqliteTransition<RawTuning>(db, TUNINGS_TABLE);
+  const rows = sqliteJobRows<RawTuning>(db, TUNINGS_TABLE);
+  const { columns } = rows;
   return {
     async createTuning(t) {
-      insert.run(...jobRowValues(TUNINGS_TABLE, t, (b) => (b ? 1 : 0)));
+      rows.insert(t);
     },
     async getTuning(tenantId, id) {
-      const r = get.get(tenantId, id) as RawTuning | undefined;
+      const r = rows.get(tenantId, id);
       return r ? toTuning(r) : null;
     },
     async listTunings(tenantId, suiteId, limit) {
@@ -33,7 +30,7 @@ export function sqliteTunings(db: DB): TuningMethods {
       return rows.map(toTuning);
     },
     async transitionTuning(tenantId, id, from, to, patch = {}) {
-      const r = transition(tenantId, id, from, to, patch);
+      const r = rows.transition(tenantId, id, from, to, patch);
       return r ? toTuning(r) : null;
     },
     async setTuningProgress(tenantId, id, p) {
