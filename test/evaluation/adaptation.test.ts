@@ -183,47 +183,45 @@ describe("automatic adaptation once a collection reaches ADAPT_AUTO_MIN_DOCUMENT
     expect(run).toMatchObject({ trigger: "automatic", status: "completed", result: { apply: { applied: false, detail: a.detail } } });
   }, 90_000);
 
-  it("records a cancelled automatic adaptation as it records a refusal, so it waits for the collection to double", async () => {
-    // cancelled by its user as it reports its first fold, through the store its progress goes to
+  /**
+   * An automatic adaptation of a fresh collection, cancelled by `cancel` as it reports its first
+   * fold (through the store its progress goes to); the collection's runs and its adaptation record.
+   */
+  async function cancelledAtFirstFold(cancel: (tenantId: string, id: string) => Promise<unknown>) {
     const store = s.rt.store.adaptations;
     const { setAdaptationProgress } = store;
     store.setAdaptationProgress = async (tenantId, id, p) => {
-      if (p.folds_done === 1) {
-        const row = (await store.getAdaptation(tenantId, id))!;
-        await s.rt.adapter.cancel(keylessPrincipal(await s.rt.store.tenants.get(tenantId), ["ingest"]), row.collection_id, id);
-      }
+      if (p.folds_done === 1) await cancel(tenantId, id);
       return setAdaptationProgress.call(store, tenantId, id, p);
     };
     try {
       const { key, collection } = await indexedCollection(s, topicPages());
-      const a = await recordOf(key, collection);
-      expect(a).toMatchObject({ enabled: false, applied: false, documents: 12 });
-      expect(a.detail).toMatch(/^The automatic adaptation was cancelled\. It is tried again once the collection has doubled/);
+      const record = await recordOf(key, collection);
+      await expect.poll(() => s.rt.tuneQueue.pending(), { timeout: 30_000, interval: 100 }).toBe(0);
       const runs = (await s.call("GET", `/collections/${collection}/adaptations`, { key })).body;
-      expect(runs.map((r: any) => [r.trigger, r.status])).toEqual([["automatic", "cancelled"]]);
+      return { record, runs: runs.map((r: any) => [r.trigger, r.status]) };
     } finally {
       store.setAdaptationProgress = setAdaptationProgress;
     }
+  }
+
+  it("records a cancelled automatic adaptation as it records a refusal, so it waits for the collection to double", async () => {
+    const { record, runs } = await cancelledAtFirstFold(async (tenantId, id) => {
+      const row = (await s.rt.store.adaptations.getAdaptation(tenantId, id))!;
+      await s.rt.adapter.cancel(keylessPrincipal(await s.rt.store.tenants.get(tenantId), ["ingest"]), row.collection_id, id);
+    });
+    expect(record).toMatchObject({ enabled: false, applied: false, documents: 12 });
+    expect(record.detail).toMatch(/^The automatic adaptation was cancelled\. It is tried again once the collection has doubled/);
+    expect(runs).toEqual([["automatic", "cancelled"]]);
   }, 90_000);
 
   it("takes a cancel it learns of from its row alone (made in another process) the same way, and is not run again", async () => {
     // a cancel whose abort has not reached this process yet: only the row says so
-    const store = s.rt.store.adaptations;
-    const { setAdaptationProgress } = store;
-    store.setAdaptationProgress = async (tenantId, id, p) => {
-      if (p.folds_done === 1) await store.transitionAdaptation(tenantId, id, ["running"], "cancelled", { error: "The adaptation was cancelled." });
-      return setAdaptationProgress.call(store, tenantId, id, p);
-    };
-    try {
-      const { key, collection } = await indexedCollection(s, topicPages());
-      const a = await recordOf(key, collection);
-      expect(a.detail).toMatch(/^The automatic adaptation was cancelled\./);
-      await expect.poll(() => s.rt.tuneQueue.pending(), { timeout: 30_000, interval: 100 }).toBe(0);
-      const runs = (await s.call("GET", `/collections/${collection}/adaptations`, { key })).body;
-      expect(runs.map((r: any) => [r.trigger, r.status])).toEqual([["automatic", "cancelled"]]);
-    } finally {
-      store.setAdaptationProgress = setAdaptationProgress;
-    }
+    const { record, runs } = await cancelledAtFirstFold((tenantId, id) =>
+      s.rt.store.adaptations.transitionAdaptation(tenantId, id, ["running"], "cancelled", { error: "The adaptation was cancelled." }),
+    );
+    expect(record.detail).toMatch(/^The automatic adaptation was cancelled\./);
+    expect(runs).toEqual([["automatic", "cancelled"]]);
   }, 90_000);
 
   it("leaves alone a collection that turned it off (model_adaptation_auto: false)", async () => {
