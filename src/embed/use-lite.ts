@@ -19,7 +19,7 @@ import type { Worker } from "node:worker_threads";
 import { EmbedderUnavailableError, EmbeddingError } from "./errors.js";
 import { silentLogger, type EmbedLogger } from "./logger.js";
 import { USE_LITE_MAX_TOKENS } from "./profiles.js";
-import { LruCache } from "./lru.js";
+import { LruCache } from "../lru.js";
 import { loadLocalUseLite, type LocalUseLite } from "./use-lite-local.js";
 import { USE_LITE_DIMENSION } from "./use-lite-windows.js";
 import { buildSharedUseLiteGraph } from "./use-lite-graph.js";

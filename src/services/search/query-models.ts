@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import type { Json } from "../../store/content-types.js";
 import type { FileStore } from "../../store/files.js";
 import type { StaticBaseModel } from "../../embed/index.js";
-import { LruCache } from "../../embed/lru.js";
+import { LruCache } from "../../lru.js";
 import { AdaptedQueryEncoder, decodeQueryDelta } from "../../model/query-delta.js";
 
 /** settings.model_adaptation: what the adaptation applied, and whether queries use it. */

@@ -5,6 +5,7 @@
 // an entry can never be stale; a deleted chunk's entry is simply never asked for again.
 import type { DB } from "../db.js";
 import { vectorTable } from "./json.js";
+import { LruCache } from "../../../lru.js";
 
 /** bytes of vectors kept across all indexes (16,384 vectors of 512 dimensions) */
 export const VECTOR_CACHE_BYTES = 32 * 1024 * 1024;
@@ -12,31 +13,21 @@ export const VECTOR_CACHE_BYTES = 32 * 1024 * 1024;
 type Scored = { chunkId: string; score: number };
 
 export class VectorCache {
-  private readonly entries = new Map<string, Float32Array>();
-  private bytes = 0;
+  private readonly entries: LruCache<string, Float32Array>;
 
-  constructor(private readonly budget = VECTOR_CACHE_BYTES) {}
+  constructor(private readonly budget = VECTOR_CACHE_BYTES) {
+    this.entries = new LruCache(Infinity, budget);
+  }
 
   private get(scope: string, id: number): Float32Array | undefined {
-    const key = `${scope}\u0000${id}`;
-    const v = this.entries.get(key);
-    if (v) {
-      // most recently used last
-      this.entries.delete(key);
-      this.entries.set(key, v);
-    }
-    return v;
+    return this.entries.get(`${scope}\u0000${id}`);
   }
 
   private put(scope: string, id: number, v: Float32Array): void {
     if (v.byteLength > this.budget) return;
-    this.entries.set(`${scope}\u0000${id}`, v);
-    this.bytes += v.byteLength;
-    for (const [key, old] of this.entries) {
-      if (this.bytes <= this.budget) break;
-      this.entries.delete(key);
-      this.bytes -= old.byteLength;
-    }
+    const key = `${scope}\u0000${id}`;
+    this.entries.set(key, v);
+    this.entries.weigh(key, v.byteLength);
   }
 
   /**
@@ -81,6 +72,6 @@ export class VectorCache {
   }
 
   memoryBytes(): number {
-    return this.bytes;
+    return this.entries.totalWeight;
   }
 }

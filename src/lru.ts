@@ -36,10 +36,16 @@ export class LruCache<K, V> {
     if (!this.map.has(key)) return;
     this.weight += weight - (this.weights.get(key) ?? 0);
     this.weights.set(key, weight);
-    for (const k of [...this.map.keys()]) {
+    // deleting the entry the iterator is on is safe for a Map
+    for (const k of this.map.keys()) {
       if (this.weight <= this.maxWeight) return;
       if (k !== key) this.remove(k);
     }
+  }
+
+  /** the weights given to the entries held */
+  get totalWeight(): number {
+    return this.weight;
   }
 
   private remove(key: K): void {
