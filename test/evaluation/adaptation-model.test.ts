@@ -126,12 +126,17 @@ describe("whole-model adaptation of a collection (kind model)", () => {
     const { setAdaptationProgress, transitionAdaptation } = store;
     const sent: Record<string, any> = {};
     let lastId = "";
+    // the user's side, awaited by the test too: the run's row turns cancelled before the cancel's answer returns
+    let user: Promise<void> | null = null;
     store.setAdaptationProgress = async (tenant, id, p) => {
-      if (p.folds_done === 1 && !sent.running) {
-        // a second adaptation waits its turn (one at a time): cancelled while queued
-        sent.queued = (await adapt({ kind: "model", apply: true })).body;
-        sent.queuedCancel = await cancel(sent.queued.id);
-        sent.running = await cancel(id);
+      if (p.folds_done === 1 && !user) {
+        user = (async () => {
+          // a second adaptation waits its turn (one at a time): cancelled while queued
+          sent.queued = (await adapt({ kind: "model", apply: true })).body;
+          sent.queuedCancel = await cancel(sent.queued.id);
+          sent.running = await cancel(id);
+        })();
+        await user;
       }
       return setAdaptationProgress.call(store, tenant, id, p);
     };
@@ -143,6 +148,7 @@ describe("whole-model adaptation of a collection (kind model)", () => {
     try {
       const first = (await adapt({ kind: "model", apply: true })).body;
       const { job } = await follow(`/collections/${collection}/adaptations/${first.id}`);
+      await user;
       expect(sent.running.body).toMatchObject({ id: first.id, status: "cancelled", error: "The adaptation was cancelled." });
       // it stopped at that fold (whose progress it could no longer write), before the other four, and wrote nothing
       expect(job).toMatchObject({ status: "cancelled", result: null, progress: { phase: "cross-validation", folds_done: 0 } });
@@ -153,7 +159,6 @@ describe("whole-model adaptation of a collection (kind model)", () => {
       expect(sent.applying).toBeUndefined();
 
       // once applying, the collection is being written: the cancel is refused, and the run completes
-      sent.running = true;
       lastId = (await adapt({ kind: "model", apply: true })).body.id;
       const done = (await follow(`/collections/${collection}/adaptations/${lastId}`)).job;
       expect(sent.applying.status).toBe(409);
