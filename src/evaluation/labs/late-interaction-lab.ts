@@ -9,7 +9,7 @@
 // replayed general pairs, one epoch).
 //
 //   BEIR_DATA_DIR=… npx tsx --max-old-space-size=8000 src/evaluation/labs/late-interaction-lab.ts \
-//     --sets node,postgres,scifact,libreoffice --row-scale 127 [--adapt] [--top 50] [--weights 0.2,0.3,0.4,0.5]
+//     --sets node,postgres,scifact,libreoffice --row-scale 127 [--adapt] [--coverage] [--top 50] [--weights 0.2,0.3,0.4,0.5]
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { readModel } from "../../model/artifact.js";
@@ -18,7 +18,7 @@ import type { TokenBag } from "../../model/pooling.js";
 import { adaptCollection, COLLECTION_ADAPT_DEFAULTS } from "../../model/collection-adapt.js";
 import { Random } from "../../model/random.js";
 import { drawReplay, replayPairs } from "../../model/replay.js";
-import { fusedLists, lexicalLists, plainNdcg, scoreLists, vectorLists, type ModeScores } from "../bench/model/evaluate.js";
+import { fusedLists, lexicalRuns, plainNdcg, scoreLists, vectorLists, type ModeScores } from "../bench/model/evaluate.js";
 import { embeddedText, loadEvalSet, type EvalSet } from "../bench/model/sets.js";
 import { fuse, type Candidate } from "../../search/fusion.js";
 import { collectionPairs } from "./lab-pairs.js";
@@ -33,6 +33,9 @@ const { values: a } = parseArgs({
     weights: { type: "string", default: "0.2,0.3,0.4,0.5" },
     // a token pair below this cosine counts as no match (0: every similarity counts)
     "min-cos": { type: "string", default: "0" },
+    // the soft weight scaled by how little of the query the best lexical hit covers (coverage.ts):
+    // a question whose words the top hit already holds keeps hybrid's order
+    coverage: { type: "boolean", default: false },
     cache: { type: "string", default: path.join("bench-results", "model-cache") },
   },
 });
@@ -100,7 +103,7 @@ for (const name of a.sets!.split(",")) {
   if (a.adapt) parts = await adapted(parts, set);
   const enc = new StaticEncoder(parts);
   const unit = unitRows(parts);
-  const lexical = lexicalLists(set);
+  const { lists: lexical, coverage } = lexicalRuns(set);
   const vector = vectorLists(set, { dimension: enc.dimension, embed: (t) => enc.embed(t) });
   const s = scoreLists(set, lexical, vector);
   log(`${name}: lexical ${fmt(s.lexical)}, vector ${fmt(s.vector)}, hybrid ${fmt(s.hybrid)}`);
@@ -115,7 +118,10 @@ for (const name of a.sets!.split(",")) {
   });
   log(`  soft match alone over hybrid's top ${top}: ${fmt(scoreLists(set, soft, soft).lexical)}`);
   for (const w of a.weights!.split(",").map(Number)) {
-    const reranked = hybrid.map((h, i) => [...fuse(h.slice(0, top), soft[i]!, { method: "weighted", lexicalWeight: 1 - w, vectorWeight: w, normalization: "minmax" }, { lexicalComplete: true }), ...h.slice(top)]);
+    const reranked = hybrid.map((h, i) => {
+      const wi = a.coverage ? w * (1 - coverage[i]!) : w;
+      return [...fuse(h.slice(0, top), soft[i]!, { method: "weighted", lexicalWeight: 1 - wi, vectorWeight: wi, normalization: "minmax" }, { lexicalComplete: true }), ...h.slice(top)];
+    });
     log(`  hybrid's top ${top} reranked, soft match weight ${w}: ${fmt(scoreLists(set, reranked, reranked).lexical)}`);
   }
 }
