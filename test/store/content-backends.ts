@@ -118,7 +118,7 @@ export function describeEachContentStore(title: string, body: (open: (opts?: Ope
     });
     body(async (opts = {}) => {
       if (!db) {
-        db = await createTestDatabase("quarry_content");
+        db = await createTestDatabase("quarry_content", { migrated: true });
         pool = createPool(db.url, { max: 6 });
         await migrate(pool);
       }
@@ -133,7 +133,7 @@ export function describeEachContentStore(title: string, body: (open: (opts?: Ope
 export async function openBoth(opts: OpenOptions = {}): Promise<{ backends: ContentBackend[]; skipped: string | null }> {
   const sqlite = sqliteBackend(fs.mkdtempSync(path.join(os.tmpdir(), "quarry-content-")), true, opts);
   if (pgReason) return { backends: [sqlite], skipped: pgReason };
-  const db = await createTestDatabase("quarry_content");
+  const db = await createTestDatabase("quarry_content", { migrated: true });
   const pool = createPool(db.url, { max: 4 });
   await migrate(pool);
   const pgb = pgBackend(pool, db.url, true, opts);
