@@ -49,8 +49,8 @@ export async function createTestDatabase(prefix = "quarry_test", opts: { migrate
     const template = opts.migrated && CITUS_WORKERS.length === 0 ? migratedTemplate() : null;
     const copy = template && (await admin.query("SELECT 1 FROM pg_database WHERE datname = $1", [template])).rowCount;
     // FILE_COPY copies the template's files instead of writing every page through the WAL (the
-    // default since PostgreSQL 15): 90 against 140-200 ms of PostgreSQL's CPU a copy, and the drop
-    // takes half the time (160 against 310 ms), on a run that makes hundreds
+    // default since PostgreSQL 15): 90 against 140-200 ms of PostgreSQL's CPU a copy, and its drop
+    // about half the time (80-160 against 250-320 ms); a run makes about a hundred
     await admin.query(copy ? `CREATE DATABASE ${name} TEMPLATE ${template} STRATEGY = FILE_COPY` : `CREATE DATABASE ${name}`);
     // a test database outlives no crash of the server: its commits need not wait for the WAL flush
     // (not on Citus, which would carry the ALTER to workers that do not have the database yet)
