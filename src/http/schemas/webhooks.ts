@@ -1,12 +1,11 @@
 import { Type } from "@sinclair/typebox";
+import { WEBHOOK_EVENTS } from "../../services/webhooks/webhook-types.js";
 import { DateTime, Nullable, strictObject } from "./common.js";
-
-const EVENTS = ["document.indexed", "document.failed", "crawl.completed", "crawl.failed", "source.synced", "benchmark.completed", "tuning.completed", "adaptation.completed"];
 
 export const WebhookCreate = strictObject(
   {
     url: Type.String({ format: "uri", minLength: 1, maxLength: 2083, description: "http(s) URL that receives the POSTs; the crawler's URL policy applies (no private addresses unless the deployment allows them)" }),
-    events: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 20, description: `events to deliver: ${EVENTS.join(", ")}` }),
+    events: Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 20, description: `events to deliver: ${WEBHOOK_EVENTS.join(", ")}` }),
     collection_id: Type.Optional(Nullable(Type.String({ maxLength: 200, description: "only events about documents and crawls of this collection's data sources" }))),
     description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
   },
