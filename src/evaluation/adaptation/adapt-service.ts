@@ -90,8 +90,9 @@ async function autoAdapt(deps: AdapterDeps, job: RunningJob): Promise<void> {
   const collection = await deps.store.content.getCollection(job.tenant_id, job.subject);
   if (!collection) return;
   // queued by a tuning in the background: its apply; queued on reaching the size: apply
-  const apply = job.payload && typeof job.payload.apply === "boolean" ? job.payload.apply : true;
-  const automatic = !(job.payload && typeof job.payload.apply === "boolean");
+  const tuningApply = job.payload?.apply;
+  const automatic = typeof tuningApply !== "boolean";
+  const apply = automatic ? true : tuningApply;
   try {
     const kind = automatic ? await automaticKind(deps, job.tenant_id, job.subject) : "queries";
     const r = await runRecorded(deps, job, { apply, kind }, automatic ? "automatic" : "tuning");
